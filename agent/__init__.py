@@ -1,0 +1,1 @@
+"""Tandem's agent loop: channel-agnostic, no Slack, no SQLite, no HTTP."""

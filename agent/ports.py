@@ -1,0 +1,78 @@
+"""The seams between the loop and the outside: the model, storage, channels, the ops world.
+
+The runtime depends on these protocols only; ``storage/``, ``bot/`` and the CLI
+provide the implementations.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from agent.models import PlannedStep, ProposedStep, Reading, RunState, Step, TakeoverReading
+from agent.tools import ToolRegistry
+
+Purpose = Literal["plan", "revise", "summarize", "refine", "classify", "propose"]
+
+
+class LLMRequest(BaseModel):
+    """One chat completion the loop needs.
+
+    ``messages`` is what a real model sees (OpenAI chat format). ``context`` holds
+    the same facts as structured data, so the offline model can answer without
+    parsing prose. A model answers with the message content (a JSON object as text).
+    """
+
+    purpose: Purpose
+    messages: list[dict[str, str]]
+    context: dict[str, Any] = Field(default_factory=dict)
+
+
+class ChatModel(Protocol):
+    name: str
+
+    async def complete(self, request: LLMRequest) -> str: ...
+
+
+class ClassifyContext(BaseModel):
+    task: str
+    anchor: str
+    steps: list[Step] = Field(default_factory=list)
+    step: int | None = None
+    output: str | None = None
+
+
+class Brain(Protocol):
+    """The LLM-backed decisions the loop makes. Implemented by ``agent.brain.LLMBrain``."""
+
+    async def plan(
+        self,
+        task: str,
+        tools: ToolRegistry,
+        *,
+        feedback: list[str],
+        rejected: list[PlannedStep],
+        completed: list[Step],
+        max_steps: int,
+    ) -> list[ProposedStep]:
+        """A validated plan (raises PlanError when none can be had)."""
+        ...
+
+    async def revise_step(
+        self, task: str, step: Step, tools: ToolRegistry, *, feedback: str, suggested_fix: str | None
+    ) -> dict[str, Any]:
+        """New, validated params for a step (raises ReviseError)."""
+        ...
+
+    async def summarize(self, task: str, steps: list[Step], notes: list[str]) -> str: ...
+
+    async def refine(self, task: str, output: str, feedback: str, steps: list[Step]) -> str: ...
+
+    async def classify(self, text: str, context: ClassifyContext) -> Reading:
+        """Never raises: unreadable model output falls back to retry_step."""
+        ...
+
+    async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
+        """Human takeover: turn one instruction into at most one step."""
+        ...

@@ -1,0 +1,190 @@
+"""Tools: plain functions with a risk level and a validated parameter schema.
+
+    from agent.tools import tool, Risk
+
+    @tool(risk=Risk.DEPLOY)
+    def deploy(service: str, version: str) -> str:
+        "Deploy a version of a service."
+
+The decorator only marks the function; :func:`load_tools` collects the marked
+functions of the modules named in ``TANDEM_TOOLS`` into a :class:`ToolRegistry`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from agent.errors import InvalidParams, ToolError, UnknownTool
+from agent.models import Risk
+
+__all__ = ["Risk", "ToolRegistry", "ToolSpec", "load_tools", "risk_from_name", "tool"]
+
+DEFAULT_TOOLSETS = ("agent.demo_tools",)
+_MARK = "__tandem_tool__"
+
+# A tool that does not declare its risk is judged by its name.
+_RISKY_NAMES: tuple[tuple[Risk, re.Pattern[str]], ...] = (
+    (Risk.DEPLOY, re.compile(r"deploy|publish|release|rollback|migrate")),
+    (Risk.EXEC, re.compile(r"delete|drop|remove|destroy|purge|truncate|kill|restart|exec|shutdown|terminate|wipe")),
+    (Risk.WRITE, re.compile(r"send|post|notify|write|update|create|set|scale|insert|put|patch|email|page")),
+)
+
+
+def risk_from_name(name: str) -> Risk:
+    """The risk a tool gets from its name when it declares none."""
+    lowered = name.lower()
+    for risk, pattern in _RISKY_NAMES:
+        if pattern.search(lowered):
+            return risk
+    return Risk.READ
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    risk: Risk
+    params_model: type[BaseModel]
+    fn: Callable[..., Any]
+
+    def json_schema(self) -> dict[str, Any]:
+        schema = self.params_model.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def validate(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Check params against the signature; return them with defaults filled in."""
+        try:
+            model = self.params_model.model_validate(params)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'params'}: {err['msg']}" for err in exc.errors()
+            )
+            raise InvalidParams(f"Invalid parameters for tool '{self.name}': {problems}") from None
+        return model.model_dump(mode="json")
+
+    async def call(self, params: dict[str, Any]) -> Any:
+        args = self.validate(params)
+        if inspect.iscoroutinefunction(self.fn):
+            return await self.fn(**args)
+        return await asyncio.to_thread(self.fn, **args)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "risk": self.risk.label,
+            "parameters": self.json_schema(),
+        }
+
+
+def _spec_for(fn: Callable[..., Any], *, risk: Risk | None, name: str | None) -> ToolSpec:
+    tool_name = name or fn.__name__
+    signature = inspect.signature(fn)
+    hints = inspect.get_annotations(fn, eval_str=True)
+    fields: dict[str, Any] = {}
+    for param in signature.parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"tool '{tool_name}' may not take *args or **kwargs")
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (annotation, default)
+    model = create_model(
+        f"{tool_name}_params", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    doc = inspect.getdoc(fn) or tool_name.replace("_", " ")
+    return ToolSpec(
+        name=tool_name,
+        description=doc,
+        risk=risk if risk is not None else risk_from_name(tool_name),
+        params_model=model,
+        fn=fn,
+    )
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@overload
+def tool(fn: F, /) -> F: ...
+@overload
+def tool(*, risk: Risk | None = None, name: str | None = None) -> Callable[[F], F]: ...
+def tool(fn: F | None = None, /, *, risk: Risk | None = None, name: str | None = None) -> F | Callable[[F], F]:
+    """Mark a function as a Tandem tool (sync or async)."""
+
+    def mark(f: F) -> F:
+        setattr(f, _MARK, _spec_for(f, risk=risk, name=name))
+        return f
+
+    return mark(fn) if fn is not None else mark
+
+
+class ToolRegistry:
+    def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
+        self._specs: dict[str, ToolSpec] = {}
+        for spec in specs:
+            self.add(spec)
+
+    def add(self, spec: ToolSpec) -> None:
+        if spec.name in self._specs:
+            raise ToolError(f"Two tools are named '{spec.name}'; tool names must be unique.")
+        self._specs[spec.name] = spec
+
+    def add_function(self, fn: Callable[..., Any]) -> None:
+        spec = getattr(fn, _MARK, None)
+        if not isinstance(spec, ToolSpec):
+            raise ToolError(f"{fn!r} is not marked with @tool")
+        self.add(spec)
+
+    def get(self, name: str) -> ToolSpec:
+        try:
+            return self._specs[name]
+        except KeyError:
+            known = ", ".join(sorted(self._specs)) or "none"
+            raise UnknownTool(f"Unknown tool '{name}'. Known tools: {known}.") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    def specs(self) -> list[ToolSpec]:
+        return list(self._specs.values())
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [spec.describe() for spec in self._specs.values()]
+
+
+def load_tools(modules: Iterable[str] = DEFAULT_TOOLSETS) -> ToolRegistry:
+    """Import each module and register the functions it marked with @tool."""
+    registry = ToolRegistry()
+    for module_name in modules:
+        module_name = module_name.strip()
+        if not module_name:
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ToolError(f"Cannot import tool module '{module_name}' (from TANDEM_TOOLS): {exc}") from exc
+        found = 0
+        for value in vars(module).values():
+            spec = getattr(value, _MARK, None)
+            if isinstance(spec, ToolSpec) and getattr(value, "__module__", None) == module.__name__:
+                registry.add(spec)
+                found += 1
+        if not found:
+            raise ToolError(f"Tool module '{module_name}' defines no @tool functions.")
+    return registry
