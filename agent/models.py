@@ -205,7 +205,9 @@ class Reading(_Model):
             return Approve()
         if self.intent == "cancel":
             return Cancel(reason=text)
-        return Correct(intent=self.intent, target_step=self.target_step, feedback=text, suggested_fix=self.suggested_fix)
+        return Correct(
+            intent=self.intent, target_step=self.target_step, feedback=text, suggested_fix=self.suggested_fix
+        )
 
 
 class TakeoverReading(_Model):
@@ -276,6 +278,14 @@ class Recovered(_Event):
     kind: Literal["recovered"] = "recovered"
 
 
+class CancelRequested(_Event):
+    """A person stops the run while it works (no review needed)."""
+
+    kind: Literal["cancel_requested"] = "cancel_requested"
+    by: str
+    reason: str = ""
+
+
 Event = Annotated[
     PlanProposed
     | PlanFailed
@@ -285,7 +295,8 @@ Event = Annotated[
     | ReviseFailed
     | OutputReady
     | StepProposedEvent
-    | Recovered,
+    | Recovered
+    | CancelRequested,
     Field(discriminator="kind"),
 ]
 
@@ -410,3 +421,40 @@ class RunState(_Model):
             if s.number == number:
                 return s
         raise KeyError(number)
+
+
+# --- persistence records -----------------------------------------------------
+
+
+class AuditEvent(_Model):
+    """One line of a run's append-only history: who did what, when."""
+
+    at: float
+    actor: str
+    kind: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class ReviewRecord(_Model):
+    """A review as stored, including how it was answered."""
+
+    id: str
+    run_id: str
+    anchor: Anchor
+    step: int | None = None
+    status: Literal["pending", "answered", "closed"]
+    created_at: float
+    answered_at: float | None = None
+    answered_by: str | None = None
+    answer: dict[str, Any] | None = None
+
+
+class RunSummary(_Model):
+    id: str
+    task: str
+    requester: str
+    status: Status
+    created_at: float
+    updated_at: float
+    channel: dict[str, str] = Field(default_factory=dict)
+    pending_review: str | None = None

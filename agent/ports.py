@@ -10,7 +10,19 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from agent.models import PlannedStep, ProposedStep, Reading, RunState, Step, TakeoverReading
+from agent.models import (
+    AuditEvent,
+    Effect,
+    PlannedStep,
+    ProposedStep,
+    Reading,
+    Review,
+    ReviewRecord,
+    RunState,
+    RunSummary,
+    Step,
+    TakeoverReading,
+)
 from agent.tools import ToolRegistry
 
 Purpose = Literal["plan", "revise", "summarize", "refine", "classify", "propose"]
@@ -76,3 +88,39 @@ class Brain(Protocol):
     async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
         """Human takeover: turn one instruction into at most one step."""
         ...
+
+
+class Store(Protocol):
+    """Persistence of runs (implemented by ``storage.facade.AsyncStore``)."""
+
+    async def create(self, state: RunState, events: list[AuditEvent], opened: Review | None = None) -> int: ...
+
+    async def commit(
+        self,
+        state: RunState,
+        version: int,
+        events: list[AuditEvent],
+        *,
+        opened: Review | None = None,
+        answered: tuple[str, str, float, dict[str, Any]] | None = None,
+    ) -> int: ...
+
+    async def load(self, run_id: str) -> tuple[RunState, int]: ...
+
+    async def find(self, prefix: str) -> list[str]: ...
+
+    async def get_review(self, review_id: str) -> ReviewRecord | None: ...
+
+    async def events(self, run_id: str) -> list[AuditEvent]: ...
+
+    async def list_runs(
+        self, *, status: str | None = None, channel: str | None = None, limit: int = 50
+    ) -> list[RunSummary]: ...
+
+    async def runs_in_flight(self) -> list[str]: ...
+
+
+class Observer(Protocol):
+    """Told about every persisted transition (a channel posts reviews, updates cards)."""
+
+    async def on_change(self, state: RunState, effects: list[Effect]) -> None: ...

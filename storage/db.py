@@ -1,0 +1,84 @@
+"""Opening the SQLite file: WAL, synchronous=FULL, migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("tandem")
+
+
+@migrations()
+def m001_runs_events_reviews(db: Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            task TEXT NOT NULL,
+            requester TEXT NOT NULL,
+            status TEXT NOT NULL,
+            channel TEXT,
+            pending_review TEXT,
+            version INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            state TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX runs_status ON runs(status)")
+    db.execute(
+        """
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            at REAL NOT NULL,
+            actor TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            payload TEXT
+        )
+        """
+    )
+    db.execute("CREATE INDEX events_run ON events(run_id)")
+    db.execute(
+        """
+        CREATE TABLE reviews (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            anchor TEXT NOT NULL,
+            step INTEGER,
+            status TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            answered_at REAL,
+            answered_by TEXT,
+            answer TEXT
+        )
+        """
+    )
+    db.execute("CREATE INDEX reviews_run ON reviews(run_id)")
+    db.execute(
+        """
+        CREATE TABLE deliveries (
+            key TEXT PRIMARY KEY,
+            at REAL NOT NULL
+        )
+        """
+    )
+
+
+def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
+    """Open (and migrate) the database. ``:memory:`` works for tests."""
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=check_same_thread, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    # A decision acknowledged to a person must be on disk.
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA busy_timeout=5000")
+    conn.execute("PRAGMA foreign_keys=ON")
+    db = Database(conn)
+    migrations.apply(db)
+    return db

@@ -1,0 +1,106 @@
+"""The one way async code reaches SQLite.
+
+All calls run on a single dedicated thread that owns the connection: SQLite
+work is serialised (no lock juggling, no cross-thread connection use) and the
+event loop never blocks on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from sqlite_utils import Database
+
+from agent.models import AuditEvent, Review, ReviewRecord, RunState, RunSummary
+from storage.db import connect
+from storage.runs import RunStore
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class AsyncStore:
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tandem-db")
+        self._store: RunStore | None = None
+
+    @property
+    def store(self) -> RunStore:
+        if self._store is None:
+            raise RuntimeError("AsyncStore.open() was not awaited")
+        return self._store
+
+    @property
+    def db(self) -> Database:
+        return self.store.db
+
+    async def open(self) -> AsyncStore:
+        if self._store is None:
+            db = await self._call(connect, self.path)
+            self._store = RunStore(db)
+        return self
+
+    async def close(self) -> None:
+        if self._store is not None:
+            await self._call(self._store.db.close)
+            self._store = None
+        self._executor.shutdown(wait=True)
+
+    async def __aenter__(self) -> AsyncStore:
+        return await self.open()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+
+    async def run(self, fn: Callable[[Database], T]) -> T:
+        """Run ``fn(db)`` on the database thread (for other repositories sharing the file)."""
+        return await self._call(fn, self.db)
+
+    # --- RunStore, async ------------------------------------------------------
+
+    async def create(self, state: RunState, events: list[AuditEvent], opened: Review | None = None) -> int:
+        return await self._call(self.store.create, state, events, opened)
+
+    async def commit(
+        self,
+        state: RunState,
+        version: int,
+        events: list[AuditEvent],
+        *,
+        opened: Review | None = None,
+        answered: tuple[str, str, float, dict[str, Any]] | None = None,
+    ) -> int:
+        return await self._call(self.store.commit, state, version, events, opened=opened, answered=answered)
+
+    async def load(self, run_id: str) -> tuple[RunState, int]:
+        return await self._call(self.store.load, run_id)
+
+    async def find(self, prefix: str) -> list[str]:
+        return await self._call(self.store.find, prefix)
+
+    async def get_review(self, review_id: str) -> ReviewRecord | None:
+        return await self._call(self.store.get_review, review_id)
+
+    async def events(self, run_id: str) -> list[AuditEvent]:
+        return await self._call(self.store.events, run_id)
+
+    async def list_runs(
+        self, *, status: str | None = None, channel: str | None = None, limit: int = 50
+    ) -> list[RunSummary]:
+        return await self._call(self.store.list_runs, status=status, channel=channel, limit=limit)
+
+    async def runs_in_flight(self) -> list[str]:
+        return await self._call(self.store.runs_in_flight)
+
+    async def claim_delivery(self, key: str, at: float) -> bool:
+        return await self._call(self.store.claim_delivery, key, at)

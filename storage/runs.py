@@ -1,0 +1,202 @@
+"""Runs, their audit events and their reviews, on SQLite.
+
+Every transition is one transaction: the run's new state (checked against the
+version it was read at), the review it answers (checked still pending), the
+review it opens and its audit events.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic import TypeAdapter
+from sqlite_utils import Database
+
+from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
+from agent.messages import decided_verb
+from agent.models import AuditEvent, Review, ReviewRecord, RunState, RunSummary
+
+_state = TypeAdapter(RunState)
+
+
+def _dump(state: RunState) -> str:
+    return state.model_dump_json(exclude_defaults=True)
+
+
+def _json(value: dict[str, Any] | None) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"), default=str)
+
+
+class RunStore:
+    """Synchronous repository; async code reaches it through :class:`storage.facade.AsyncStore`."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # --- writes -------------------------------------------------------------
+
+    def create(self, state: RunState, events: Sequence[AuditEvent], opened: Review | None = None) -> int:
+        with self.db.atomic():
+            self.db.execute(
+                "INSERT INTO runs (id, task, requester, status, channel, pending_review, version,"
+                " created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+                [
+                    state.id,
+                    state.task,
+                    state.requester,
+                    state.status,
+                    _json(state.channel) if state.channel else None,
+                    state.pending.id if state.pending else None,
+                    state.created_at,
+                    state.updated_at,
+                    _dump(state),
+                ],
+            )
+            self._write_children(state, events, opened)
+        return 1
+
+    def commit(
+        self,
+        state: RunState,
+        version: int,
+        events: Sequence[AuditEvent],
+        *,
+        opened: Review | None = None,
+        answered: tuple[str, str, float, dict[str, Any]] | None = None,
+    ) -> int:
+        """Persist one transition. ``answered`` is (review_id, by, at, answer).
+
+        Raises ConcurrentUpdate when the run moved on since ``version`` was read,
+        StaleDecision when the answered review is no longer pending. Either way
+        nothing is written.
+        """
+        with self.db.atomic():
+            if answered is not None:
+                review_id, by, at, answer = answered
+                cur = self.db.execute(
+                    "UPDATE reviews SET status = 'answered', answered_at = ?, answered_by = ?, answer = ?"
+                    " WHERE id = ? AND status = 'pending'",
+                    [at, by, _json(answer), review_id],
+                )
+                if cur.rowcount != 1:
+                    raise self._stale(review_id)
+            cur = self.db.execute(
+                "UPDATE runs SET status = ?, pending_review = ?, version = version + 1, updated_at = ?, state = ?"
+                " WHERE id = ? AND version = ?",
+                [
+                    state.status,
+                    state.pending.id if state.pending else None,
+                    state.updated_at,
+                    _dump(state),
+                    state.id,
+                    version,
+                ],
+            )
+            if cur.rowcount != 1:
+                raise ConcurrentUpdate(f"Run {state.id} was updated by someone else; reload it and try again.")
+            if state.finished or (opened is not None):
+                # Any other review still open for this run is moot now.
+                self.db.execute(
+                    "UPDATE reviews SET status = 'closed' WHERE run_id = ? AND status = 'pending'", [state.id]
+                )
+            self._write_children(state, events, opened)
+        return version + 1
+
+    def _write_children(self, state: RunState, events: Iterable[AuditEvent], opened: Review | None) -> None:
+        if opened is not None:
+            self.db.execute(
+                "INSERT INTO reviews (id, run_id, anchor, step, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)",
+                [opened.id, state.id, opened.anchor, opened.step, opened.created_at],
+            )
+        self.db.conn.executemany(
+            "INSERT INTO events (run_id, at, actor, kind, payload) VALUES (?, ?, ?, ?, ?)",
+            [(state.id, e.at, e.actor, e.kind, _json(e.payload) if e.payload else None) for e in events],
+        )
+
+    def claim_delivery(self, key: str, at: float) -> bool:
+        """True the first time ``key`` is seen (deduplicates retried deliveries and double clicks)."""
+        cur = self.db.execute("INSERT OR IGNORE INTO deliveries (key, at) VALUES (?, ?)", [key, at])
+        return cur.rowcount == 1
+
+    # --- reads --------------------------------------------------------------
+
+    def load(self, run_id: str) -> tuple[RunState, int]:
+        row = self.db.execute("SELECT state, version FROM runs WHERE id = ?", [run_id]).fetchone()
+        if row is None:
+            raise UnknownRun(f"No run with id '{run_id}'. List runs with `tandem runs`.")
+        return _state.validate_json(row[0]), int(row[1])
+
+    def find(self, prefix: str) -> list[str]:
+        rows = self.db.execute("SELECT id FROM runs WHERE id LIKE ? LIMIT 3", [prefix.replace("%", "") + "%"])
+        return [r[0] for r in rows.fetchall()]
+
+    def get_review(self, review_id: str) -> ReviewRecord | None:
+        row = self.db.execute(
+            "SELECT id, run_id, anchor, step, status, created_at, answered_at, answered_by, answer"
+            " FROM reviews WHERE id = ?",
+            [review_id],
+        ).fetchone()
+        if row is None:
+            return None
+        keys = ("id", "run_id", "anchor", "step", "status", "created_at", "answered_at", "answered_by", "answer")
+        data = dict(zip(keys, row, strict=True))
+        data["answer"] = json.loads(data["answer"]) if data["answer"] else None
+        return ReviewRecord.model_validate(data)
+
+    def _stale(self, review_id: str) -> StaleDecision:
+        record = self.get_review(review_id)
+        if record is None:
+            return StaleDecision(f"Unknown review '{review_id}'.")
+        if record.status == "answered":
+            verb = decided_verb(record.answer)
+            return StaleDecision(
+                f"Already {verb} by {record.answered_by}.",
+                decided_by=record.answered_by,
+                decided_at=record.answered_at,
+            )
+        return StaleDecision("This request is no longer open: the run has moved on.")
+
+    def events(self, run_id: str) -> list[AuditEvent]:
+        rows = self.db.execute(
+            "SELECT at, actor, kind, payload FROM events WHERE run_id = ? ORDER BY id", [run_id]
+        ).fetchall()
+        return [
+            AuditEvent(at=at, actor=actor, kind=kind, payload=json.loads(payload) if payload else {})
+            for at, actor, kind, payload in rows
+        ]
+
+    def list_runs(self, *, status: str | None = None, channel: str | None = None, limit: int = 50) -> list[RunSummary]:
+        sql = "SELECT id, task, requester, status, created_at, updated_at, channel, pending_review FROM runs"
+        where, args = [], []
+        if status:
+            where.append("status = ?")
+            args.append(status)
+        if channel:
+            where.append("channel LIKE ?")
+            args.append(f'%"{channel}"%')
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY created_at DESC LIMIT ?"
+        rows = self.db.execute(sql, [*args, limit]).fetchall()
+        return [
+            RunSummary(
+                id=r[0],
+                task=r[1],
+                requester=r[2],
+                status=r[3],
+                created_at=r[4],
+                updated_at=r[5],
+                channel=json.loads(r[6]) if r[6] else {},
+                pending_review=r[7],
+            )
+            for r in rows
+        ]
+
+    def runs_in_flight(self) -> list[str]:
+        """Runs that were working (not waiting on a person) — candidates for recovery."""
+        rows = self.db.execute(
+            "SELECT id FROM runs WHERE status NOT IN ('done', 'cancelled', 'failed', 'awaiting_review')"
+        ).fetchall()
+        return [r[0] for r in rows]

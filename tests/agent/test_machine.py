@@ -1,0 +1,476 @@
+"""The pure state machine: no event loop, no mocks, no I/O."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import pytest
+
+from agent import machine
+from agent.errors import InvalidDecision
+from agent.models import (
+    Approve,
+    AskHuman,
+    Cancel,
+    CancelRequested,
+    Correct,
+    Decided,
+    Decision,
+    Effect,
+    Finish,
+    Finished,
+    HandBack,
+    Instruct,
+    MakePlan,
+    OutputReady,
+    PlanFailed,
+    PlanProposed,
+    Policy,
+    ProposedStep,
+    ProposeStep,
+    Recovered,
+    RefineOutput,
+    ReviseStep,
+    Risk,
+    RunState,
+    RunStep,
+    StepFinished,
+    StepProposedEvent,
+    StepRevised,
+    Summarize,
+)
+
+_ticks = itertools.count(1)
+
+
+def _at() -> dict[str, Any]:
+    n = next(_ticks)
+    return {"at": 1000.0 + n, "nonce": f"n{n}"}
+
+
+def step(tool: str, risk: Risk = Risk.READ, **params: Any) -> ProposedStep:
+    return ProposedStep(tool=tool, params=params, reason=f"because {tool}", risk=risk)
+
+
+READS = [step("check_service", service="payments"), step("read_logs", service="payments"), step("list_services")]
+RISKY = [
+    step("check_service", service="payments"),
+    step("restart_service", Risk.EXEC, service="payments"),
+    step("read_logs", service="payments", level="error"),
+]
+
+
+def new(policy: Policy | None = None) -> RunState:
+    state, effects = machine.start("r1", "restart payments", "U1", 1000.0, policy=policy or Policy())
+    assert effects == [MakePlan()]
+    return state
+
+
+def planned(steps: list[ProposedStep], policy: Policy | None = None) -> tuple[RunState, list[Effect]]:
+    return machine.transition(new(policy), PlanProposed(steps=steps, **_at()))
+
+
+def decide(state: RunState, decision: Decision, by: str = "U1") -> tuple[RunState, list[Effect]]:
+    assert state.pending is not None, "no pending review"
+    return machine.transition(state, Decided(review_id=state.pending.id, decision=decision, by=by, **_at()))
+
+
+def finish_step(state: RunState, ok: bool = True, result: Any = "fine") -> tuple[RunState, list[Effect]]:
+    assert isinstance(state.inflight, RunStep), state.inflight
+    n = state.inflight.number
+    return machine.transition(
+        state, StepFinished(number=n, ok=ok, result=result if ok else None, error=None if ok else "boom", **_at())
+    )
+
+
+def output(state: RunState, text: str = "all good") -> tuple[RunState, list[Effect]]:
+    return machine.transition(state, OutputReady(text=text, **_at()))
+
+
+def anchor(state: RunState) -> str | None:
+    return state.pending.anchor if state.pending else None
+
+
+def test_start_new_run_asks_for_a_plan() -> None:
+    state = new()
+    assert state.status == "planning"
+    assert isinstance(state.inflight, MakePlan)
+
+
+def test_plan_three_read_steps_pauses_after_plan() -> None:
+    state, effects = planned(READS)
+    assert anchor(state) == "after_plan"
+    assert state.status == "awaiting_review"
+    assert isinstance(effects[0], AskHuman) and effects[0].review.id == state.pending.id  # type: ignore[union-attr]
+    assert state.anchors == {"after_plan", "before_result"}
+
+
+def test_plan_two_read_steps_runs_without_plan_review() -> None:
+    state, effects = planned(READS[:2])
+    assert state.pending is None
+    assert effects == [RunStep(number=1)]
+    assert state.anchors == {"before_result"}
+
+
+def test_plan_with_risky_step_keeps_every_anchor() -> None:
+    state, _ = planned(RISKY)
+    assert state.anchors == {"after_plan", "after_risky_step", "before_result"}
+
+
+def test_dynamic_anchors_off_uses_configured_anchors() -> None:
+    state, _ = planned(READS[:1], Policy(dynamic_anchors=False))
+    assert anchor(state) == "after_plan"
+
+
+def test_happy_path_risky_plan_walks_all_anchors_to_done() -> None:
+    state, _ = planned(RISKY)
+    state, effects = decide(state, Approve())
+    assert effects == [RunStep(number=1)]
+    state, effects = finish_step(state)
+    assert anchor(state) == "before_risky_step" and state.pending.step == 2  # type: ignore[union-attr]
+    assert state.pending.digest == state.step(2).digest  # type: ignore[union-attr]
+    state, effects = decide(state, Approve(), by="U2")
+    assert effects == [RunStep(number=2)]
+    assert state.step(2).approved_by == "U2"
+    state, _ = finish_step(state)
+    assert anchor(state) == "after_risky_step"
+    state, effects = decide(state, Approve())
+    assert effects == [RunStep(number=3)]
+    state, effects = finish_step(state)
+    assert effects == [Summarize()]
+    state, _ = output(state)
+    assert anchor(state) == "before_result"
+    state, effects = decide(state, Approve())
+    assert state.status == "done"
+    assert effects == [Finished(status="done")]
+    assert [s.status for s in state.plan] == ["done", "done", "done"]
+
+
+def test_risky_step_last_skips_after_risky_anchor() -> None:
+    state, _ = planned([RISKY[0], RISKY[2], RISKY[1]])
+    state, _ = decide(state, Approve())
+    state, _ = finish_step(state)
+    state, _ = finish_step(state)
+    assert anchor(state) == "before_risky_step"
+    state, _ = decide(state, Approve())
+    state, effects = finish_step(state)
+    assert effects == [Summarize()]
+
+
+def test_replan_at_plan_review_asks_planner_with_rejected_plan() -> None:
+    state, _ = planned(READS)
+    state, effects = decide(state, Correct(intent="replan", feedback="checkout, not payments"))
+    assert effects == [MakePlan()]
+    assert state.phase == "replanning" and state.status == "planning"
+    assert state.retries == 1
+    assert [p.tool for p in state.rejected_plans[-1]] == [s.tool for s in READS]
+    state, _ = machine.transition(state, PlanProposed(steps=[step("check_service", service="checkout")] * 3, **_at()))
+    assert anchor(state) == "after_plan"
+    assert state.feedback[-1].text == "checkout, not payments"
+
+
+def test_retry_step_at_plan_review_revises_without_running() -> None:
+    state, _ = planned(READS)
+    state, effects = decide(state, Correct(intent="retry_step", target_step=2, feedback="errors only"))
+    assert effects == [ReviseStep(number=2, feedback="errors only")]
+    state, effects = machine.transition(
+        state, StepRevised(number=2, params={"service": "payments", "level": "error"}, **_at())
+    )
+    assert anchor(state) == "after_plan"
+    assert not any(isinstance(e, RunStep) for e in effects)
+    assert state.step(2).params["level"] == "error"
+    assert all(s.status == "pending" for s in state.plan)
+
+
+def _to_result(steps: list[ProposedStep]) -> RunState:
+    state, _ = planned(steps)
+    while True:
+        if anchor(state) is not None:
+            if anchor(state) == "before_result":
+                return state
+            state, _ = decide(state, Approve())
+        elif isinstance(state.inflight, RunStep):
+            state, _ = finish_step(state)
+        elif isinstance(state.inflight, Summarize):
+            state, _ = output(state)
+        else:
+            raise AssertionError(state.inflight)
+
+
+def test_retry_step_at_result_reruns_only_that_step() -> None:
+    state = _to_result(READS)
+    state, effects = decide(state, Correct(intent="retry_step", target_step=2, feedback="only errors"))
+    assert effects == [ReviseStep(number=2, feedback="only errors")]
+    state, effects = machine.transition(state, StepRevised(number=2, params={"service": "payments"}, **_at()))
+    assert effects == [RunStep(number=2)]
+    assert state.step(1).attempts == 1 and state.step(3).attempts == 1
+    state, effects = finish_step(state)
+    assert effects == [Summarize()]
+    state, _ = output(state, "new output")
+    assert anchor(state) == "before_result" and state.output == "new output"
+
+
+def test_refine_output_reexecutes_nothing() -> None:
+    state = _to_result(READS)
+    state, effects = decide(state, Correct(intent="refine_output", feedback="as a table"))
+    assert effects == [RefineOutput(feedback="as a table")]
+    state, _ = output(state, "| table |")
+    assert anchor(state) == "before_result"
+    assert [s.attempts for s in state.plan] == [1, 1, 1]
+
+
+def test_fourth_correction_hands_over_to_a_person() -> None:
+    state = _to_result(READS)
+    for i in range(3):
+        state, _ = decide(state, Correct(intent="refine_output", feedback=f"try {i}"))
+        state, _ = output(state, f"v{i}")
+    assert state.retries == 3
+    state, effects = decide(state, Correct(intent="refine_output", feedback="still wrong"))
+    assert state.status == "human_takeover"
+    assert anchor(state) == "takeover"
+    assert "3 corrections" in (state.takeover_reason or "")
+    assert isinstance(effects[0], AskHuman)
+
+
+def test_two_unsatisfying_retries_of_one_step_escalate_to_replan() -> None:
+    state = _to_result(READS)
+    for _ in range(2):
+        state, effects = decide(state, Correct(intent="retry_step", target_step=1, feedback="wrong service"))
+        assert isinstance(effects[0], ReviseStep)
+        state, _ = machine.transition(state, StepRevised(number=1, params={"service": "auth"}, **_at()))
+        state, _ = finish_step(state)
+        state, _ = output(state)
+    state, effects = decide(state, Correct(intent="retry_step", target_step=1, feedback="still wrong"))
+    assert MakePlan() in effects
+    assert state.phase == "replanning"
+
+
+def test_two_failed_reruns_of_one_step_replan_automatically() -> None:
+    state = _to_result(READS)
+    state, _ = decide(state, Correct(intent="retry_step", target_step=1, feedback="use auth"))
+    state, _ = machine.transition(state, StepRevised(number=1, params={"service": "auth"}, **_at()))
+    state, _ = finish_step(state, ok=False)
+    assert anchor(state) == "step_failed"
+    state, _ = decide(state, Correct(intent="retry_step", target_step=1, feedback="use search"))
+    state, _ = machine.transition(state, StepRevised(number=1, params={"service": "search"}, **_at()))
+    state, effects = finish_step(state, ok=False)
+    assert MakePlan() in effects and state.pending is None
+
+
+def test_step_failure_pauses_and_continue_anyway_runs_next() -> None:
+    state, _ = planned(READS)
+    state, _ = decide(state, Approve())
+    state, _ = finish_step(state, ok=False)
+    assert anchor(state) == "step_failed" and state.step(1).error == "boom"
+    state, effects = decide(state, Approve())
+    assert effects == [RunStep(number=2)]
+    assert state.step(1).status == "failed"
+
+
+def test_revised_risky_step_needs_a_fresh_approval() -> None:
+    state, _ = planned(RISKY)
+    state, _ = decide(state, Approve())
+    state, _ = finish_step(state)
+    state, _ = decide(state, Approve())
+    state, _ = finish_step(state)
+    assert anchor(state) == "after_risky_step"
+    state, _ = decide(state, Correct(intent="retry_step", feedback="restart checkout instead"))
+    state, effects = machine.transition(state, StepRevised(number=2, params={"service": "checkout"}, **_at()))
+    assert anchor(state) == "before_risky_step"
+    assert not any(isinstance(e, RunStep) for e in effects)
+    state, effects = decide(state, Approve())
+    assert effects == [RunStep(number=2)]
+    state, _ = finish_step(state)
+    assert anchor(state) == "after_risky_step"
+
+
+def test_gate_rejection_revises_and_asks_again() -> None:
+    state, _ = planned(RISKY)
+    state, _ = decide(state, Approve())
+    state, _ = finish_step(state)
+    first = state.pending
+    state, effects = decide(state, Correct(intent="retry_step", feedback="restart checkout"))
+    assert effects == [ReviseStep(number=2, feedback="restart checkout")]
+    state, _ = machine.transition(state, StepRevised(number=2, params={"service": "checkout"}, **_at()))
+    assert anchor(state) == "before_risky_step"
+    assert state.pending.digest != first.digest  # type: ignore[union-attr]
+
+
+def _random_walk(seed: int) -> list[tuple[RunState, list[Effect]]]:
+    rng = random.Random(seed)
+    policy = Policy(max_retries=rng.choice([1, 3]), max_steps=rng.choice([4, 10]))
+    steps = rng.sample(RISKY + [step("deploy_service", Risk.DEPLOY, service="auth", version="1.2")], k=rng.randint(1, 4))
+    trace = []
+    state, effects = planned(steps, policy)
+    trace.append((state, effects))
+    for _ in range(40):
+        if state.finished:
+            break
+        if anchor(state) is not None:
+            options: list[Decision] = [
+                Approve(),
+                Approve(),
+                Correct(intent="retry_step", feedback="change it"),
+                Correct(intent="replan", feedback="other way"),
+                Correct(intent="refine_output", feedback="shorter"),
+            ]
+            if state.takeover:
+                options = [Instruct(text="restart auth"), Approve(), HandBack(), Finish()]
+            state, effects = decide(state, rng.choice(options))
+        elif isinstance(state.inflight, RunStep):
+            state, effects = finish_step(state, ok=rng.random() > 0.2)
+        elif isinstance(state.inflight, ReviseStep):
+            n = state.inflight.number
+            params = {**state.step(n).params, "service": rng.choice(["auth", "search"])}
+            state, effects = machine.transition(state, StepRevised(number=n, params=params, **_at()))
+        elif isinstance(state.inflight, MakePlan):
+            state, effects = machine.transition(state, PlanProposed(steps=rng.sample(RISKY, k=2), **_at()))
+        elif isinstance(state.inflight, (Summarize, RefineOutput)):
+            state, effects = output(state)
+        elif isinstance(state.inflight, ProposeStep):
+            proposal = step("restart_service", Risk.EXEC, service="auth")
+            state, effects = machine.transition(state, StepProposedEvent(step=proposal, **_at()))
+        else:
+            raise AssertionError(state.inflight)
+        trace.append((state, effects))
+    return trace
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_risky_step_never_runs_without_approval_of_its_exact_params(seed: int) -> None:
+    for state, effects in _random_walk(seed):
+        for effect in effects:
+            if isinstance(effect, RunStep):
+                s = state.step(effect.number)
+                if s.risk >= state.policy.confirm_threshold or state.takeover:
+                    assert s.approved_digest == s.digest, (seed, s)
+                    assert s.approved_by is not None
+        assert state.retries <= state.policy.max_retries
+        assert state.executed <= state.policy.max_steps
+
+
+def test_takeover_instruction_becomes_one_approved_step() -> None:
+    state, _ = machine.transition(new(), PlanFailed(error="bad JSON", **_at()))
+    assert state.status == "human_takeover" and anchor(state) == "takeover"
+    state, effects = decide(state, Instruct(text="check payments"))
+    assert effects == [ProposeStep(instruction="check payments")]
+    state, _ = machine.transition(state, StepProposedEvent(step=step("check_service", service="payments"), **_at()))
+    assert anchor(state) == "takeover_step"
+    state, effects = decide(state, Approve())
+    assert effects == [RunStep(number=1)]
+    state, _ = finish_step(state, result="payments ok")
+    assert anchor(state) == "takeover" and state.status == "human_takeover"
+    state, effects = decide(state, Finish())
+    assert effects == [Summarize()]
+    state, effects = output(state)
+    assert state.status == "done" and Finished(status="done") in effects
+
+
+def test_takeover_rejected_proposal_is_dropped_and_feedback_is_next_instruction() -> None:
+    state, _ = machine.transition(new(), PlanFailed(error="x", **_at()))
+    state, _ = decide(state, Instruct(text="restart payments"))
+    proposal = step("restart_service", Risk.EXEC, service="payments")
+    state, _ = machine.transition(state, StepProposedEvent(step=proposal, **_at()))
+    state, effects = decide(state, Correct(intent="retry_step", feedback="restart auth instead"))
+    assert effects == [ProposeStep(instruction="restart auth instead")]
+    assert state.plan == []
+
+
+def test_hand_back_resets_retries_and_replans() -> None:
+    state = _to_result(READS)
+    for _ in range(4):
+        state, _ = decide(state, Correct(intent="refine_output", feedback="no"))
+        if state.takeover:
+            break
+        state, _ = output(state)
+    assert state.takeover
+    state, effects = decide(state, HandBack(note="try checkout"))
+    assert effects[-1] == MakePlan()
+    assert not state.takeover and state.retries == 0 and state.status == "planning"
+
+
+def test_unclear_instruction_keeps_waiting_with_a_note() -> None:
+    state, _ = machine.transition(new(), PlanFailed(error="x", **_at()))
+    state, _ = decide(state, Instruct(text="hmm"))
+    state, _ = machine.transition(state, StepProposedEvent(message="Say which service.", **_at()))
+    assert anchor(state) == "takeover" and state.pending.note == "Say which service."  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("risk", "expect_review"), [(Risk.READ, False), (Risk.WRITE, True), (Risk.EXEC, True), (Risk.DEPLOY, True)]
+)
+def test_recovery_of_inflight_step_depends_on_risk(risk: Risk, expect_review: bool) -> None:
+    steps = [step("a", risk, x=1), step("b")]
+    state, _ = planned(steps)
+    if state.pending:
+        state, _ = decide(state, Approve())
+    if anchor(state) == "before_risky_step":
+        state, _ = decide(state, Approve())
+    assert isinstance(state.inflight, RunStep) and state.step(1).status == "running"
+    state, effects = machine.transition(state, Recovered(**_at()))
+    if expect_review:
+        assert anchor(state) == "recovery" and effects == [AskHuman(review=state.pending)]  # type: ignore[arg-type]
+        state, effects = decide(state, Approve())
+        assert effects == [RunStep(number=1)]
+        assert state.step(1).attempts == 2
+    else:
+        assert effects == [RunStep(number=1)] and state.pending is None
+    assert state.executed == 1
+
+
+def test_recovery_reissues_interrupted_planning() -> None:
+    state, effects = machine.transition(new(), Recovered(**_at()))
+    assert effects == [MakePlan()]
+
+
+def test_cancel_decision_ends_the_run() -> None:
+    state, _ = planned(READS)
+    state, effects = decide(state, Cancel(reason="not now"), by="U9")
+    assert state.status == "cancelled" and state.pending is None
+    assert effects[-1] == Finished(status="cancelled")
+
+
+def test_cancel_while_working_ignores_the_late_step_result() -> None:
+    state, _ = planned(READS[:2])
+    state, _ = machine.transition(state, CancelRequested(by="U1", **_at()))
+    assert state.status == "cancelled"
+    with pytest.raises(InvalidDecision, match="already cancelled"):
+        machine.transition(state, StepFinished(number=1, ok=True, **_at()))
+
+
+def test_decision_for_another_review_is_refused() -> None:
+    state, _ = planned(READS)
+    with pytest.raises(InvalidDecision, match="not the pending review"):
+        machine.transition(state, Decided(review_id="other", decision=Approve(), by="U1", **_at()))
+
+
+def test_takeover_only_decisions_are_refused_outside_takeover() -> None:
+    state, _ = planned(READS)
+    with pytest.raises(InvalidDecision, match="only applies during human takeover"):
+        decide(state, Finish())
+
+
+@pytest.mark.parametrize("steps", [[], [step("a")] * 11])
+def test_empty_or_oversized_plan_goes_to_takeover(steps: list[ProposedStep]) -> None:
+    state, _ = planned(steps)
+    assert state.status == "human_takeover"
+
+
+def test_step_budget_exhausted_fails_the_run() -> None:
+    state, _ = planned(READS[:2], Policy(max_steps=2))
+    state, _ = finish_step(state)
+    state, _ = finish_step(state)
+    state, _ = output(state)
+    state, _ = decide(state, Correct(intent="retry_step", target_step=1, feedback="again"))
+    state, effects = machine.transition(state, StepRevised(number=1, params={"service": "x"}, **_at()))
+    assert state.status == "failed" and "at most 2 steps" in (state.error or "")
+    assert effects[-1] == Finished(status="failed")
+
+
+def test_transition_does_not_mutate_its_input() -> None:
+    state, _ = planned(READS)
+    before = state.model_dump_json()
+    decide(state, Approve())
+    assert state.model_dump_json() == before
