@@ -11,7 +11,7 @@ import json
 from enum import IntEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class Risk(IntEnum):
@@ -41,6 +41,17 @@ class Risk(IntEnum):
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class _Tagged(_Model):
+    """A member of a tagged union: its ``kind`` is always written, even when
+    defaults are left out, so stored JSON parses back to the right class."""
+
+    @model_serializer(mode="wrap")
+    def _keep_kind(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        data["kind"] = getattr(self, "kind")  # noqa: B009
+        return data
 
 
 Anchor = Literal[
@@ -155,16 +166,16 @@ class Review(_Model):
     created_at: float
 
 
-class Approve(_Model):
+class Approve(_Tagged):
     kind: Literal["approve"] = "approve"
 
 
-class Cancel(_Model):
+class Cancel(_Tagged):
     kind: Literal["cancel"] = "cancel"
     reason: str = ""
 
 
-class Correct(_Model):
+class Correct(_Tagged):
     kind: Literal["correct"] = "correct"
     intent: Intent
     target_step: int | None = None
@@ -172,18 +183,18 @@ class Correct(_Model):
     suggested_fix: str | None = None
 
 
-class Instruct(_Model):
+class Instruct(_Tagged):
     """In human takeover: one instruction, which becomes at most one proposed step."""
 
     kind: Literal["instruct"] = "instruct"
     text: str
 
 
-class Finish(_Model):
+class Finish(_Tagged):
     kind: Literal["finish"] = "finish"
 
 
-class HandBack(_Model):
+class HandBack(_Tagged):
     kind: Literal["hand_back"] = "hand_back"
     note: str = ""
 
@@ -221,7 +232,7 @@ class TakeoverReading(_Model):
 # --- events (inputs) -------------------------------------------------------
 
 
-class _Event(_Model):
+class _Event(_Tagged):
     at: float
     nonce: str = ""
 
@@ -304,32 +315,32 @@ Event = Annotated[
 # --- effects (outputs) -----------------------------------------------------
 
 
-class MakePlan(_Model):
+class MakePlan(_Tagged):
     kind: Literal["make_plan"] = "make_plan"
 
 
-class RunStep(_Model):
+class RunStep(_Tagged):
     kind: Literal["run_step"] = "run_step"
     number: int
 
 
-class ReviseStep(_Model):
+class ReviseStep(_Tagged):
     kind: Literal["revise_step"] = "revise_step"
     number: int
     feedback: str
     suggested_fix: str | None = None
 
 
-class Summarize(_Model):
+class Summarize(_Tagged):
     kind: Literal["summarize"] = "summarize"
 
 
-class RefineOutput(_Model):
+class RefineOutput(_Tagged):
     kind: Literal["refine_output"] = "refine_output"
     feedback: str
 
 
-class ProposeStep(_Model):
+class ProposeStep(_Tagged):
     kind: Literal["propose_step"] = "propose_step"
     instruction: str
 
@@ -340,17 +351,17 @@ Work = Annotated[
 ]
 
 
-class AskHuman(_Model):
+class AskHuman(_Tagged):
     kind: Literal["ask_human"] = "ask_human"
     review: Review
 
 
-class Notify(_Model):
+class Notify(_Tagged):
     kind: Literal["notify"] = "notify"
     text: str
 
 
-class Finished(_Model):
+class Finished(_Tagged):
     kind: Literal["finished"] = "finished"
     status: Literal["done", "cancelled", "failed"]
 

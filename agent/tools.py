@@ -4,10 +4,17 @@
 
     @tool(risk=Risk.DEPLOY)
     def deploy(service: str, version: str) -> str:
-        "Deploy a version of a service."
+        '''Deploy a version of a service.
 
-The decorator only marks the function; :func:`load_tools` collects the marked
-functions of the modules named in ``TANDEM_TOOLS`` into a :class:`ToolRegistry`.
+        Args:
+            service: The service to deploy.
+            version: The release to roll out, like 2.4.2.
+        '''
+
+The docstring's ``Args:`` entries become the parameters' descriptions in the JSON
+schema and the rest of it is the tool's description. The decorator only marks the
+function; :func:`load_tools` collects the marked functions of the modules named in
+``TANDEM_TOOLS`` into a :class:`ToolRegistry`.
 """
 
 from __future__ import annotations
@@ -20,12 +27,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from agent.errors import InvalidParams, ToolError, UnknownTool
 from agent.models import Risk
 
-__all__ = ["Risk", "ToolRegistry", "ToolSpec", "load_tools", "risk_from_name", "tool"]
+__all__ = ["Risk", "ToolRegistry", "ToolSpec", "load_tools", "parse_docstring", "risk_from_name", "tool"]
 
 DEFAULT_TOOLSETS = ("agent.demo_tools",)
 _MARK = "__tandem_tool__"
@@ -90,24 +97,62 @@ def _spec_for(fn: Callable[..., Any], *, risk: Risk | None, name: str | None) ->
     tool_name = name or fn.__name__
     signature = inspect.signature(fn)
     hints = inspect.get_annotations(fn, eval_str=True)
+    description, param_docs = parse_docstring(inspect.getdoc(fn) or "")
     fields: dict[str, Any] = {}
     for param in signature.parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise TypeError(f"tool '{tool_name}' may not take *args or **kwargs")
         annotation = hints.get(param.name, Any)
         default = ... if param.default is param.empty else param.default
+        if param.name in param_docs:
+            default = Field(default, description=param_docs[param.name])
         fields[param.name] = (annotation, default)
-    model = create_model(
-        f"{tool_name}_params", __config__=ConfigDict(extra="forbid"), **fields
-    )
-    doc = inspect.getdoc(fn) or tool_name.replace("_", " ")
+    model = create_model(f"{tool_name}_params", __config__=ConfigDict(extra="forbid"), **fields)
     return ToolSpec(
         name=tool_name,
-        description=doc,
+        description=description or tool_name.replace("_", " "),
         risk=risk if risk is not None else risk_from_name(tool_name),
         params_model=model,
         fn=fn,
     )
+
+
+_ARGS_HEADER = re.compile(r"(Args|Arguments|Parameters):\s*")
+_ARG_ENTRY = re.compile(r"(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)")
+
+
+def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a (dedented) Google-style docstring into its text without the Args section and per-param docs.
+
+    ``name: description`` and ``name (type): description`` entries are read;
+    more deeply indented lines continue the entry above them.
+    """
+    kept: list[str] = []
+    params: dict[str, str] = {}
+    lines = doc.splitlines()
+    i = 0
+    while i < len(lines):
+        if not _ARGS_HEADER.fullmatch(lines[i]):
+            kept.append(lines[i])
+            i += 1
+            continue
+        i += 1
+        entry_indent: int | None = None
+        current: str | None = None
+        while i < len(lines) and (not lines[i].strip() or lines[i][0].isspace()):
+            line = lines[i]
+            i += 1
+            if not line.strip():
+                continue
+            indent = len(line) - len(line.lstrip())
+            entry_indent = indent if entry_indent is None else entry_indent
+            match = _ARG_ENTRY.fullmatch(line.strip()) if indent <= entry_indent else None
+            if match:
+                current = match.group(1).lstrip("*")
+                params[current] = match.group(2).strip()
+            elif current is not None:
+                params[current] = f"{params[current]} {line.strip()}".strip()
+    return "\n".join(kept).strip(), params
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -301,7 +301,9 @@ def test_gate_rejection_revises_and_asks_again() -> None:
 def _random_walk(seed: int) -> list[tuple[RunState, list[Effect]]]:
     rng = random.Random(seed)
     policy = Policy(max_retries=rng.choice([1, 3]), max_steps=rng.choice([4, 10]))
-    steps = rng.sample(RISKY + [step("deploy_service", Risk.DEPLOY, service="auth", version="1.2")], k=rng.randint(1, 4))
+    steps = rng.sample(
+        RISKY + [step("deploy_service", Risk.DEPLOY, service="auth", version="1.2")], k=rng.randint(1, 4)
+    )
     trace = []
     state, effects = planned(steps, policy)
     trace.append((state, effects))

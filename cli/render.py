@@ -1,0 +1,72 @@
+"""Plain-text rendering of runs and reviews for the terminal channel."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.messages import ANCHOR_TITLES
+from agent.models import Review, RunState, Step
+
+_ICONS = {"pending": "·", "running": "…", "done": "✓", "failed": "✗", "skipped": "-"}
+
+
+def _params(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in params.items())
+
+
+def step_line(step: Step) -> str:
+    risk = step.risk.label.upper() if step.risk else "read"
+    return f"  {_ICONS[step.status]} {step.number}. {step.tool}({_params(step.params)})  [{risk}]  {step.reason}"
+
+
+def _indent(text: str, limit: int = 1500) -> str:
+    if len(text) > limit:
+        text = text[:limit] + f"\n… ({len(text) - limit} more characters; `tandem show RUN --json` has all)"
+    return "\n".join("      " + line for line in text.splitlines())
+
+
+def review_text(state: RunState, review: Review) -> str:
+    lines = [f"── {ANCHOR_TITLES[review.anchor]} · run {state.id} ──", f"Task: {state.task}"]
+    if review.note:
+        lines.append(f"Note: {review.note}")
+    if review.anchor in ("after_plan",):
+        lines.append("Plan:")
+        lines += [step_line(s) for s in state.plan]
+    elif review.anchor in ("before_risky_step", "takeover_step", "recovery") and review.step:
+        step = state.step(review.step)
+        lines.append(f"Step {step.number}: {step.tool}  risk: {step.risk.label}")
+        lines.append(f"  params: {json.dumps(step.params, sort_keys=True)}")
+        lines.append(f"  why: {step.reason}")
+        if review.anchor == "recovery":
+            lines.append("  Tandem stopped while this step was running: it may or may not have taken effect.")
+            lines.append("  Approve re-runs it; request changes or cancel otherwise.")
+    elif review.anchor in ("after_risky_step", "step_failed") and review.step:
+        step = state.step(review.step)
+        lines.append(step_line(step))
+        lines.append(_indent(str(step.error if step.error else step.result)))
+    elif review.anchor == "before_result":
+        lines += [step_line(s) for s in state.plan]
+        lines.append("Result:")
+        lines.append(_indent(state.output or ""))
+    elif review.anchor == "takeover":
+        lines.append(f"Tandem stopped acting on its own: {state.takeover_reason}")
+        done = [s for s in state.history + state.plan if s.status in ("done", "failed")]
+        if done:
+            lines.append("Done so far:")
+            lines += [step_line(s) for s in done]
+            last = done[-1]
+            lines.append(_indent(str(last.error or last.result)))
+        lines.append("Type an instruction (one step at a time), 'finish', or 'hand back'.")
+    lines.append(f"Retries used: {state.retries}/{state.policy.max_retries}")
+    return "\n".join(lines)
+
+
+def outcome_text(state: RunState) -> str:
+    lines = [f"── Run {state.id}: {state.status} ──"]
+    lines += [step_line(s) for s in state.plan]
+    if state.output:
+        lines.append(state.output)
+    if state.error:
+        lines.append(f"Error: {state.error}")
+    return "\n".join(lines)

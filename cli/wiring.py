@@ -1,0 +1,50 @@
+"""Composition root: settings in, a ready Runtime out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from agent.brain import LLMBrain
+from agent.llm import make_model
+from agent.models import Policy
+from agent.ports import Observer
+from agent.runtime import Runtime
+from agent.settings import CoreSettings
+from agent.tools import load_tools
+from agent.world import use_world
+from storage.db import connect
+from storage.facade import AsyncStore
+from storage.world import SqliteOpsWorld
+from storage.world import migrate as migrate_world
+
+
+@dataclass
+class Services:
+    runtime: Runtime
+    store: AsyncStore
+
+
+@asynccontextmanager
+async def open_services(
+    settings: CoreSettings, *, observers: list[Observer] | None = None, policy: Policy | None = None
+) -> AsyncIterator[Services]:
+    store = await AsyncStore(settings.db).open()
+    # The demo world lives in the same file, on a connection of its own (tools run in worker threads).
+    world_db = connect(settings.db, check_same_thread=False)
+    migrate_world(world_db)
+    world = SqliteOpsWorld(world_db)
+    runtime = Runtime(
+        store,
+        LLMBrain(make_model(settings.model, settings.llm_api_base)),
+        load_tools(settings.tool_modules),
+        policy=policy or Policy(step_timeout=settings.step_timeout),
+        observers=observers,
+        tool_context=lambda: use_world(world),
+    )
+    try:
+        yield Services(runtime=runtime, store=store)
+    finally:
+        world_db.close()
+        await store.close()

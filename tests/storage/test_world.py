@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlite_utils import Database
+
+from agent import demo_tools
+from agent.tools import load_tools
+from agent.world import SERVICE_NAMES, InMemoryWorld, LogLevel, LogLine, Message, OpsWorld, seed, use_world
+from storage.world import SqliteOpsWorld, migrate
+
+INFO: tuple[LogLevel, ...] = ("info",)
+ALL_LEVEL_SETS: tuple[tuple[LogLevel, ...], ...] = (("info", "warning", "error"), ("error",), ("warning", "error"))
+
+
+def open_db(path: Path) -> Database:
+    db = Database(sqlite3.connect(path, check_same_thread=False))
+    migrate(db)
+    return db
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Database]:
+    db = open_db(tmp_path / "tandem.db")
+    yield db
+    db.close()
+
+
+def test_migrate_with_new_file_creates_demo_tables_and_seeds(db: Database) -> None:
+    assert {"demo_services", "demo_samples", "demo_logs", "demo_caches", "demo_outbox"} <= set(db.table_names())
+    world = SqliteOpsWorld(db)
+    assert [s.name for s in world.services()] == list(SERVICE_NAMES)
+    assert world.outbox() == []
+
+
+def test_migrate_twice_seeds_once(db: Database) -> None:
+    counts = {name: db.table(name).count for name in ("demo_services", "demo_samples", "demo_logs", "demo_caches")}
+    migrate(db)
+    assert {name: db.table(name).count for name in counts} == counts
+
+
+def test_world_after_reopening_file_keeps_state(tmp_path: Path) -> None:
+    path = tmp_path / "tandem.db"
+    db = open_db(path)
+    with use_world(SqliteOpsWorld(db)):
+        demo_tools.restart_service("payments")
+        demo_tools.deploy_service("search", "1.9.0")
+        demo_tools.drop_cache("auth")
+        demo_tools.send_message("#ops", "payments restarted")
+    db.close()
+
+    with open_db(path) as reopened:
+        world = SqliteOpsWorld(reopened)
+        payments, search, cache = world.get_service("payments"), world.get_service("search"), world.get_cache("auth")
+        assert payments is not None and payments.status == "running"
+        assert search is not None and (search.version, search.previous_version) == ("1.9.0", "1.8.3")
+        assert cache is not None and cache.keys == 0 and cache.dropped_at is not None
+        assert [(m.channel, m.text) for m in world.outbox()] == [("#ops", "payments restarted")]
+        assert "Rollout of 1.9.0 complete" in "\n".join(
+            line.message for line in world.logs("search", levels=INFO, limit=1)
+        )
+
+
+def test_restart_on_sqlite_matches_in_memory(db: Database) -> None:
+    memory = InMemoryWorld()
+    seed(memory, now=time.time())
+    results = []
+    for world in (memory, SqliteOpsWorld(db)):
+        with use_world(world):
+            before = demo_tools.check_service("payments")
+            restarted = demo_tools.restart_service("payments")
+            after = demo_tools.check_service("payments"), demo_tools.list_services()
+            logs = [(line.level, line.message) for line in world.logs("payments", levels=INFO, limit=2)]
+            results.append((before, restarted, after, logs))
+    assert results[0] == results[1]
+    assert "degraded → running" in results[1][1]
+
+
+def test_sqlite_world_with_same_writes_reads_like_in_memory(db: Database) -> None:
+    db.execute("DELETE FROM demo_services")
+    db.execute("DELETE FROM demo_samples")
+    db.execute("DELETE FROM demo_logs")
+    db.execute("DELETE FROM demo_caches")
+    worlds: list[OpsWorld] = [InMemoryWorld(), SqliteOpsWorld(db)]
+    for world in worlds:
+        seed(world, now=1_700_000_000.0)
+        world.add_logs(
+            [LogLine(service="auth", at=1_700_000_000.0, level="info", message=f"tie {i}") for i in range(3)]
+        )
+        world.send(Message(channel="#ops", text="hi", at=1.0))
+    memory, sqlite = worlds
+    assert sqlite.services() == memory.services()
+    for name in SERVICE_NAMES:
+        assert sqlite.samples(name) == memory.samples(name)
+        assert sqlite.get_cache(name) == memory.get_cache(name)
+        for levels in ALL_LEVEL_SETS:
+            assert sqlite.logs(name, levels=levels, limit=4) == memory.logs(name, levels=levels, limit=4)
+    assert sqlite.logs("auth", levels=INFO, limit=0) == memory.logs("auth", levels=INFO, limit=0) == []
+    assert sqlite.outbox() == memory.outbox()
+    assert sqlite.get_service("nope") is None and sqlite.get_cache("nope") is None
+
+
+async def test_sqlite_world_through_spec_call_runs_in_worker_thread(db: Database) -> None:
+    with use_world(SqliteOpsWorld(db)):
+        result = await load_tools().get("restart_service").call({"service": "payments"})
+    assert "degraded → running" in result
