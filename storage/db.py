@@ -82,3 +82,21 @@ def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
     db = Database(conn)
     migrations.apply(db)
     return db
+
+
+@migrations()
+def m002_chat_messages(db: Database) -> None:
+    """Where each run's card and each review were posted, so they can be edited later."""
+    db.execute(
+        """
+        CREATE TABLE chat_messages (
+            key TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            channel TEXT NOT NULL,
+            ts TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX chat_messages_run ON chat_messages(run_id)")
+    db.execute("ALTER TABLE runs ADD COLUMN thread TEXT")
+    db.execute("CREATE INDEX runs_thread ON runs(thread)")

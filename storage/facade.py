@@ -104,3 +104,12 @@ class AsyncStore:
 
     async def claim_delivery(self, key: str, at: float) -> bool:
         return await self._call(self.store.claim_delivery, key, at)
+
+    async def run_for_thread(self, channel: str, thread_ts: str) -> str | None:
+        return await self._call(self.store.run_for_thread, channel, thread_ts)
+
+    async def save_message(self, key: str, run_id: str, channel: str, ts: str) -> None:
+        await self._call(self.store.save_message, key, run_id, channel, ts)
+
+    async def message(self, key: str) -> tuple[str, str] | None:
+        return await self._call(self.store.message, key)

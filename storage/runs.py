@@ -21,6 +21,12 @@ from agent.models import AuditEvent, Review, ReviewRecord, RunState, RunSummary
 _state = TypeAdapter(RunState)
 
 
+def _thread_key(channel: dict[str, str]) -> str | None:
+    if "channel" in channel and "thread_ts" in channel:
+        return f"{channel['channel']}:{channel['thread_ts']}"
+    return None
+
+
 def _dump(state: RunState) -> str:
     return state.model_dump_json(exclude_defaults=True)
 
@@ -40,14 +46,15 @@ class RunStore:
     def create(self, state: RunState, events: Sequence[AuditEvent], opened: Review | None = None) -> int:
         with self.db.atomic():
             self.db.execute(
-                "INSERT INTO runs (id, task, requester, status, channel, pending_review, version,"
-                " created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+                "INSERT INTO runs (id, task, requester, status, channel, thread, pending_review, version,"
+                " created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
                 [
                     state.id,
                     state.task,
                     state.requester,
                     state.status,
-                    _json(state.channel) if state.channel else None,
+                    state.channel.get("channel"),
+                    _thread_key(state.channel),
                     state.pending.id if state.pending else None,
                     state.created_at,
                     state.updated_at,
@@ -174,8 +181,8 @@ class RunStore:
             where.append("status = ?")
             args.append(status)
         if channel:
-            where.append("channel LIKE ?")
-            args.append(f'%"{channel}"%')
+            where.append("channel = ?")
+            args.append(channel)
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY created_at DESC LIMIT ?"
@@ -188,11 +195,27 @@ class RunStore:
                 status=r[3],
                 created_at=r[4],
                 updated_at=r[5],
-                channel=json.loads(r[6]) if r[6] else {},
+                channel={"channel": r[6]} if r[6] else {},
                 pending_review=r[7],
             )
             for r in rows
         ]
+
+    def run_for_thread(self, channel: str, thread_ts: str) -> str | None:
+        row = self.db.execute(
+            "SELECT id FROM runs WHERE thread = ?", [_thread_key({"channel": channel, "thread_ts": thread_ts})]
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def save_message(self, key: str, run_id: str, channel: str, ts: str) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO chat_messages (key, run_id, channel, ts) VALUES (?, ?, ?, ?)",
+            [key, run_id, channel, ts],
+        )
+
+    def message(self, key: str) -> tuple[str, str] | None:
+        row = self.db.execute("SELECT channel, ts FROM chat_messages WHERE key = ?", [key]).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
 
     def runs_in_flight(self) -> list[str]:
         """Runs that were working (not waiting on a person) — candidates for recovery."""
