@@ -6,6 +6,7 @@ provide the implementations.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -13,6 +14,7 @@ from pydantic import BaseModel, Field
 from agent.models import (
     AuditEvent,
     Effect,
+    Event,
     PlannedStep,
     ProposedStep,
     Reading,
@@ -120,7 +122,18 @@ class Store(Protocol):
     async def runs_in_flight(self) -> list[str]: ...
 
 
+@dataclass(frozen=True)
+class Change:
+    """One persisted transition, as observers see it."""
+
+    state: RunState
+    effects: list[Effect]
+    event: Event | None = None  # None when the run was just created
+    actor: str = "tandem"
+    answered: str | None = None  # the review this transition answered
+
+
 class Observer(Protocol):
     """Told about every persisted transition (a channel posts reviews, updates cards)."""
 
-    async def on_change(self, state: RunState, effects: list[Effect]) -> None: ...
+    async def on_change(self, change: Change) -> None: ...

@@ -48,7 +48,7 @@ from agent.models import (
     Summarize,
     TakeoverReading,
 )
-from agent.ports import Brain, ClassifyContext, Observer, Store
+from agent.ports import Brain, Change, ClassifyContext, Observer, Store
 from agent.tools import ToolRegistry
 
 log = logging.getLogger("tandem.runtime")
@@ -95,7 +95,7 @@ class Runtime:
         state, effects = machine.start(self.new_id(), task, requester, at, policy=self.policy, channel=channel or {})
         audit = [AuditEvent(at=at, actor=requester, kind="started", payload={"task": task})]
         version = await self.store.create(state, audit)
-        await self._notify(state, effects)
+        await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)
 
     async def decide(self, run_id: str, decision: Decision, by: str, *, review_id: str | None = None) -> RunState:
@@ -108,14 +108,14 @@ class Runtime:
             state, version, effects = await self._apply(state, version, event, by, answered=(review_id, answer))
         return await self._drive(state, version, effects)
 
-    async def say(
-        self, run_id: str, text: str, by: str, *, review_id: str | None = None
-    ) -> tuple[Reading | None, RunState]:
-        """Free text from a person: classified (or, in takeover, taken as an instruction) and applied."""
+    async def read(
+        self, run_id: str, text: str, *, review_id: str | None = None
+    ) -> tuple[Reading | None, Decision, str]:
+        """How a person's free text will be applied: (reading, decision, review id). Changes nothing."""
         state, _ = await self.store.load(run_id)
         review_id = await self._check_review(state, review_id)
         if state.takeover:
-            return None, await self.decide(run_id, Instruct(text=text), by, review_id=review_id)
+            return None, Instruct(text=text), review_id
         pending = state.pending
         assert pending is not None
         context = ClassifyContext(
@@ -124,7 +124,14 @@ class Runtime:
         reading = await self.brain.classify(text, context)
         if reading.intent == "retry_step" and reading.target_step is None:
             reading = reading.model_copy(update={"target_step": pending.step})
-        return reading, await self.decide(run_id, reading.to_decision(text), by, review_id=review_id)
+        return reading, reading.to_decision(text), review_id
+
+    async def say(
+        self, run_id: str, text: str, by: str, *, review_id: str | None = None
+    ) -> tuple[Reading | None, RunState]:
+        """Free text from a person: classified (or, in takeover, taken as an instruction) and applied."""
+        reading, decision, review_id = await self.read(run_id, text, review_id=review_id)
+        return reading, await self.decide(run_id, decision, by, review_id=review_id)
 
     async def cancel(self, run_id: str, by: str, reason: str = "") -> RunState:
         """Stop a run at any point, also while it works."""
@@ -197,7 +204,7 @@ class Runtime:
         ]
         answer = (answered[0], actor, event.at, answered[1]) if answered else None
         version = await self.store.commit(new, version, audit, opened=opened, answered=answer)
-        await self._notify(new, effects)
+        await self._notify(Change(new, effects, event, actor, answered[0] if answered else None))
         return new, version, effects
 
     async def _perform(self, state: RunState, effect: Effect) -> Event | None:
@@ -301,12 +308,12 @@ class Runtime:
             lock = self._locks[run_id] = asyncio.Lock()
         return lock
 
-    async def _notify(self, state: RunState, effects: list[Effect]) -> None:
+    async def _notify(self, change: Change) -> None:
         for observer in self.observers:
             try:
-                await observer.on_change(state, effects)
+                await observer.on_change(change)
             except Exception:  # a channel failing must not lose the run
-                log.exception("observer %r failed on run %s", observer, state.id)
+                log.exception("observer %r failed on run %s", observer, change.state.id)
 
 
 def _audit_payload(event: Event) -> dict[str, Any]:

@@ -93,7 +93,8 @@ def m002_chat_messages(db: Database) -> None:
             key TEXT PRIMARY KEY,
             run_id TEXT NOT NULL,
             channel TEXT NOT NULL,
-            ts TEXT NOT NULL
+            ts TEXT NOT NULL,
+            blocks TEXT
         )
         """
     )

@@ -108,8 +108,10 @@ class AsyncStore:
     async def run_for_thread(self, channel: str, thread_ts: str) -> str | None:
         return await self._call(self.store.run_for_thread, channel, thread_ts)
 
-    async def save_message(self, key: str, run_id: str, channel: str, ts: str) -> None:
-        await self._call(self.store.save_message, key, run_id, channel, ts)
+    async def save_message(
+        self, key: str, run_id: str, channel: str, ts: str, blocks: list[dict[str, Any]] | None = None
+    ) -> None:
+        await self._call(self.store.save_message, key, run_id, channel, ts, blocks)
 
-    async def message(self, key: str) -> tuple[str, str] | None:
+    async def message(self, key: str) -> tuple[str, str, list[dict[str, Any]]] | None:
         return await self._call(self.store.message, key)

@@ -207,15 +207,18 @@ class RunStore:
         ).fetchone()
         return None if row is None else str(row[0])
 
-    def save_message(self, key: str, run_id: str, channel: str, ts: str) -> None:
+    def save_message(
+        self, key: str, run_id: str, channel: str, ts: str, blocks: list[dict[str, Any]] | None = None
+    ) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO chat_messages (key, run_id, channel, ts) VALUES (?, ?, ?, ?)",
-            [key, run_id, channel, ts],
+            "INSERT OR REPLACE INTO chat_messages (key, run_id, channel, ts, blocks) VALUES (?, ?, ?, ?, ?)",
+            [key, run_id, channel, ts, json.dumps(blocks) if blocks is not None else None],
         )
 
-    def message(self, key: str) -> tuple[str, str] | None:
-        row = self.db.execute("SELECT channel, ts FROM chat_messages WHERE key = ?", [key]).fetchone()
-        return None if row is None else (str(row[0]), str(row[1]))
+    def message(self, key: str) -> tuple[str, str, list[dict[str, Any]]] | None:
+        """(channel, ts, blocks) of a message Tandem posted, by its key."""
+        row = self.db.execute("SELECT channel, ts, blocks FROM chat_messages WHERE key = ?", [key]).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]), json.loads(row[2]) if row[2] else [])
 
     def runs_in_flight(self) -> list[str]:
         """Runs that were working (not waiting on a person) — candidates for recovery."""

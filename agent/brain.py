@@ -1,0 +1,303 @@
+"""The loop's decisions, made by a chat model: build the prompt, ask, parse, validate.
+
+Every answer is one JSON object. An answer that is not valid JSON or does not fit
+its schema gets ONE repair round (the bad answer goes back with what is wrong);
+after that each purpose has a documented fallback:
+
+- plan -> :class:`PlanError`; revise -> :class:`ReviseError`
+- classify -> ``Reading(intent="retry_step", confidence=0)``; never raises
+- summarize / refine -> a plain text built from the steps, so the result is never lost
+- propose -> ``TakeoverReading(kind="unclear")``
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+
+from agent import prompts
+from agent.errors import LLMError, PlanError, ReviseError, ToolError
+from agent.models import PlannedStep, ProposedStep, Reading, Step, TakeoverReading
+from agent.offline import apply_refinement, render_summary
+from agent.ports import ChatModel, ClassifyContext, LLMRequest
+from agent.tools import ToolRegistry
+
+__all__ = ["LLMBrain", "parse_json_object"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+_INTENT_ALIASES = {"retry": "retry_step", "refine": "refine_output", "approved": "approve", "cancelled": "cancel"}
+UNREADABLE = "could not read the model's answer"
+
+
+class Unusable(Exception):
+    """An answer that cannot be used; the message says why (it is sent back for repair)."""
+
+
+# --- answer shapes (lenient about extra keys, strict about the ones we use) ----
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class _StepAnswer(_Answer):
+    tool: str = Field(min_length=1)
+    params: dict[str, Any] | None = None
+    reason: str = ""
+
+
+class _PlanAnswer(_Answer):
+    steps: list[_StepAnswer]
+
+
+class _ReviseAnswer(_Answer):
+    params: dict[str, Any]
+    reason: str = ""
+
+
+class _TextAnswer(_Answer):
+    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class _ClassifyAnswer(_Answer):
+    intent: Literal["approve", "cancel", "replan", "retry_step", "refine_output"]
+    target_step: int | None = None
+    reason: str = ""
+    confidence: float = 0.5
+    suggested_fix: str | None = None
+
+    @field_validator("intent", mode="before")
+    @classmethod
+    def _normal_intent(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            key = value.strip().lower().replace("-", "_").replace(" ", "_")
+            return _INTENT_ALIASES.get(key, key)
+        return value
+
+    @field_validator("confidence", mode="after")
+    @classmethod
+    def _clamp(cls, value: float) -> float:
+        return min(1.0, max(0.0, value))
+
+
+class _ProposeAnswer(_Answer):
+    kind: Literal["step", "finish", "hand_back", "cancel", "unclear"]
+    step: _StepAnswer | None = None
+    message: str = ""
+
+
+# --- the brain -----------------------------------------------------------------
+
+
+class LLMBrain:
+    """Implements :class:`agent.ports.Brain` on top of any :class:`agent.ports.ChatModel`."""
+
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model
+
+    async def plan(
+        self,
+        task: str,
+        tools: ToolRegistry,
+        *,
+        feedback: list[str],
+        rejected: list[PlannedStep],
+        completed: list[Step],
+        max_steps: int,
+    ) -> list[ProposedStep]:
+        request = prompts.plan_request(
+            task, tools, feedback=feedback, rejected=rejected, completed=completed, max_steps=max_steps
+        )
+
+        def parse(answer: str) -> list[ProposedStep]:
+            data = parse_json_object(answer, allow_list=True)
+            plan = _validate(_PlanAnswer, {"steps": data} if isinstance(data, list) else data)
+            if not plan.steps:
+                raise Unusable('the plan has no steps; a plan needs at least one {"tool", "params", "reason"} step.')
+            if len(plan.steps) > max_steps:
+                raise Unusable(f"the plan has {len(plan.steps)} steps but at most {max_steps} are allowed.")
+            return _checked_steps(plan.steps, tools)
+
+        try:
+            return await self._ask(request, parse)
+        except Unusable as exc:
+            raise PlanError(
+                f"The model '{self.model.name}' gave no usable plan: {exc} "
+                "Rephrase the task (name the action and its target), or check TANDEM_MODEL if this keeps happening."
+            ) from None
+        except PlanError:
+            raise
+        except LLMError as exc:
+            raise PlanError(f"No plan could be made. {exc}") from exc
+
+    async def revise_step(
+        self, task: str, step: Step, tools: ToolRegistry, *, feedback: str, suggested_fix: str | None
+    ) -> dict[str, Any]:
+        try:
+            spec = tools.get(step.tool)
+        except ToolError as exc:
+            raise ReviseError(f"Step {step.number} cannot be revised: {exc}") from None
+        request = prompts.revise_request(task, step, tools, feedback=feedback, suggested_fix=suggested_fix)
+
+        def parse(answer: str) -> dict[str, Any]:
+            revised = _validate(_ReviseAnswer, parse_json_object(answer))
+            try:
+                return spec.validate({**step.params, **revised.params})
+            except ToolError as exc:
+                raise Unusable(str(exc)) from None
+
+        try:
+            return await self._ask(request, parse)
+        except Unusable as exc:
+            raise ReviseError(
+                f"The model '{self.model.name}' gave no usable parameters for step {step.number} "
+                f"({step.tool}): {exc} Say the exact value to use, e.g. 'use 3 replicas'."
+            ) from None
+        except ReviseError:
+            raise
+        except LLMError as exc:
+            raise ReviseError(f"Step {step.number} could not be revised. {exc}") from exc
+
+    async def summarize(self, task: str, steps: list[Step], notes: list[str]) -> str:
+        request = prompts.summarize_request(task, steps, notes)
+        try:
+            return await self._ask(request, _text)
+        except (Unusable, LLMError) as exc:
+            log.warning("summary written without the model: %s", exc)
+            plain = render_summary(task, [prompts.step_view(s) for s in steps], notes)
+            return f"{plain}\n\n_(Written without the model: {_short(exc)})_"
+
+    async def refine(self, task: str, output: str, feedback: str, steps: list[Step]) -> str:
+        request = prompts.refine_request(task, output, feedback, steps)
+        try:
+            return await self._ask(request, _text)
+        except (Unusable, LLMError) as exc:
+            log.warning("refinement done without the model: %s", exc)
+            plain = apply_refinement(task, output, feedback, [prompts.step_view(s) for s in steps])
+            return f"{plain}\n\n_(Reworked without the model: {_short(exc)})_"
+
+    async def classify(self, text: str, context: ClassifyContext) -> Reading:
+        request = prompts.classify_request(text, context)
+
+        def parse(answer: str) -> Reading:
+            reading = _validate(_ClassifyAnswer, parse_json_object(answer))
+            return Reading(**reading.model_dump())
+
+        try:
+            return await self._ask(request, parse)
+        except Exception as exc:  # classify never raises: a person's words must always get an answer
+            log.warning("classifier fell back to retry_step: %s", exc)
+            return Reading(intent="retry_step", confidence=0.0, reason=UNREADABLE)
+
+    async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
+        request = prompts.propose_request(instruction, task, steps, tools)
+
+        def parse(answer: str) -> TakeoverReading:
+            proposal = _validate(_ProposeAnswer, parse_json_object(answer))
+            if proposal.kind != "step":
+                return TakeoverReading(kind=proposal.kind, message=proposal.message)
+            if proposal.step is None:
+                raise Unusable('kind is "step" but "step" is missing; give {"tool", "params", "reason"}.')
+            (checked,) = _checked_steps([proposal.step], tools)
+            step = PlannedStep(tool=checked.tool, params=checked.params, reason=checked.reason)
+            return TakeoverReading(kind="step", step=step, message=proposal.message)
+
+        try:
+            return await self._ask(request, parse)
+        except (Unusable, LLMError) as exc:
+            log.warning("takeover instruction not understood: %s", exc)
+            return TakeoverReading(
+                kind="unclear",
+                message=f"I could not turn “{instruction}” into a step ({_short(exc)}). "
+                "Name one action and its target, e.g. “restart payments”, or say “finish” or “hand back”.",
+            )
+
+    async def _ask(self, request: LLMRequest, parse: Callable[[str], T]) -> T:
+        """Ask, parse; on an unusable answer ask once more with the problem named."""
+        answer = await self.model.complete(request)
+        try:
+            return parse(answer)
+        except Unusable as exc:
+            log.info("%s answer unusable, asking for a repair: %s", request.purpose, exc)
+            repaired = await self.model.complete(prompts.repair_request(request, answer, str(exc)))
+            return parse(repaired)
+
+
+# --- parsing helpers -------------------------------------------------------------
+
+
+def parse_json_object(answer: str, *, allow_list: bool = False) -> Any:
+    """The JSON object in a model's answer (code fences and surrounding prose tolerated)."""
+    text = answer.strip()
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        data = _embedded(text)
+    if isinstance(data, dict) or (allow_list and isinstance(data, list)):
+        return data
+    raise Unusable(f"expected one JSON object, got {type(data).__name__}: {_clip(answer)}")
+
+
+def _embedded(text: str) -> Any:
+    start = text.find("{")
+    if start < 0:
+        raise Unusable(f"the answer contains no JSON object: {_clip(text)}")
+    try:
+        data, _ = json.JSONDecoder().raw_decode(text[start:])
+    except json.JSONDecodeError as exc:
+        raise Unusable(f"the answer is not valid JSON ({exc.msg} at char {exc.pos}): {_clip(text)}") from None
+    return data
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _validate(model: type[M], data: Any) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'answer'}: {err['msg']}" for err in exc.errors()[:5]
+        )
+        raise Unusable(f"the JSON does not have the asked shape ({problems}).") from None
+
+
+def _checked_steps(steps: list[_StepAnswer], tools: ToolRegistry) -> list[ProposedStep]:
+    """Every step through the registry: known tool, params valid (defaults filled)."""
+    checked: list[ProposedStep] = []
+    problems: list[str] = []
+    for number, step in enumerate(steps, start=1):
+        try:
+            spec = tools.get(step.tool)
+            params = spec.validate(step.params or {})
+        except ToolError as exc:
+            problems.append(f"step {number}: {exc}")
+            continue
+        checked.append(ProposedStep(tool=spec.name, params=params, reason=step.reason, risk=spec.risk))
+    if problems:
+        raise Unusable(" ".join(problems))
+    return checked
+
+
+def _text(answer: str) -> str:
+    return _validate(_TextAnswer, parse_json_object(answer)).text
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _short(exc: BaseException) -> str:
+    return _clip(str(exc), 200).rstrip(".")

@@ -1,0 +1,274 @@
+"""What the model is asked, one builder per purpose.
+
+Each builder returns an :class:`~agent.ports.LLMRequest`: chat ``messages`` for a
+real model, and the same facts as structured ``context`` for the offline model.
+Every prompt demands ONE JSON object in the message content and states its shape;
+:mod:`agent.brain` parses and validates the answers.
+
+Context keys (all JSON-able):
+
+- plan: task, tools (``ToolSpec.describe()`` dicts), feedback (list of str),
+  rejected (planned-step dicts), completed (step views), max_steps
+- revise: task, step (step view), tool (describe dict), feedback, suggested_fix
+- summarize: task, steps (step views), notes
+- refine: task, output, feedback, steps
+- classify: text, task, anchor, step, steps, output
+- propose: instruction, task, steps, tools
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.models import PlannedStep, Step
+from agent.ports import ClassifyContext, LLMRequest, Purpose
+from agent.tools import ToolRegistry
+
+__all__ = [
+    "CLASSIFY_SHAPE",
+    "PLAN_SHAPE",
+    "PROPOSE_SHAPE",
+    "REVISE_SHAPE",
+    "TEXT_SHAPE",
+    "classify_request",
+    "plan_request",
+    "propose_request",
+    "refine_request",
+    "repair_request",
+    "revise_request",
+    "step_view",
+    "summarize_request",
+]
+
+PLAN_SHAPE = '{"steps": [{"tool": "<tool name>", "params": {"<name>": <value>}, "reason": "<one short sentence>"}]}'
+REVISE_SHAPE = '{"params": {"<name>": <value>}, "reason": "<what changed and why>"}'
+TEXT_SHAPE = '{"text": "<markdown for a chat message>"}'
+CLASSIFY_SHAPE = (
+    '{"intent": "approve" | "cancel" | "replan" | "retry_step" | "refine_output", '
+    '"target_step": <step number> | null, "reason": "<short>", "confidence": <0..1>, '
+    '"suggested_fix": "<short>" | null}'
+)
+PROPOSE_SHAPE = (
+    '{"kind": "step" | "finish" | "hand_back" | "cancel" | "unclear", '
+    '"step": {"tool": "<tool name>", "params": {...}, "reason": "<short>"} | null, "message": "<short>"}'
+)
+
+_JSON_ONLY = "Answer with ONE JSON object and nothing else (no prose, no code fences), exactly this shape:\n"
+_RESULT_LIMIT = 2000
+
+PLANNER = f"""You are the planner of Tandem, an ops agent whose work people review in chat.
+Turn the task into a short plan of tool calls.
+Rules:
+- Use only the tools listed. Parameters must match the tool's JSON schema exactly: every required \
+parameter present, enum values spelled exactly as listed, no parameters the schema does not define.
+- Keep the order the person asked for ("restart X and check errors after" = restart first, then check).
+- Use at most {{max_steps}} steps; fewer is better. Do not add steps nobody asked for.
+- Completed steps have already run; plan only the remaining work.
+- When feedback on an earlier plan is given, the new plan must follow it (other service, drop or add steps).
+- "reason" says in one short sentence why the step is there.
+{_JSON_ONLY}{PLAN_SHAPE}"""
+
+REVISER = f"""You are the step reviser of Tandem, an ops agent. A person corrected one step of a plan.
+Give the complete new parameters for that step, following the feedback. Keep the same tool.
+Parameters must match the tool's JSON schema exactly (enum values spelled as listed, no extra keys).
+{_JSON_ONLY}{REVISE_SHAPE}"""
+
+SUMMARIZER = f"""You are the reporter of Tandem, an ops agent. Write the result of the task for the chat channel:
+what was done, what was found (numbers, states, errors) and anything that still needs a person.
+Use only the step results given; never invent results. Markdown, short, with the key facts first.
+{_JSON_ONLY}{TEXT_SHAPE}"""
+
+REFINER = f"""You are the reporter of Tandem, an ops agent. A person asked to change how the result is presented.
+Rewrite the current result following the feedback (format, length, language, emphasis). Nothing is re-run:
+use only the facts already in the result and the step results. Never drop a failure or a warning.
+{_JSON_ONLY}{TEXT_SHAPE}"""
+
+CLASSIFIER = f"""You read what a person wrote in chat while reviewing an ops agent's work, and say what they want.
+Intents:
+- "approve": they agree and want the agent to continue. Approvals in any language are approve, not \
+corrections: "Looks good, proceed", "lgtm", "go ahead", "ship it", "可以，执行吧", "没问题", "同意".
+  A negated approval ("not good", "don't proceed", "不行", "不可以") is never approve.
+- "cancel": they want the whole run stopped ("cancel", "stop this", "取消").
+- Three kinds of correction:
+  - "replan": the approach or direction is wrong; the plan should be made again \
+("wrong approach", "do X instead", "not payments, checkout", "方向不对", "换个方案", "重新规划").
+  - "retry_step": one step is right but its parameters are wrong ("step 2 should use eu-west-1", \
+"use 3 replicas", "wrong version", "第二步参数不对"). Set "target_step" to that step's number.
+  - "refine_output": the result is right but its presentation is not ("as a table", "shorter", \
+"bullet points", "in Chinese", "用表格", "简短一点"). Nothing is re-run.
+Use the anchor (where the run is paused): at "before_result" a vague complaint is most likely about the \
+result's presentation; at "before_risky_step" a complaint about values targets the step waiting for approval.
+"suggested_fix" is the concrete change asked for, if any. "confidence" is how sure you are, 0 to 1.
+{_JSON_ONLY}{CLASSIFY_SHAPE}"""
+
+PROPOSER = f"""A person has taken over an ops agent and gives it one instruction at a time.
+Turn the instruction into at most ONE tool call, or recognise a control word:
+- "finish": they are done and want the result written ("finish", "done", "wrap up", "完成", "结束").
+- "hand_back": the agent should continue the task on its own ("hand back", "continue on your own", "你继续").
+- "cancel": stop the run ("cancel", "取消").
+- "step": one tool call; parameters must match the tool's JSON schema exactly.
+- "unclear": you cannot tell; "message" says what to write instead.
+{_JSON_ONLY}{PROPOSE_SHAPE}"""
+
+
+def plan_request(
+    task: str,
+    tools: ToolRegistry,
+    *,
+    feedback: list[str],
+    rejected: list[PlannedStep],
+    completed: list[Step],
+    max_steps: int,
+) -> LLMRequest:
+    context: dict[str, Any] = {
+        "task": task,
+        "tools": tools.describe(),
+        "feedback": list(feedback),
+        "rejected": [s.model_dump(mode="json") for s in rejected],
+        "completed": [step_view(s) for s in completed],
+        "max_steps": max_steps,
+    }
+    parts = [f"Task: {task}", _section("Tools", context["tools"])]
+    if completed:
+        parts.append(_section("Completed steps (already run)", context["completed"]))
+    if rejected:
+        parts.append(_section("Rejected plan", context["rejected"]))
+    if feedback:
+        parts.append(_section("Feedback on the rejected plan (follow it)", context["feedback"]))
+    parts.append(f"Reply with the plan as {PLAN_SHAPE}")
+    system = PLANNER.replace("{max_steps}", str(max_steps))
+    return _request("plan", system, parts, context)
+
+
+def revise_request(
+    task: str, step: Step, tools: ToolRegistry, *, feedback: str, suggested_fix: str | None
+) -> LLMRequest:
+    spec = tools.get(step.tool)
+    context: dict[str, Any] = {
+        "task": task,
+        "step": step_view(step),
+        "tool": spec.describe(),
+        "feedback": feedback,
+        "suggested_fix": suggested_fix,
+    }
+    parts = [
+        f"Task: {task}",
+        _section(f"Step {step.number}", context["step"]),
+        _section("Its tool", context["tool"]),
+        f"Feedback: {feedback}",
+    ]
+    if suggested_fix:
+        parts.append(f"Suggested fix: {suggested_fix}")
+    parts.append(f"Reply with {REVISE_SHAPE}")
+    return _request("revise", REVISER, parts, context)
+
+
+def summarize_request(task: str, steps: list[Step], notes: list[str]) -> LLMRequest:
+    context: dict[str, Any] = {"task": task, "steps": [step_view(s) for s in steps], "notes": list(notes)}
+    parts = [f"Task: {task}", _section("Steps and results", context["steps"])]
+    if notes:
+        parts.append(_section("Notes from people", context["notes"]))
+    parts.append(f"Reply with {TEXT_SHAPE}")
+    return _request("summarize", SUMMARIZER, parts, context)
+
+
+def refine_request(task: str, output: str, feedback: str, steps: list[Step]) -> LLMRequest:
+    context: dict[str, Any] = {
+        "task": task,
+        "output": output,
+        "feedback": feedback,
+        "steps": [step_view(s) for s in steps],
+    }
+    parts = [
+        f"Task: {task}",
+        f"Current result:\n{output}",
+        f"Feedback: {feedback}",
+        _section("Step results (for facts only)", context["steps"]),
+        f"Reply with {TEXT_SHAPE}",
+    ]
+    return _request("refine", REFINER, parts, context)
+
+
+def classify_request(text: str, context: ClassifyContext) -> LLMRequest:
+    data: dict[str, Any] = {
+        "text": text,
+        "task": context.task,
+        "anchor": context.anchor,
+        "step": context.step,
+        "steps": [step_view(s) for s in context.steps],
+        "output": context.output,
+    }
+    parts = [f"Task: {context.task}", f"Anchor (where the run is paused): {context.anchor}"]
+    if context.step is not None:
+        parts.append(f"Step under review: {context.step}")
+    if context.steps:
+        parts.append(_section("Plan", data["steps"]))
+    if context.output:
+        parts.append(f"Current result:\n{context.output}")
+    parts.append(f"The person wrote: {text}")
+    parts.append(f"Reply with {CLASSIFY_SHAPE}")
+    return _request("classify", CLASSIFIER, parts, data)
+
+
+def propose_request(instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> LLMRequest:
+    context: dict[str, Any] = {
+        "instruction": instruction,
+        "task": task,
+        "steps": [step_view(s) for s in steps],
+        "tools": tools.describe(),
+    }
+    parts = [f"Task: {task}", _section("Tools", context["tools"])]
+    if steps:
+        parts.append(_section("Steps so far", context["steps"]))
+    parts.append(f"Instruction: {instruction}")
+    parts.append(f"Reply with {PROPOSE_SHAPE}")
+    return _request("propose", PROPOSER, parts, context)
+
+
+def repair_request(request: LLMRequest, answer: str, problem: str) -> LLMRequest:
+    """The same request, with the unusable answer sent back and what was wrong with it."""
+    messages = [
+        *request.messages,
+        {"role": "assistant", "content": answer},
+        {
+            "role": "user",
+            "content": f"That answer could not be used: {problem}\n"
+            "Reply again with ONE corrected JSON object of the shape asked for, and nothing else.",
+        },
+    ]
+    context = {**request.context, "repair": {"answer": answer, "problem": problem}}
+    return LLMRequest(purpose=request.purpose, messages=messages, context=context)
+
+
+def step_view(step: Step) -> dict[str, Any]:
+    """A step as the model sees it: what ran, with what, and how it went."""
+    return {
+        "number": step.number,
+        "tool": step.tool,
+        "params": _jsonable(step.params),
+        "reason": step.reason,
+        "risk": step.risk.label,
+        "status": step.status,
+        "result": _jsonable(step.result),
+        "error": step.error,
+    }
+
+
+def _request(purpose: Purpose, system: str, parts: list[str], context: dict[str, Any]) -> LLMRequest:
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+    return LLMRequest(purpose=purpose, messages=messages, context=context)
+
+
+def _section(title: str, value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, indent=1, default=str)
+    if len(text) > _RESULT_LIMIT * 8:
+        text = text[: _RESULT_LIMIT * 8] + "\n… (truncated)"
+    return f"{title}:\n{text}"
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        return json.loads(json.dumps(value, default=str))
+    except (TypeError, ValueError):
+        return str(value)

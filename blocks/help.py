@@ -1,0 +1,99 @@
+"""Answers to ``/tandem help``, ``/tandem list`` and ``/tandem status <run>``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from agent.models import RunState, Status
+from blocks.decided import DecisionLine
+from blocks.limits import MAX_SECTION_TEXT
+from blocks.run_card import run_card
+from blocks.text import STATUS_LABELS, Blocks, clip, context, escape, mention, pack, section, when
+
+ROWS_SHOWN = 15
+_LINK = re.compile(r"https?://[^\s<>|]+")
+
+COMMANDS = (
+    "*Commands*\n"
+    "`/tandem &lt;task&gt;` — start a run, e.g. `/tandem restart payments in eu-west-1`\n"
+    "`/tandem list` — open runs in this channel and runs waiting on you\n"
+    "`/tandem status &lt;run&gt;` — where a run stands\n"
+    "`/tandem cancel &lt;run&gt;` — stop a run\n"
+    "`/tandem help` — this message"
+)
+STEERING = (
+    "*Steering a run*\n"
+    "• Each review has buttons: *Approve*, *Request changes*, *Cancel run*.\n"
+    "• Or reply in the run's thread in your own words (_use eu-west-1 instead_); "
+    "Tandem says how it read you, and you can correct it.\n"
+    "• Risky steps always ask right before they run."
+)
+
+
+class RunRow(BaseModel):
+    """One run in a list: what ``/tandem list`` needs to know about it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    task: str
+    status: Status
+    requester: str
+    updated_at: float
+    waiting_on: str | None = None
+    """What it waits for, e.g. ``approval of step 2`` (see :func:`blocks.text.waiting_for`)."""
+    link: str | None = None
+    """Permalink to the run card or thread."""
+
+
+def help_blocks() -> Blocks:
+    return [
+        section("*Tandem* runs ops tasks with you in the loop: it plans, you approve, it runs, you check."),
+        section(COMMANDS),
+        section(STEERING),
+    ]
+
+
+def row_line(row: RunRow) -> str:
+    """``✋ Restart payments · plan review · `r1` · @ana · 14:02``"""
+    icon, _, label = STATUS_LABELS[row.status].partition(" ")
+    task = clip(" ".join(row.task.split()), 80).text
+    if row.link and _LINK.fullmatch(row.link):
+        task = f"<{row.link}|{task}>"
+    doing = escape(row.waiting_on) if row.waiting_on else label.lower()
+    return f"{icon} *{task}* · {doing} · `{escape(row.id)}` · {mention(row.requester)} · {when(row.updated_at)}"
+
+
+def _listing(title: str, rows: Sequence[RunRow], empty: str) -> Blocks:
+    if not rows:
+        return [section(f"*{title}*\n_{empty}_")]
+    lines = [f"*{title}* · {len(rows)}", *(row_line(row) for row in rows[:ROWS_SHOWN])]
+    if len(rows) > ROWS_SHOWN:
+        lines.append(f"_… and {len(rows) - ROWS_SHOWN} more_")
+    return [section(chunk) for chunk in pack(lines, limit=MAX_SECTION_TEXT)]
+
+
+def list_blocks(open_runs: Sequence[RunRow], waiting_on_me: Sequence[RunRow]) -> Blocks:
+    """The ``/tandem list`` answer: runs waiting on the asker first, then open runs here."""
+    return [
+        *_listing("Waiting on you", waiting_on_me, "Nothing is waiting on you."),
+        *_listing("Open in this channel", open_runs, "No open runs in this channel."),
+        context("`/tandem status &lt;run&gt;` for details · `/tandem help` for commands"),
+    ]
+
+
+def status_blocks(
+    state: RunState,
+    decisions: Sequence[DecisionLine] = (),
+    *,
+    approvers: str | None = None,
+    link: str | None = None,
+) -> Blocks:
+    """The ``/tandem status <run>`` answer: the run card, plus a link to its thread."""
+    blocks = run_card(state, decisions, approvers=approvers)
+    if link and _LINK.fullmatch(link):
+        blocks.append(context(f"<{link}|Open the run's thread>"))
+    return blocks

@@ -1,0 +1,44 @@
+"""Every action id, callback id and input id Tandem's Slack surfaces use.
+
+This module is the contract between :mod:`blocks` (which puts the ids on
+buttons and views) and ``bot/`` (which registers handlers for them). Buttons
+that act on a pending review carry the review id as their ``value``.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, get_args
+
+# --- buttons on review messages (value = review id) -------------------------
+
+APPROVE: Final = "tandem.approve"
+REJECT: Final = "tandem.reject"
+CANCEL: Final = "tandem.cancel"
+REQUEST_CHANGES: Final = "tandem.request_changes"
+"""Opens the feedback modal (:data:`FEEDBACK_MODAL`)."""
+DETAILS: Final = "tandem.details"
+"""Opens the details modal (:data:`DETAILS_MODAL`) for the review in ``value``."""
+OVERRIDE: Final = "tandem.override"
+""""Not what I meant" under a classified thread reply; reopens the feedback modal."""
+
+ACTIONS: Final[frozenset[str]] = frozenset({APPROVE, REJECT, CANCEL, REQUEST_CHANGES, DETAILS, OVERRIDE})
+
+# --- views ------------------------------------------------------------------
+
+FEEDBACK_MODAL: Final = "tandem.feedback"
+DETAILS_MODAL: Final = "tandem.details_modal"
+
+CALLBACKS: Final[frozenset[str]] = frozenset({FEEDBACK_MODAL, DETAILS_MODAL})
+
+# Inputs of the feedback modal: ``view.state.values[BLOCK][ACTION]``.
+INTENT_BLOCK: Final = "intent"
+INTENT_ACTION: Final = "intent"
+FEEDBACK_BLOCK: Final = "feedback"
+FEEDBACK_ACTION: Final = "feedback"
+
+# --- intent choices in the feedback modal ------------------------------------
+
+IntentChoice = Literal["replan", "retry_step", "refine_output", "auto"]
+"""An :data:`agent.models.Intent`, or ``auto``: let Tandem read the feedback and decide."""
+
+INTENT_CHOICES: Final[tuple[IntentChoice, ...]] = get_args(IntentChoice)

@@ -1,0 +1,114 @@
+"""Reviews of outcomes: the final result, a risky step's outcome, a failed step, an interrupted step."""
+
+from __future__ import annotations
+
+from slack_sdk.models.blocks import ButtonElement
+
+from agent.models import Review, RunState, Step
+from blocks import ids
+from blocks.step_approval import missing_step, step_body
+from blocks.text import (
+    Block,
+    Blocks,
+    Clipped,
+    actions,
+    as_text,
+    button,
+    cancel_button,
+    clip,
+    code_block,
+    context,
+    details_button,
+    params_inline,
+    section,
+    step_of,
+    step_title,
+)
+
+OUTPUT_LIMIT = 2900
+RESULT_LIMIT = 2000
+ERROR_LIMIT = 1500
+
+
+def _note(review: Review) -> Blocks:
+    return [context(clip(review.note, 1000).text)] if review.note else []
+
+
+def _ran_with(step: Step) -> Blocks:
+    return [context(f"Ran with {params_inline(step.params, 400).text}")] if step.params else []
+
+
+def _changes(review: Review) -> ButtonElement:
+    return button("Request changes", ids.REQUEST_CHANGES, review.id)
+
+
+def _actions(review: Review, first: ButtonElement, *, truncated: bool, cancel: bool = True) -> Block:
+    buttons = [first, _changes(review)]
+    if truncated:
+        buttons.append(details_button(review.id))
+    if cancel:
+        buttons.append(cancel_button(review.id))
+    return actions(*buttons)
+
+
+def result_review(state: RunState, review: Review) -> Blocks:
+    """``before_result``: the written result; Approve / Request changes."""
+    output = clip(state.output, OUTPUT_LIMIT) if state.output else Clipped("_No written result._", False)
+    approve = button("Approve", ids.APPROVE, review.id, style="primary")
+    return [
+        section("📄 *Result ready for review*"),
+        section(output.text),
+        *_note(review),
+        _actions(review, approve, truncated=output.truncated, cancel=False),
+    ]
+
+
+def after_risky_step(state: RunState, review: Review) -> Blocks:
+    """``after_risky_step``: what a risky step did; Approve / Request changes / Cancel run."""
+    step = step_of(state, review)
+    if step is None:
+        return missing_step(review)
+    result = code_block(as_text(step.result), RESULT_LIMIT) if step.result is not None else None
+    approve = button("Approve", ids.APPROVE, review.id, style="primary")
+    return [
+        section(f"🔍 *Check the outcome of step {step.number}*\n{step_title(step)}"),
+        section(result.text if result else "_The step returned no output._"),
+        *_ran_with(step),
+        *_note(review),
+        _actions(review, approve, truncated=result is not None and result.truncated),
+    ]
+
+
+def step_failed(state: RunState, review: Review) -> Blocks:
+    """``step_failed``: the error; Continue anyway / Request changes / Cancel run."""
+    step = step_of(state, review)
+    if step is None:
+        return missing_step(review)
+    headline = f"❌ *Step {step.number} failed*"
+    if step.attempts > 1:
+        headline += f" after {step.attempts} attempts"
+    headline += f"\n{step_title(step)}"
+    error = code_block(step.error or "no error message", ERROR_LIMIT, tail=True)
+    return [
+        section(headline),
+        section(error.text),
+        *_ran_with(step),
+        *_note(review),
+        _actions(review, button("Continue anyway", ids.APPROVE, review.id), truncated=error.truncated),
+    ]
+
+
+def recovery(state: RunState, review: Review) -> Blocks:
+    """``recovery``: a step was running when Tandem stopped; Re-run / Request changes / Cancel run."""
+    step = step_of(state, review)
+    if step is None:
+        return missing_step(review)
+    blocks, truncated = step_body(
+        step, f"⚠️ *Step {step.number} was in flight when Tandem stopped; it may or may not have run.*"
+    )
+    blocks.append(context("Check whether it took effect before you re-run it."))
+    return [
+        *blocks,
+        *_note(review),
+        _actions(review, button("Re-run", ids.APPROVE, review.id), truncated=truncated),
+    ]

@@ -1,0 +1,137 @@
+"""The run card: one message in the channel that shows a run from start to end.
+
+It is re-rendered from :class:`RunState` on every change: task, status, the
+plan with each step's progress, who decided what, and the outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent.models import RunState, Step
+from blocks.decided import DecisionLine, decision_text
+from blocks.limits import MAX_SECTION_TEXT
+from blocks.text import (
+    Block,
+    Blocks,
+    clip,
+    context,
+    escape,
+    header,
+    mention,
+    pack,
+    params_inline,
+    risk_badge,
+    section,
+    status_label,
+    step_icon,
+    truncate,
+    waiting_for,
+    when,
+)
+
+STEP_LINE_MAX = 200
+STEPS_BUDGET = 6000  # all step lines together, so long plans stay well inside the message size bound
+DECISIONS_SHOWN = 8
+OUTCOME_LIMIT = 1500
+
+
+def step_line(step: Step, limit: int = STEP_LINE_MAX) -> str:
+    """``✅ *1.* `restart_service` `service=payments` · 🟠 exec`` plus the error of a failed step."""
+    head = f"{step_icon(step.status)} *{step.number}.* `{escape(step.tool)}`"
+    tail = f" · {risk_badge(step.risk)}" + (f" · attempt {step.attempts}" if step.attempts > 1 else "")
+    error = ""
+    if step.status == "failed" and step.error:
+        error = "\n↳ " + clip(" ".join(step.error.split()), max(limit // 3, 20)).text
+    room = limit - len(head) - len(tail) - len(error) - 1
+    params = params_inline(step.params, room).text if step.params and room > 12 else ""
+    line = head + (f" {params}" if params else "") + tail + error
+    return truncate(line, limit)
+
+
+def step_sections(steps: Sequence[Step], budget: int = STEPS_BUDGET) -> Blocks:
+    """Step lines packed into as few sections as fit."""
+    if not steps:
+        return []
+    per_line = max(60, min(STEP_LINE_MAX, budget // len(steps)))
+    return [section(chunk) for chunk in pack([step_line(s, per_line) for s in steps], limit=MAX_SECTION_TEXT)]
+
+
+def status_detail(state: RunState) -> str:
+    """What the run is doing right now, in a few words."""
+    if state.pending is not None and not state.finished:
+        return waiting_for(state.pending)
+    running = next((s.number for s in state.plan if s.status == "running"), None)
+    match state.phase:
+        case "planning":
+            return "drafting a plan"
+        case "replanning":
+            return "drafting a new plan after feedback"
+        case "retrying":
+            return f"retrying step {state.retry_step}" if state.retry_step is not None else "retrying"
+        case "summarizing":
+            return "writing up the result"
+        case "refining":
+            return "reworking the result"
+        case "executing" if running is not None:
+            return f"running step {running} of {len(state.plan)}"
+        case _:
+            return ""
+
+
+def _status(state: RunState) -> Block:
+    text = f"*{status_label(state.status)}*"
+    if state.takeover and state.takeover_reason and not state.finished:
+        text += f" — {clip(state.takeover_reason, 300).text}"
+    detail = status_detail(state)
+    if detail:
+        text += f" · {detail}"
+    return section(text)
+
+
+def _outcome(state: RunState) -> Blocks:
+    if state.phase == "done":
+        body = clip(state.output, OUTCOME_LIMIT).text if state.output else "_Finished with no written result._"
+        return [section(f"*Outcome*\n{body}")]
+    if state.phase == "failed":
+        return [section(f"*Failed:* {clip(state.error or 'no error recorded', OUTCOME_LIMIT, tail=True).text}")]
+    return []
+
+
+def _decisions(lines: Sequence[DecisionLine]) -> Blocks:
+    if not lines:
+        return []
+    shown = [decision_text(line, detail_limit=200) for line in lines[-DECISIONS_SHOWN:]]
+    earlier = len(lines) - len(shown)
+    while len("\n".join(shown)) > MAX_SECTION_TEXT - 40:
+        shown.pop(0)
+        earlier += 1
+    if earlier:
+        shown.insert(0, f"_… {earlier} earlier_")
+    return [context("\n".join(shown))]
+
+
+def run_card(
+    state: RunState,
+    decisions: Sequence[DecisionLine] = (),
+    *,
+    approvers: str | None = None,
+) -> Blocks:
+    """The channel message for a run.
+
+    ``decisions`` are shown oldest first (the last few, if there are many).
+    ``approvers`` is trusted mrkdwn from the caller (e.g. ``<@U2>, <!subteam^S1>``);
+    without it the card says the requester decides.
+    """
+    meta = f"Requested by {mention(state.requester)} · started {when(state.created_at)} · run `{escape(state.id)}`"
+    who = approvers if approvers else "the requester decides"
+    footer = f"Approvals: {who} · asks before {state.policy.confirm_threshold.label}+ steps"
+    return [
+        header(state.task),
+        _status(state),
+        context(meta),
+        *step_sections(state.plan),
+        *_outcome(state),
+        *_decisions(decisions),
+        context(footer),
+    ]

@@ -1,0 +1,64 @@
+"""Approval of a risky step right before it runs (``before_risky_step``).
+
+Shows the exact parameters that will run (what the approval's digest covers),
+the risk and the planner's reason; Approve / Reject / Cancel run.
+"""
+
+from __future__ import annotations
+
+from agent.models import Review, RunState, Step
+from blocks import ids
+from blocks.text import (
+    Blocks,
+    actions,
+    button,
+    cancel_button,
+    clip,
+    code_block,
+    context,
+    details_button,
+    params_json,
+    section,
+    step_of,
+    step_title,
+)
+
+PARAMS_LIMIT = 2000
+REASON_LIMIT = 500
+
+
+def step_body(step: Step, headline: str, *, params_limit: int = PARAMS_LIMIT) -> tuple[Blocks, bool]:
+    """A headline with the step's tool and risk, its exact params, and why; and whether params were cut."""
+    blocks: Blocks = [section(f"{headline}\n{step_title(step)}")]
+    params = code_block(params_json(step.params), params_limit) if step.params else None
+    if params is not None:
+        blocks.append(section(params.text))
+    if step.reason:
+        blocks.append(context(f"*Why:* {clip(' '.join(step.reason.split()), REASON_LIMIT).text}"))
+    return blocks, params is not None and params.truncated
+
+
+def missing_step(review: Review) -> Blocks:
+    """What to show if a review names a step that is not in the plan (should not happen)."""
+    return [
+        section(f"Step {review.step} is no longer in the plan."),
+        actions(cancel_button(review.id)),
+    ]
+
+
+def step_approval(state: RunState, review: Review) -> Blocks:
+    """Ask before a risky step runs: Approve (primary) / Reject / Cancel run."""
+    step = step_of(state, review)
+    if step is None:
+        return missing_step(review)
+    blocks, truncated = step_body(step, f"✋ *Step {step.number} of {len(state.plan)} needs approval*")
+    if review.note:
+        blocks.append(context(clip(review.note, 1000).text))
+    buttons = [
+        button("Approve", ids.APPROVE, review.id, style="primary"),
+        button("Reject", ids.REJECT, review.id),
+    ]
+    if truncated:
+        buttons.append(details_button(review.id))
+    blocks.append(actions(*buttons, cancel_button(review.id)))
+    return blocks

@@ -1,0 +1,53 @@
+"""Human takeover: a person steers with thread replies, one proposed step at a time."""
+
+from __future__ import annotations
+
+from agent.models import Review, RunState
+from blocks import ids
+from blocks.limits import MAX_SECTION_TEXT
+from blocks.run_card import step_line
+from blocks.step_approval import missing_step, step_body
+from blocks.text import Blocks, actions, button, cancel_button, clip, context, details_button, pack, section, step_of
+
+DONE_BUDGET = 4000
+
+HOW_TO_STEER = (
+    "*How to steer*\n"
+    "• Reply in this thread with one instruction at a time, e.g. _check disk usage on db-2_. "
+    "Tandem proposes one step and asks before it runs.\n"
+    "• Say *finish* to wrap up with a summary of what was done.\n"
+    "• Say *hand back* to let Tandem carry on with the plan."
+)
+
+
+def takeover(state: RunState, review: Review) -> Blocks:
+    """Why Tandem stopped, what it has done, and how to instruct, finish or hand back."""
+    reason = state.takeover_reason or review.note
+    headline = "🧑‍💻 *Human takeover* — Tandem stopped"
+    headline += f": {clip(' '.join(reason.split()), 1000).text}" if reason else "."
+    ran = [s for s in state.plan if s.status != "pending"]
+    if ran:
+        per_line = max(60, min(280, DONE_BUDGET // len(ran)))
+        lines = ["*Done so far*", *(step_line(s, per_line) for s in ran)]
+        done = [section(chunk) for chunk in pack(lines, limit=MAX_SECTION_TEXT)]
+    else:
+        done = [section("*Done so far:* nothing has run yet.")]
+    return [section(headline), *done, section(HOW_TO_STEER), actions(cancel_button(review.id))]
+
+
+def takeover_step(state: RunState, review: Review) -> Blocks:
+    """A step proposed from a person's instruction: Approve / Reject / Cancel run."""
+    step = step_of(state, review)
+    if step is None:
+        return missing_step(review)
+    blocks, truncated = step_body(step, "🧑‍💻 *Proposed step*")
+    if review.note:
+        blocks.append(context(clip(review.note, 1000).text))
+    buttons = [
+        button("Approve", ids.APPROVE, review.id, style="primary"),
+        button("Reject", ids.REJECT, review.id),
+    ]
+    if truncated:
+        buttons.append(details_button(review.id))
+    blocks.append(actions(*buttons, cancel_button(review.id)))
+    return blocks

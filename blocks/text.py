@@ -1,0 +1,265 @@
+"""Text helpers and the smallest block pieces every surface shares.
+
+Anything a person or a tool wrote goes through :func:`escape` (or :func:`clip`,
+which escapes and cuts) before it lands in mrkdwn, so ``<!channel>`` in a task
+or a tool's output stays plain text. Cutting happens on the escaped text and
+never splits an ``&amp;`` entity.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    SectionBlock,
+)
+
+from agent.models import Anchor, Review, Risk, RunState, Status, Step, StepStatus
+from blocks import ids
+
+Block = dict[str, Any]
+Blocks = list[Block]
+
+MARK = "…"
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_USER_ID = re.compile(r"[UWB][A-Z0-9]+")
+
+RISK_ICONS: dict[Risk, str] = {Risk.READ: "🟢", Risk.WRITE: "🟡", Risk.EXEC: "🟠", Risk.DEPLOY: "🔴"}
+STEP_ICONS: dict[StepStatus, str] = {
+    "pending": "⚪",
+    "running": "⏳",
+    "done": "✅",
+    "failed": "❌",
+    "skipped": "⏭️",
+}
+STATUS_LABELS: dict[Status, str] = {
+    "planning": "📝 Planning",
+    "awaiting_review": "✋ Awaiting review",
+    "executing": "⚙️ Executing",
+    "done": "✅ Done",
+    "human_takeover": "🧑‍💻 Human takeover",
+    "cancelled": "🛑 Cancelled",
+    "failed": "❌ Failed",
+}
+
+
+class Clipped(NamedTuple):
+    """Escaped mrkdwn cut to a limit, and whether anything was cut."""
+
+    text: str
+    truncated: bool
+
+
+# --- escaping and cutting ----------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """Escape ``&``, ``<`` and ``>`` so Slack shows them as typed."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut plain text to at most ``limit`` characters, ending in ``…`` when cut."""
+    if limit < len(MARK):
+        raise ValueError(f"limit must be at least {len(MARK)}, got {limit}")
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(MARK)].rstrip() + MARK
+
+
+def fit_escaped(text: str, room: int) -> str:
+    """The longest prefix of ``text`` whose escaped form takes at most ``room`` characters."""
+    used = 0
+    for i, ch in enumerate(text):
+        used += len(_ENTITIES.get(ch, ch))
+        if used > room:
+            return text[:i]
+    return text
+
+
+def clip(text: str, limit: int, *, tail: bool = False) -> Clipped:
+    """Escape ``text`` and cut it to ``limit`` characters (``…`` included).
+
+    ``tail=True`` keeps the end instead of the start (error output, logs).
+    """
+    safe = escape(text)
+    if len(safe) <= limit:
+        return Clipped(safe, False)
+    room = limit - len(MARK)
+    if room < 0:
+        raise ValueError(f"limit must be at least {len(MARK)}, got {limit}")
+    if tail:
+        return Clipped(MARK + escape(fit_escaped(text[::-1], room)[::-1]), True)
+    return Clipped(escape(fit_escaped(text, room)) + MARK, True)
+
+
+def escaped(text: str, limit: int | None = None) -> str:
+    """Escaped mrkdwn, cut to ``limit`` when one is given."""
+    return escape(text) if limit is None else clip(text, limit).text
+
+
+def code_block(text: str, limit: int, *, tail: bool = False) -> Clipped:
+    """Tool output as a fenced code block of at most ``limit`` characters."""
+    body = text.replace("```", "`\u200b``") or "(empty)"
+    inner = clip(body, limit - 6, tail=tail)
+    return Clipped(f"```{inner.text}```", inner.truncated)
+
+
+def as_text(value: Any) -> str:
+    """A tool result or parameter value as text: strings as they are, the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str, sort_keys=True)
+
+
+# --- ops vocabulary ----------------------------------------------------------
+
+
+def risk_badge(risk: Risk) -> str:
+    return f"{RISK_ICONS[risk]} {risk.label}"
+
+
+def step_icon(status: StepStatus) -> str:
+    return STEP_ICONS[status]
+
+
+def status_label(status: Status) -> str:
+    return STATUS_LABELS[status]
+
+
+def _value(value: Any) -> tuple[str, bool]:
+    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    flat = raw.replace("\n", "↵").replace("`", "ˋ")
+    return truncate(flat, 80), len(flat) > 80
+
+
+def params_inline(params: Mapping[str, Any], limit: int = 300) -> Clipped:
+    """``key=value`` pairs as inline code, as many as fit in ``limit`` characters."""
+    values = {key: _value(value) for key, value in params.items()}
+    pairs = [f"`{escape(f'{key}={shown}')}`" for key, (shown, _) in values.items()]
+    cut = any(was_cut for _, was_cut in values.values())
+    kept: list[str] = []
+    for i, pair in enumerate(pairs):
+        rest = len(pairs) - i - 1
+        reserve = len(f" +{rest} more") if rest else 0
+        if len(" ".join([*kept, pair])) + reserve > limit:
+            return Clipped(" ".join([*kept, f"+{len(pairs) - i} more"]), True)
+        kept.append(pair)
+    return Clipped(" ".join(kept), cut)
+
+
+def pack(texts: list[str], sep: str = "\n", limit: int = 3000) -> list[str]:
+    """Join ``texts`` into as few chunks of at most ``limit`` characters as fit."""
+    chunks: list[str] = []
+    for text in texts:
+        if chunks and len(chunks[-1]) + len(sep) + len(text) <= limit:
+            chunks[-1] += sep + text
+        else:
+            chunks.append(text)
+    return chunks
+
+
+def params_json(params: Mapping[str, Any]) -> str:
+    """The exact parameters, pretty-printed for a code block."""
+    return json.dumps(params, indent=2, ensure_ascii=False, default=str, sort_keys=True)
+
+
+def step_title(step: Step) -> str:
+    """```restart_service` · 🟠 exec``"""
+    return f"`{escape(step.tool)}` · {risk_badge(step.risk)}"
+
+
+def step_of(state: RunState, review: Review) -> Step | None:
+    """The step a review is about, if it names one that is in the plan."""
+    if review.step is None:
+        return None
+    return next((s for s in state.plan if s.number == review.step), None)
+
+
+_WAITING: dict[Anchor, str] = {
+    "after_plan": "plan review",
+    "before_risky_step": "approval of step {n}",
+    "after_risky_step": "check of step {n}'s outcome",
+    "before_result": "result review",
+    "step_failed": "decision on failed step {n}",
+    "recovery": "decision on interrupted step {n}",
+    "takeover": "instructions in the thread",
+    "takeover_step": "approval of proposed step {n}",
+}
+
+
+def waiting_for(review: Review) -> str:
+    """What a pending review waits on, e.g. ``approval of step 2``."""
+    return _WAITING[review.anchor].format(n=review.step if review.step is not None else "?")
+
+
+# --- people and time ---------------------------------------------------------
+
+
+def mention(user: str) -> str:
+    """``<@U123>`` for a Slack user id; anything else is shown escaped."""
+    return f"<@{user}>" if _USER_ID.fullmatch(user) else escape(user)
+
+
+def clock(at: float) -> str:
+    """``14:02``: the UTC time of day of an epoch."""
+    return datetime.fromtimestamp(at, UTC).strftime("%H:%M")
+
+
+def when(at: float) -> str:
+    """A time for mrkdwn: each reader sees their local time; ``14:02 UTC`` is the fallback."""
+    return f"<!date^{int(at)}^{{time}}|{clock(at)} UTC>"
+
+
+# --- block shorthands --------------------------------------------------------
+
+
+def section(text: str) -> Block:
+    return SectionBlock(text=MarkdownTextObject(text=text)).to_dict()
+
+
+def context(*texts: str) -> Block:
+    return ContextBlock(elements=[MarkdownTextObject(text=t) for t in texts]).to_dict()
+
+
+def header(text: str) -> Block:
+    return HeaderBlock(text=truncate(" ".join(text.split()) or "Untitled", 150)).to_dict()
+
+
+def divider() -> Block:
+    return DividerBlock().to_dict()
+
+
+def button(label: str, action_id: str, value: str, *, style: str | None = None) -> ButtonElement:
+    return ButtonElement(text=label, action_id=action_id, value=value, style=style)
+
+
+def cancel_button(review_id: str) -> ButtonElement:
+    """ "Cancel run", red, behind a confirm dialog."""
+    confirm = ConfirmObject(
+        title="Cancel this run?",
+        text="Tandem stops here. Steps that already ran are not undone.",
+        confirm="Cancel run",
+        deny="Keep going",
+        style="danger",
+    )
+    return ButtonElement(text="Cancel run", action_id=ids.CANCEL, value=review_id, style="danger", confirm=confirm)
+
+
+def details_button(review_id: str) -> ButtonElement:
+    return button("Show details", ids.DETAILS, review_id)
+
+
+def actions(*elements: ButtonElement) -> Block:
+    return ActionsBlock(elements=list(elements)).to_dict()

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+
+from agent.models import Phase, Risk
+from blocks.decided import DecisionLine
+from blocks.limits import json_size
+from blocks.run_card import run_card, step_line
+from tests.blocks.states import T0, action_ids, all_text, assert_valid_message, long_plan, review, state, step
+
+PHASES: tuple[Phase, ...] = get_args(Phase)
+HUGE = "q" * 50_000
+
+
+def _decisions(n: int) -> list[DecisionLine]:
+    return [
+        DecisionLine(actor="U1", verb="Plan approved", at=T0 + 60 * i, detail="d" * 2000, outcome="approved")
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("phase", PHASES)
+def test_run_card_each_phase_is_valid_and_has_no_buttons(phase: Phase) -> None:
+    pending = review() if phase == "awaiting_review" else None
+    blocks = run_card(state(phase, pending), _decisions(2))
+    assert_valid_message(blocks)
+    assert action_ids(blocks) == []
+
+
+@pytest.mark.parametrize(
+    ("phase", "label"),
+    [
+        ("planning", "📝 Planning"),
+        ("awaiting_review", "✋ Awaiting review"),
+        ("executing", "⚙️ Executing"),
+        ("done", "✅ Done"),
+        ("cancelled", "🛑 Cancelled"),
+        ("failed", "❌ Failed"),
+    ],
+)
+def test_run_card_status_line_shows_icon_and_label(phase: Phase, label: str) -> None:
+    pending = review() if phase == "awaiting_review" else None
+    assert f"*{label}*" in all_text(run_card(state(phase, pending)))
+
+
+def test_run_card_takeover_shows_why() -> None:
+    text = all_text(run_card(state("executing", takeover=True, takeover_reason="Retries ran out")))
+    assert "*🧑‍💻 Human takeover* — Retries ran out" in text
+
+
+def test_run_card_awaiting_review_says_what_it_waits_for() -> None:
+    text = all_text(run_card(state("awaiting_review", review("before_risky_step", 2))))
+    assert "approval of step 2" in text
+
+
+def test_run_card_header_is_the_task_truncated() -> None:
+    blocks = run_card(state(task="Restart " + "payments " * 40))
+    assert blocks[0]["type"] == "header"
+    assert len(blocks[0]["text"]["text"]) == 150
+    assert blocks[0]["text"]["text"].endswith("…")
+
+
+def test_run_card_steps_show_status_tool_params_and_risk() -> None:
+    text = all_text(run_card(state("executing", plan=[step(1, status="running", risk=Risk.DEPLOY)])))
+    assert "⏳ *1.* `restart_service` `service=payments` `region=eu-west-1` · 🔴 deploy" in text
+    assert "running step 1 of 1" in text
+
+
+def test_run_card_ten_long_steps_many_decisions_and_huge_output_stay_within_limits() -> None:
+    run = state("done", plan=long_plan(10, 2000), output=HUGE)
+    blocks = run_card(run, _decisions(30), approvers="<@U2>, <@U3>")
+    assert_valid_message(blocks)
+    assert json_size(blocks) < 10_000
+
+
+def test_run_card_many_decisions_shows_the_latest_and_counts_the_rest() -> None:
+    text = all_text(run_card(state(), _decisions(12)))
+    assert "_… 4 earlier_" in text
+    assert text.count("Plan approved by <@U1>") == 8
+
+
+def test_run_card_decision_line_names_actor_and_time() -> None:
+    line = DecisionLine(actor="U1", verb="Plan approved", at=T0, outcome="approved")
+    assert "✅ Plan approved by <@U1> · <!date^1700000000^{time}|22:13 UTC>" in all_text(run_card(state(), [line]))
+
+
+def test_run_card_without_approvers_says_the_requester_decides() -> None:
+    text = all_text(run_card(state()))
+    assert "Approvals: the requester decides · asks before write+ steps" in text
+
+
+def test_run_card_given_approvers_are_shown() -> None:
+    assert "Approvals: <!subteam^S1>" in all_text(run_card(state(), approvers="<!subteam^S1>"))
+
+
+def test_run_card_done_shows_outcome() -> None:
+    text = all_text(run_card(state("done", output="Restarted <3> pods & verified")))
+    assert "*Outcome*\nRestarted &lt;3&gt; pods &amp; verified" in text
+
+
+def test_run_card_failed_shows_error() -> None:
+    assert "*Failed:* planner gave up" in all_text(run_card(state("failed", error="planner gave up")))
+
+
+def test_run_card_task_and_requester_are_escaped_in_mrkdwn() -> None:
+    blocks = run_card(state(task="<!channel> go", requester="<!here>"))
+    assert blocks[0]["text"] == {"type": "plain_text", "text": "<!channel> go", "emoji": True}
+    text = all_text(blocks[1:])
+    assert "<!here>" not in text
+    assert "&lt;!here&gt;" in text
+
+
+def test_step_line_failed_step_shows_its_error() -> None:
+    line = step_line(step(3, status="failed", error="connection <refused>", attempts=2))
+    assert line.startswith("❌ *3.* `restart_service`")
+    assert "attempt 2" in line
+    assert line.endswith("\n↳ connection &lt;refused&gt;")
+
+
+def test_step_line_long_params_fit_the_limit() -> None:
+    assert len(step_line(long_plan(1, 5000)[0], 120)) <= 120
