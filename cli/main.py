@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import getpass
 import json
+import logging
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
@@ -62,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     runs.add_argument("--json", action="store_true")
     runs.add_argument("--limit", type=int, default=50)
+
+    serve = sub.add_parser("serve", help="run the Slack bot in HTTP mode (POST /slack/events)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=3000)
+
+    sub.add_parser("socket", help="run the Slack bot in Socket Mode (needs SLACK_APP_TOKEN)")
 
     show = sub.add_parser("show", help="show one run with its history")
     show.add_argument("run_id")
@@ -234,11 +241,27 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
     raise AssertionError(args.command)
 
 
+async def _slack(args: argparse.Namespace) -> int:
+    from bot.settings import SlackSettings
+    from cli.serve import serve_forever, socket_forever
+
+    settings = SlackSettings()
+    if args.command == "serve":
+        await serve_forever(settings, args.host, args.port)
+    else:
+        await socket_forever(settings)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], CoreSettings] = CoreSettings) -> int:
     args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        settings = settings_factory()
-        coro: Coroutine[Any, Any, int] = _main(args, settings)
+        coro: Coroutine[Any, Any, int]
+        if args.command in ("serve", "socket"):
+            coro = _slack(args)
+        else:
+            coro = _main(args, settings_factory())
         return asyncio.run(coro)
     except TandemError as exc:
         print(f"error: {exc}", file=sys.stderr)

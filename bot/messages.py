@@ -1,0 +1,23 @@
+"""What the bot says in Slack when something is off (one place for the wording)."""
+
+from __future__ import annotations
+
+UNKNOWN_REVIEW = (
+    "Tandem does not know this button's review: it may come from another workspace or a database that was reset. "
+    "Nothing changed. Start a new run with `/tandem <task>`."
+)
+NOTHING_PENDING = (
+    "Nothing in run `{run}` is waiting for a decision right now (it is {status}). "
+    "Reply again when Tandem asks, or stop it with `/tandem cancel {run}`."
+)
+RUN_FINISHED = "Run `{run}` is already {status}; nothing changed. Start a new one with `/tandem <task>`."
+EMPTY_FEEDBACK = "Say what should change: Tandem uses your words to correct course."
+FEEDBACK_TOO_LONG = "Keep it under 3,000 characters ({length} now)."
+UNKNOWN_SUBCOMMAND = (
+    "`{word}` is not a Tandem command. To start a run, describe the task in a few words, "
+    "e.g. `/tandem restart payments and check errors after`."
+)
+UNKNOWN_RUN = "No run `{run}` here. `/tandem list` shows the open ones."
+CANCELLED = "🛑 Run `{run}` cancelled."
+FAILED = "Tandem could not do that: {error}"
+STARTING_FAILED = "Tandem could not start the run: {error}"

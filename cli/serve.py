@@ -1,0 +1,92 @@
+"""Running the bot: HTTP mode (aiohttp, ``/slack/events`` + ``/healthz``) and Socket Mode."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from aiohttp import web
+from slack_bolt.async_app import AsyncApp
+
+from bot.app import build_app, build_client
+from bot.channel import SlackChannel
+from bot.handlers import Deps
+from bot.settings import SlackSettings
+from bot.tasks import Background
+from cli.wiring import open_services
+
+log = logging.getLogger("tandem.bot")
+
+
+@dataclass
+class Bot:
+    app: AsyncApp
+    deps: Deps
+    url: str = ""
+
+
+@asynccontextmanager
+async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
+    client = build_client(settings)
+    background = Background()
+    async with open_services(settings) as services:
+        channel = SlackChannel(client, services.store, background, card_interval=settings.card_update_interval)
+        services.runtime.observers.append(channel)
+        deps = Deps(runtime=services.runtime, store=services.store, channel=channel, background=background)
+        app = build_app(settings, deps, client)
+        # Runs whose process died mid-step resume (risky steps ask a person first).
+        background.spawn(services.runtime.recover_all(), name="recover")
+        try:
+            yield Bot(app=app, deps=deps)
+        finally:
+            await background.drain()
+
+
+def web_app(bot: Bot) -> web.Application:
+    application = bot.app.web_app(path="/slack/events")
+
+    async def healthz(request: web.Request) -> web.Response:
+        try:
+            await bot.deps.store.run(lambda db: db.execute("SELECT 1").fetchone())
+        except Exception as exc:
+            return web.json_response({"ok": False, "error": f"database unreachable: {exc}"}, status=503)
+        return web.json_response({"ok": True})
+
+    application.router.add_get("/healthz", healthz)
+    return application
+
+
+@asynccontextmanager
+async def serving(settings: SlackSettings, host: str = "127.0.0.1", port: int = 3000) -> AsyncIterator[Bot]:
+    """The bot in HTTP mode; ``port=0`` picks a free port (see ``Bot.url``)."""
+    settings.require("bot_token", "signing_secret")
+    async with bot_services(settings) as bot:
+        runner = web.AppRunner(web_app(bot))
+        await runner.setup()
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        bound = runner.addresses[0][1] if runner.addresses else port
+        bot.url = f"http://{host}:{bound}"
+        try:
+            yield bot
+        finally:
+            await runner.cleanup()
+
+
+async def serve_forever(settings: SlackSettings, host: str, port: int) -> None:
+    async with serving(settings, host, port) as bot:
+        print(f"Tandem is listening on {bot.url}/slack/events (health: {bot.url}/healthz)", flush=True)
+        await asyncio.Event().wait()
+
+
+async def socket_forever(settings: SlackSettings) -> None:
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+    settings.require("bot_token", "app_token")
+    async with bot_services(settings) as bot:
+        handler = AsyncSocketModeHandler(bot.app, settings.secret("app_token"))
+        print("Tandem is connected to Slack in Socket Mode.", flush=True)
+        await handler.start_async()  # type: ignore[no-untyped-call]

@@ -1,0 +1,122 @@
+"""Drive the real bot over HTTP from the local workspace, as people in Slack would."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.settings import SlackSettings
+from cli.serve import Bot, serving
+from workspace import Workspace, run_workspace
+from workspace.models import Message
+
+OPS = "C0OPS"
+
+
+@dataclass
+class Env:
+    ws: Workspace
+    bot: Bot
+    db: Path
+
+    # --- looking -------------------------------------------------------------
+
+    def cards(self) -> list[Message]:
+        return [m for m in self.ws.state.history(OPS) if m.bot_id and not m.is_reply]
+
+    def thread(self, card: Message) -> list[Message]:
+        return [m for m in self.ws.state.thread(OPS, card.ts) if m.ts != card.ts]
+
+    def reviews(self, card: Message) -> list[Message]:
+        """Messages in the run's thread that still carry buttons."""
+        return [m for m in self.thread(card) if m.bot_id and _buttons(m)]
+
+    def open_review(self, card: Message) -> Message | None:
+        reviews = self.reviews(card)
+        return reviews[-1] if reviews else None
+
+    async def wait(self, predicate: Any, within: float = 10.0) -> None:
+        await self.ws.wait_until(lambda _state: bool(predicate()), within=within)
+
+    async def next_review(self, card: Message, after: Message | None = None, within: float = 10.0) -> Message:
+        def fresh() -> Message | None:
+            review = self.open_review(card)
+            if review is None or (after is not None and review.ts <= after.ts):
+                return None
+            return review
+
+        await self.wait(fresh, within)
+        review = fresh()
+        assert review is not None
+        return review
+
+    async def idle(self) -> None:
+        await self.bot.deps.background.idle()
+
+    # --- doing ---------------------------------------------------------------
+
+    async def click(self, user: str, message: Message, action_id: str) -> Any:
+        value = button_value(message, action_id)
+        return await self.ws.click(user, OPS, message.ts, action_id, value)
+
+
+def _buttons(message: Message) -> list[dict[str, Any]]:
+    found = []
+    for block in message.blocks:
+        if block.get("type") == "actions":
+            found += [e for e in block.get("elements", []) if e.get("type") == "button"]
+        accessory = block.get("accessory")
+        if isinstance(accessory, dict) and accessory.get("type") == "button":
+            found.append(accessory)
+    return found
+
+
+def button_value(message: Message, action_id: str) -> str:
+    for button in _buttons(message):
+        if button.get("action_id") == action_id:
+            return str(button.get("value", ""))
+    raise AssertionError(
+        f"no {action_id} button on {message.text!r}: {[b.get('action_id') for b in _buttons(message)]}"
+    )
+
+
+def text_of(message: Message) -> str:
+    """All the text a person reads in a message (mrkdwn of every block)."""
+    parts = [message.text]
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("text"), str):
+                parts.append(node["text"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(message.blocks)
+    return "\n".join(parts)
+
+
+def settings_for(ws: Workspace, db: Path, **extra: Any) -> SlackSettings:
+    return SlackSettings(
+        bot_token=ws.bot_token,
+        signing_secret=ws.signing_secret,
+        api_url=ws.api_url,
+        db=str(db),
+        card_update_interval=0.02,
+        **extra,
+    )
+
+
+@asynccontextmanager
+async def running(tmp_path: Path, **extra: Any) -> AsyncIterator[Env]:
+    db = tmp_path / "tandem.db"
+    async with run_workspace() as ws:
+        async with serving(settings_for(ws, db, **extra), port=0) as bot:
+            ws.events_url = f"{bot.url}/slack/events"
+            yield Env(ws=ws, bot=bot, db=db)
+            await bot.deps.background.idle()

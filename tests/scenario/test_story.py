@@ -1,0 +1,50 @@
+"""The whole story in Slack, through the real HTTP app and signed requests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from blocks import ids
+from tests.scenario.harness import OPS, running, text_of
+
+
+async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        reply = await env.ws.slash_command("alice", OPS, "restart payments and check errors after")
+        assert reply.status == 200
+        await env.wait(env.cards)
+        card = env.cards()[0]
+
+        plan = await env.next_review(card)
+        assert "restart_service" in text_of(plan) and "payments" in text_of(plan)
+
+        # Request changes → modal → replan with feedback
+        await env.click("alice", plan, ids.REQUEST_CHANGES)
+        modal = env.ws.state.open_modals("U0ALICE")[-1]
+        await env.ws.submit_view(
+            "alice", modal.id, {ids.INTENT_BLOCK: "replan", ids.FEEDBACK_BLOCK: "restart checkout, not payments"}
+        )
+        replanned = await env.next_review(card, after=plan)
+        assert "checkout" in text_of(replanned)
+        assert "Changes requested" in text_of(env.ws.state.message(OPS, plan.ts))
+        assert not env.reviews(card)[:-1], "answered reviews lose their buttons"
+
+        # approve the plan → the risky step asks first
+        await env.click("alice", replanned, ids.APPROVE)
+        gate = await env.next_review(card, after=replanned)
+        assert "restart_service" in text_of(gate) and "exec" in text_of(gate).lower()
+
+        await env.click("alice", gate, ids.APPROVE)
+        review = await env.next_review(card, after=gate)
+        while ids.APPROVE in str(review.blocks) and "Result" not in text_of(review):
+            await env.click("alice", review, ids.APPROVE)
+            review = await env.next_review(card, after=review)
+        assert "read_logs" in text_of(review) or "checkout" in text_of(review)
+
+        await env.click("alice", review, ids.APPROVE)
+        await env.wait(lambda: "Done" in text_of(env.ws.state.message(OPS, card.ts)))
+        await env.idle()
+        final_card = text_of(env.ws.state.message(OPS, card.ts))
+        assert "approved by <@U0ALICE>" in final_card
+        runs = await env.bot.deps.store.list_runs()
+        assert runs[0].status == "done"
