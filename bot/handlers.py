@@ -32,6 +32,8 @@ from storage.facade import AsyncStore
 log = logging.getLogger("tandem.bot")
 
 SUBCOMMANDS = ("help", "list", "status", "cancel")
+COMMAND = "/tandem"
+EVENTS = ("message", "app_mention")
 
 
 @dataclass
@@ -55,7 +57,7 @@ class Listeners:
         self.store = deps.store
 
     def attach(self, app: AsyncApp) -> None:
-        app.command("/tandem")(self.on_command)
+        app.command(COMMAND)(self.on_command)
         app.action(ids.APPROVE)(self.on_approve)
         app.action(ids.CANCEL)(self.on_cancel)
         app.action(ids.REJECT)(self.on_request_changes)
@@ -63,8 +65,8 @@ class Listeners:
         app.action(ids.OVERRIDE)(self.on_override)
         app.action(ids.DETAILS)(self.on_details)
         app.view(ids.FEEDBACK_MODAL)(self.on_feedback)
-        app.event("message")(self.on_message)
-        app.event("app_mention")(self.on_mention)
+        app.event(EVENTS[0])(self.on_message)
+        app.event(EVENTS[1])(self.on_mention)
 
     def spawn(self, work: Awaitable[None], name: str) -> None:
         async def run() -> None:
@@ -172,13 +174,13 @@ class Listeners:
         try:
             await self.runtime.decide(record.run_id, decision, user, review_id=review_id)
         except StaleDecision as exc:
-            verb = decided_verb(record.answer) if record.answer else "decided"
             if exc.decided_by is None:
                 await self.ephemeral(client, channel, user, str(exc))
-            else:
-                await self.ephemeral(
-                    client, channel, user, blocks=already_decided(exc.decided_by, exc.decided_at, verb)
-                )
+                return
+            answered = await self.store.get_review(review_id)
+            verb = decided_verb(answered.answer if answered else None)
+            blocks = already_decided(exc.decided_by, exc.decided_at, verb)
+            await self.ephemeral(client, channel, user, f"Already {verb} by {exc.decided_by}.", blocks=blocks)
         except TandemError as exc:
             await self.ephemeral(client, channel, user, messages.FAILED.format(error=exc))
 

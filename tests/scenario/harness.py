@@ -32,7 +32,8 @@ class Env:
 
     def reviews(self, card: Message) -> list[Message]:
         """Messages in the run's thread that still carry buttons."""
-        return [m for m in self.thread(card) if m.bot_id and _buttons(m)]
+        decisive = {"tandem.approve", "tandem.reject", "tandem.cancel", "tandem.request_changes"}
+        return [m for m in self.thread(card) if m.bot_id and decisive & {b.get("action_id") for b in _buttons(m)}]
 
     def open_review(self, card: Message) -> Message | None:
         reviews = self.reviews(card)

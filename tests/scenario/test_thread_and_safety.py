@@ -1,0 +1,215 @@
+"""Thread replies, double clicks, forged requests, retries and limits, against the running app."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from blocks import ids
+from blocks.limits import check_message, check_view
+from tests.scenario.harness import OPS, Env, button_value, running, text_of
+from workspace.models import Message
+
+
+async def _start(env: Env, task: str = "restart payments and check errors after") -> tuple[Message, Message]:
+    await env.ws.slash_command("alice", OPS, task)
+    await env.wait(env.cards)
+    card = env.cards()[-1]
+    return card, await env.next_review(card)
+
+
+def _bot_replies(env: Env, card: Message) -> list[str]:
+    return [text_of(m) for m in env.thread(card) if m.bot_id and not m.blocks or "Read as" in text_of(m)]
+
+
+@pytest.mark.parametrize(
+    ("reply", "expect"),
+    [
+        ("Looks good, proceed", "approve"),
+        ("可以，执行吧", "approve"),
+        ("restart checkout instead of payments", "change the plan"),
+        ("方向不对，重新规划：重启 checkout", "change the plan"),
+    ],
+)
+async def test_thread_reply_is_classified_and_applied(tmp_path: Path, reply: str, expect: str) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, reply)
+        await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)))
+        answer = next(m for m in env.thread(card) if "Read as" in text_of(m))
+        assert expect in text_of(answer)
+        assert button_value(answer, ids.OVERRIDE)
+        nxt = await env.next_review(card, after=plan)
+        if expect == "approve":
+            assert "approval" in text_of(nxt).lower()
+        else:
+            assert "checkout" in text_of(nxt)
+
+
+async def test_reply_when_nothing_is_pending_explains(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        await env.click("alice", plan, ids.CANCEL)
+        await env.wait(lambda: "Cancelled" in text_of(env.ws.state.message(OPS, card.ts)))
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "wait, also check auth")
+        await env.wait(lambda: any("already cancelled" in text_of(m) for m in env.thread(card)))
+
+
+async def test_bot_messages_in_thread_are_ignored(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        event = {
+            "type": "message",
+            "channel": OPS,
+            "text": "Looks good, proceed",
+            "ts": "1.000001",
+            "thread_ts": card.ts,
+            "bot_id": "B0OTHER",
+            "user": "U0OTHERBOT",
+        }
+        delivery = await env.ws.deliver(event)
+        assert delivery.status == 200
+        await asyncio.sleep(0.2)
+        await env.idle()
+        assert env.open_review(card) is not None and env.open_review(card).ts == plan.ts  # type: ignore[union-attr]
+
+
+async def test_double_click_applies_once_and_tells_the_second_person(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        value = button_value(plan, ids.APPROVE)
+        await asyncio.gather(
+            env.ws.click("alice", OPS, plan.ts, ids.APPROVE, value),
+            env.ws.click("bob", OPS, plan.ts, ids.APPROVE, value),
+        )
+        await env.idle()
+        told = env.ws.state.ephemerals_for("U0ALICE") + env.ws.state.ephemerals_for("U0BOB")
+        assert len(told) == 1
+        assert "Already approved by" in text_of(told[0])  # type: ignore[arg-type]
+        state = await env.bot.deps.store.load((await env.bot.deps.store.list_runs())[0].id)
+        decided = [e for e in await env.bot.deps.store.events(state[0].id) if e.kind == "decided"]
+        assert len(decided) == 1
+
+
+async def test_click_on_finished_run_changes_nothing_and_says_who_decided(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        stale_blocks = list(plan.blocks)
+        value = button_value(plan, ids.APPROVE)
+        await env.click("alice", plan, ids.CANCEL)
+        await env.wait(lambda: "Cancelled" in text_of(env.ws.state.message(OPS, card.ts)))
+        await env.idle()
+        # bob's client still shows the old buttons
+        env.ws.state.message(OPS, plan.ts).blocks = stale_blocks
+        before = await env.bot.deps.store.load((await env.bot.deps.store.list_runs())[0].id)
+        await env.ws.click("bob", OPS, plan.ts, ids.APPROVE, value)
+        await env.idle()
+        told = env.ws.state.ephemerals_for("U0BOB")
+        assert told and "Already cancelled by <@U0ALICE>" in text_of(told[-1])  # type: ignore[arg-type]
+        assert await env.bot.deps.store.load(before[0].id) == before
+
+
+@pytest.mark.parametrize("forge", ["bad_signature", "stale_timestamp", "unsigned"])
+async def test_forged_requests_get_401_and_change_nothing(tmp_path: Path, forge: str) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        value = button_value(plan, ids.APPROVE)
+        delivery = await env.ws.click("alice", OPS, plan.ts, ids.APPROVE, value, forge=forge)  # type: ignore[arg-type]
+        assert delivery.status == 401
+        command = await env.ws.slash_command("alice", OPS, "deploy auth 9.9", forge=forge)  # type: ignore[arg-type]
+        assert command.status == 401
+        await asyncio.sleep(0.1)
+        await env.idle()
+        record = await env.bot.deps.store.get_review(value)
+        assert record is not None and record.status == "pending"
+        assert len(await env.bot.deps.store.list_runs()) == 1
+
+
+async def test_event_retry_is_processed_once(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        first = await env.ws.reply_in_thread("alice", OPS, card.ts, "Looks good, proceed")
+        await env.ws.retry(first, retry_num=1)
+        await env.ws.retry(first, retry_num=2)
+        await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)))
+        await asyncio.sleep(0.2)
+        await env.idle()
+        readings = [m for m in env.thread(card) if "Read as" in text_of(m)]
+        assert len(readings) == 1
+        runs = await env.bot.deps.store.list_runs()
+        decided = [e for e in await env.bot.deps.store.events(runs[0].id) if e.kind == "decided"]
+        assert len(decided) == 1
+
+
+async def test_empty_feedback_shows_an_inline_error_and_keeps_the_modal(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        await env.click("alice", plan, ids.REQUEST_CHANGES)
+        modal = env.ws.state.open_modals("U0ALICE")[-1]
+        blank = {
+            ids.INTENT_BLOCK: {ids.INTENT_ACTION: {"type": "radio_buttons", "selected_option": {"value": "auto"}}},
+            ids.FEEDBACK_BLOCK: {ids.FEEDBACK_ACTION: {"type": "plain_text_input", "value": "   "}},
+        }
+        await env.ws.submit_view("alice", modal.id, state_values=blank)
+        view = env.ws.state.view(modal.id)
+        assert view.open and ids.FEEDBACK_BLOCK in view.errors
+        await env.idle()
+        record = await env.bot.deps.store.get_review(button_value(plan, ids.APPROVE))
+        assert record is not None and record.status == "pending"
+
+
+async def test_unknown_review_button_gets_a_clear_ephemeral(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        await env.ws.click("alice", OPS, plan.ts, ids.APPROVE, "not-a-review")
+        await env.idle()
+        told = env.ws.state.ephemerals_for("U0ALICE")
+        assert told and "does not know this button" in text_of(told[-1])  # type: ignore[arg-type]
+
+
+async def test_help_and_unknown_subcommand_show_help(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        for text in ("", "help", "stauts"):
+            await env.ws.slash_command("alice", OPS, text)
+        told = env.ws.state.ephemerals_for("U0ALICE")
+        assert len(told) == 3 and all("/tandem list" in text_of(t) for t in told)  # type: ignore[arg-type]
+        assert "not a Tandem command" in text_of(told[-1])  # type: ignore[arg-type]
+        assert not env.cards()
+
+
+async def test_list_status_and_cancel_subcommands(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        run_id = (await env.bot.deps.store.list_runs())[0].id
+        await env.ws.slash_command("alice", OPS, "list")
+        await env.ws.slash_command("alice", OPS, f"status {run_id[:6]}")
+        await env.idle()
+        told = env.ws.state.ephemerals_for("U0ALICE")
+        assert run_id in text_of(told[0]) and "Waiting on you" in text_of(told[0])  # type: ignore[arg-type]
+        assert "restart payments" in text_of(told[1])  # type: ignore[arg-type]
+        await env.ws.slash_command("bob", OPS, f"cancel {run_id}")
+        await env.idle()
+        assert (await env.bot.deps.store.load(run_id))[0].status == "cancelled"
+        assert "Cancelled" in text_of(env.ws.state.message(OPS, plan.ts))
+
+
+async def test_every_message_and_view_the_bot_sends_is_within_limits(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        await env.click("alice", plan, ids.DETAILS) if "tandem.details" in str(plan.blocks) else None
+        await env.click("alice", plan, ids.APPROVE)
+        gate = await env.next_review(card, after=plan)
+        await env.click("alice", gate, ids.APPROVE)
+        await env.next_review(card, after=gate)
+        await env.idle()
+        sent = 0
+        for call in env.ws.state.calls:
+            if call.method in ("chat.postMessage", "chat.update", "chat.postEphemeral") and "blocks" in call.params:
+                check_message(call.params["blocks"], call.params.get("text"))
+                sent += 1
+            if call.method in ("views.open", "views.update"):
+                check_view(call.params["view"])
+        assert sent >= 6
+        assert all(c.ok for c in env.ws.state.calls), [c for c in env.ws.state.calls if not c.ok]
