@@ -27,7 +27,7 @@ from agent.offline import apply_refinement, render_summary
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
 from agent.tools import ToolRegistry
 
-__all__ = ["LLMBrain", "parse_json_object"]
+__all__ = ["UNREADABLE", "LLMBrain", "Unusable", "parse_json_object"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -237,13 +237,17 @@ class LLMBrain:
 def parse_json_object(answer: str, *, allow_list: bool = False) -> Any:
     """The JSON object in a model's answer (code fences and surrounding prose tolerated)."""
     text = answer.strip()
-    fenced = _FENCE.search(text)
-    if fenced:
-        text = fenced.group(1).strip()
     try:
+        # A bare JSON answer first: its strings may themselves contain ``` fences.
         data = json.loads(text)
     except json.JSONDecodeError:
-        data = _embedded(text)
+        fenced = _FENCE.search(text) if not text.startswith("{") else None
+        if fenced:
+            text = fenced.group(1).strip()
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = _embedded(text)
     if isinstance(data, dict) or (allow_list and isinstance(data, list)):
         return data
     raise Unusable(f"expected one JSON object, got {type(data).__name__}: {_clip(answer)}")

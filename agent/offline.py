@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from agent.errors import LLMError
 from agent.ports import LLMRequest
 
 __all__ = ["OfflineModel", "apply_refinement", "classify_text", "render_summary"]
@@ -74,7 +75,7 @@ _CHANNEL = re.compile(r"(?<![\w#])#[\w-]+")
 _CHANNEL_WORD = re.compile(r"(?:\b(?:the\s+)?([a-z][\w-]*)\s+channel\b|([\w-]+)\s*频道)", re.I)
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.#-])\d+(?![0-9])")
 _NEGATION = re.compile(
-    r"\b(?:don'?t|do not|no need to|skip|without|never|not|no|remove|drop the)\b"
+    r"\b(?:don'?t|do not|no need to|skip|without|never|not|no|remove)\b"
     "|不要|别|不用|不需要|跳过|不必|无需|不是|去掉|删掉",
     re.I,
 )
@@ -1007,4 +1008,11 @@ class OfflineModel:
     name = "offline"
 
     async def complete(self, request: LLMRequest) -> str:
-        return json.dumps(_ANSWERS[request.purpose](request.context), ensure_ascii=False)
+        try:
+            answer = _ANSWERS[request.purpose](request.context)
+        except Exception as exc:  # a heuristic bug must reach people as a model failure, not a crash
+            raise LLMError(
+                f"The offline model could not answer the {request.purpose} request ({type(exc).__name__}: {exc}). "
+                "Rephrase what you wrote, or set TANDEM_MODEL to a real model."
+            ) from exc
+        return json.dumps(answer, ensure_ascii=False)

@@ -55,7 +55,7 @@ PROPOSE_SHAPE = (
 )
 
 _JSON_ONLY = "Answer with ONE JSON object and nothing else (no prose, no code fences), exactly this shape:\n"
-_RESULT_LIMIT = 2000
+_ITEM_LIMIT = 4000  # a huge step result must not crowd out the rest of the prompt
 
 PLANNER = f"""You are the planner of Tandem, an ops agent whose work people review in chat.
 Turn the task into a short plan of tool calls.
@@ -261,10 +261,11 @@ def _request(purpose: Purpose, system: str, parts: list[str], context: dict[str,
 
 
 def _section(title: str, value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, indent=1, default=str)
-    if len(text) > _RESULT_LIMIT * 8:
-        text = text[: _RESULT_LIMIT * 8] + "\n… (truncated)"
-    return f"{title}:\n{text}"
+    """A titled block of JSON: one list item per line, so the model reads it like a table."""
+    items = value if isinstance(value, list) else [value]
+    lines = [json.dumps(item, ensure_ascii=False, default=str) for item in items]
+    clipped = [line if len(line) <= _ITEM_LIMIT else line[:_ITEM_LIMIT] + " … (cut)" for line in lines]
+    return f"{title}:\n" + "\n".join(clipped)
 
 
 def _jsonable(value: Any) -> Any:

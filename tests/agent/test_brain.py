@@ -1,0 +1,392 @@
+"""LLMBrain with a scripted model: parsing, validation, one repair round, fallbacks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import pytest
+
+from agent.brain import UNREADABLE, LLMBrain, parse_json_object
+from agent.errors import LLMError, PlanError, ReviseError
+from agent.models import Risk, Step
+from agent.ports import ClassifyContext, LLMRequest
+from agent.tools import ToolRegistry, tool
+from tests.fakes import ScriptedModel
+
+Service = Literal["api", "db"]
+
+
+@tool(risk=Risk.READ)
+def check(service: Service) -> str:
+    """Check a service's status."""
+    return f"{service} ok"
+
+
+@tool(risk=Risk.EXEC)
+def restart(service: Service) -> str:
+    """Restart a service."""
+    return f"restarted {service}"
+
+
+@tool(risk=Risk.WRITE)
+def scale(service: Service, replicas: int, drain: bool = True) -> str:
+    """Scale a service to a number of replicas."""
+    return f"{service} x{replicas}"
+
+
+TOOLS = ToolRegistry()
+for _fn in (check, restart, scale):
+    TOOLS.add_function(_fn)
+
+
+def plan_json(*steps: tuple[str, dict[str, Any]]) -> str:
+    return json.dumps({"steps": [{"tool": t, "params": p, "reason": f"{t} it"} for t, p in steps]})
+
+
+async def make_plan(model: ScriptedModel, *, max_steps: int = 5, feedback: list[str] | None = None) -> Any:
+    brain = LLMBrain(model)
+    return await brain.plan(
+        "restart api and check it", TOOLS, feedback=feedback or [], rejected=[], completed=[], max_steps=max_steps
+    )
+
+
+def step(number: int = 1, tool_name: str = "scale", **params: Any) -> Step:
+    return Step(number=number, tool=tool_name, params=params or {"service": "api", "replicas": 2}, risk=Risk.WRITE)
+
+
+# --- plan -------------------------------------------------------------------------
+
+
+async def test_plan_valid_answer_returns_proposed_steps_with_risk_and_defaults() -> None:
+    model = ScriptedModel(plan_json(("restart", {"service": "api"}), ("scale", {"service": "db", "replicas": 3})))
+
+    steps = await make_plan(model)
+
+    assert [(s.tool, s.risk) for s in steps] == [("restart", Risk.EXEC), ("scale", Risk.WRITE)]
+    assert steps[1].params == {"service": "db", "replicas": 3, "drain": True}
+    assert steps[0].reason == "restart it"
+    assert model.purposes == ["plan"]
+
+
+async def test_plan_request_carries_tools_task_and_feedback() -> None:
+    model = ScriptedModel(plan_json(("check", {"service": "api"})))
+
+    await make_plan(model, feedback=["not db, api"])
+
+    request = model.requests[0]
+    assert [t["name"] for t in request.context["tools"]] == ["check", "restart", "scale"]
+    assert request.context["feedback"] == ["not db, api"]
+    assert request.context["max_steps"] == 5
+    assert request.messages[0]["role"] == "system"
+    assert "ONE JSON object" in request.messages[0]["content"]
+    assert '{"steps": [{"tool"' in request.messages[0]["content"]
+    assert "not db, api" in request.messages[1]["content"]
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        "```json\n{body}\n```",
+        "```\n{body}\n```",
+        "Here is the plan:\n```json\n{body}\n```\nLet me know.",
+        "Sure! {body} Hope that helps.",
+    ],
+)
+async def test_plan_fenced_or_wrapped_json_is_parsed(wrapped: str) -> None:
+    body = plan_json(("check", {"service": "db"}))
+    model = ScriptedModel(wrapped.replace("{body}", body))
+
+    steps = await make_plan(model)
+
+    assert [(s.tool, s.params) for s in steps] == [("check", {"service": "db"})]
+    assert len(model.requests) == 1
+
+
+async def test_plan_bare_list_is_accepted() -> None:
+    model = ScriptedModel(json.dumps([{"tool": "check", "params": {"service": "api"}}]))
+
+    steps = await make_plan(model)
+
+    assert [s.tool for s in steps] == ["check"]
+
+
+async def test_plan_bad_json_gets_one_repair_that_succeeds() -> None:
+    model = ScriptedModel("I think we should restart api.", plan_json(("restart", {"service": "api"})))
+
+    steps = await make_plan(model)
+
+    assert [s.tool for s in steps] == ["restart"]
+    repair = model.requests[1]
+    assert repair.purpose == "plan"
+    assert repair.messages[-2] == {"role": "assistant", "content": "I think we should restart api."}
+    assert "no JSON object" in repair.messages[-1]["content"]
+    assert "ONE corrected JSON object" in repair.messages[-1]["content"]
+
+
+async def test_plan_repair_that_fails_again_raises_plan_error() -> None:
+    model = ScriptedModel("not json", '{"steps": "restart api"')
+
+    with pytest.raises(PlanError, match="gave no usable plan"):
+        await make_plan(model)
+    assert len(model.requests) == 2
+
+
+async def test_plan_unknown_tool_is_rejected_and_named_in_the_repair() -> None:
+    model = ScriptedModel(
+        plan_json(("explode", {"service": "api"})),
+        plan_json(("explode", {"service": "api"})),
+    )
+
+    with pytest.raises(PlanError, match="Unknown tool 'explode'"):
+        await make_plan(model)
+    assert (
+        "step 1: Unknown tool 'explode'. Known tools: check, restart, scale."
+        in model.requests[1].messages[-1]["content"]
+    )
+
+
+async def test_plan_invalid_params_are_repaired_with_the_problem_named() -> None:
+    model = ScriptedModel(
+        plan_json(("check", {"service": "api"}), ("scale", {"service": "web", "replicas": "many"})),
+        plan_json(("check", {"service": "api"}), ("scale", {"service": "api", "replicas": 4})),
+    )
+
+    steps = await make_plan(model)
+
+    assert steps[1].params["replicas"] == 4
+    problem = model.requests[1].messages[-1]["content"]
+    assert "step 2: Invalid parameters for tool 'scale'" in problem
+    assert "service" in problem and "replicas" in problem
+
+
+async def test_plan_extra_param_is_rejected() -> None:
+    bad = plan_json(("check", {"service": "api", "force": True}))
+    model = ScriptedModel(bad, bad)
+
+    with pytest.raises(PlanError, match="Invalid parameters for tool 'check'"):
+        await make_plan(model)
+    assert "force" in model.requests[1].messages[-1]["content"]
+
+
+async def test_plan_with_too_many_steps_is_rejected() -> None:
+    long = plan_json(*[("check", {"service": "api"})] * 4)
+    model = ScriptedModel(long, long)
+
+    with pytest.raises(PlanError, match="4 steps but at most 3 are allowed"):
+        await make_plan(model, max_steps=3)
+    assert "at most 3" in model.requests[1].messages[-1]["content"]
+
+
+async def test_plan_with_no_steps_is_rejected() -> None:
+    model = ScriptedModel('{"steps": []}', '{"steps": []}')
+
+    with pytest.raises(PlanError, match="no steps"):
+        await make_plan(model)
+
+
+async def test_plan_model_failure_becomes_plan_error() -> None:
+    model = ScriptedModel(LLMError("The model 'x' failed: down."))
+
+    with pytest.raises(PlanError, match="No plan could be made. The model 'x' failed"):
+        await make_plan(model)
+
+
+# --- revise -----------------------------------------------------------------------
+
+
+async def test_revise_returns_merged_validated_params() -> None:
+    model = ScriptedModel('{"params": {"replicas": 5}, "reason": "asked for 5"}')
+
+    params = await LLMBrain(model).revise_step(
+        "scale api", step(), TOOLS, feedback="use 5 replicas", suggested_fix="replicas=5"
+    )
+
+    assert params == {"service": "api", "replicas": 5, "drain": True}
+    assert model.requests[0].context["feedback"] == "use 5 replicas"
+    assert model.requests[0].context["tool"]["name"] == "scale"
+
+
+async def test_revise_invalid_params_twice_raises_revise_error() -> None:
+    bad = '{"params": {"replicas": "lots"}}'
+    model = ScriptedModel(bad, bad)
+
+    with pytest.raises(ReviseError, match=r"step 1 \(scale\).*replicas"):
+        await LLMBrain(model).revise_step("scale api", step(), TOOLS, feedback="more", suggested_fix=None)
+
+
+async def test_revise_missing_params_key_is_repaired() -> None:
+    model = ScriptedModel('{"replicas": 5}', '{"params": {"replicas": 6}}')
+
+    params = await LLMBrain(model).revise_step("scale api", step(), TOOLS, feedback="6", suggested_fix=None)
+
+    assert params["replicas"] == 6
+    assert "params" in model.requests[1].messages[-1]["content"]
+
+
+async def test_revise_unknown_tool_raises_revise_error_without_asking() -> None:
+    model = ScriptedModel()
+
+    with pytest.raises(ReviseError, match="Unknown tool 'gone'"):
+        await LLMBrain(model).revise_step("x", step(tool_name="gone"), TOOLS, feedback="x", suggested_fix=None)
+    assert model.requests == []
+
+
+# --- classify ---------------------------------------------------------------------
+
+CONTEXT = ClassifyContext(task="scale api", anchor="before_risky_step", step=1, steps=[step()])
+
+
+async def test_classify_reads_the_answer() -> None:
+    answer = {"intent": "retry_step", "target_step": 1, "reason": "replicas", "confidence": 0.8, "suggested_fix": "5"}
+    model = ScriptedModel(json.dumps(answer))
+
+    reading = await LLMBrain(model).classify("use 5 replicas", CONTEXT)
+
+    assert (reading.intent, reading.target_step, reading.suggested_fix) == ("retry_step", 1, "5")
+    assert model.requests[0].context["anchor"] == "before_risky_step"
+    assert "可以，执行吧" in model.requests[0].messages[0]["content"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "intent", "confidence"),
+    [
+        ({"intent": "Approve", "confidence": 1.7}, "approve", 1.0),
+        ({"intent": "refine", "confidence": -1}, "refine_output", 0.0),
+        ({"intent": "retry step"}, "retry_step", 0.5),
+    ],
+)
+async def test_classify_normalises_intent_and_confidence(raw: dict[str, Any], intent: str, confidence: float) -> None:
+    reading = await LLMBrain(ScriptedModel(json.dumps(raw))).classify("x", CONTEXT)
+
+    assert (reading.intent, reading.confidence) == (intent, confidence)
+
+
+async def test_classify_garbage_twice_falls_back_to_retry_step() -> None:
+    model = ScriptedModel("approve!!", '{"intent": "maybe"}')
+
+    reading = await LLMBrain(model).classify("lgtm", CONTEXT)
+
+    assert (reading.intent, reading.confidence, reading.reason) == ("retry_step", 0.0, UNREADABLE)
+    assert len(model.requests) == 2
+
+
+async def test_classify_model_failure_falls_back_without_raising() -> None:
+    model = ScriptedModel(LLMError("provider down"))
+
+    reading = await LLMBrain(model).classify("lgtm", CONTEXT)
+
+    assert (reading.intent, reading.confidence) == ("retry_step", 0.0)
+
+
+# --- summarize / refine -------------------------------------------------------------
+
+DONE = [
+    Step(number=1, tool="restart", params={"service": "api"}, status="done", result="restarted api"),
+    Step(number=2, tool="check", params={"service": "api"}, status="failed", error="api is down"),
+]
+
+
+async def test_summarize_returns_the_model_text() -> None:
+    model = ScriptedModel('{"text": "  Restarted api; it is still down.  "}')
+
+    text = await LLMBrain(model).summarize("restart api", DONE, ["ana approved"])
+
+    assert text == "Restarted api; it is still down."
+    assert model.requests[0].context["steps"][0]["result"] == "restarted api"
+    assert model.requests[0].context["notes"] == ["ana approved"]
+
+
+@pytest.mark.parametrize("answers", [("nope", '{"txt": ""}'), (LLMError("down"),)])
+async def test_summarize_falls_back_to_plain_text_with_every_result(answers: tuple[Any, ...]) -> None:
+    text = await LLMBrain(ScriptedModel(*answers)).summarize("restart api", DONE, [])
+
+    assert "restarted api" in text
+    assert "api is down" in text
+    assert "Written without the model" in text
+
+
+async def test_refine_returns_the_model_text() -> None:
+    model = ScriptedModel('{"text": "| step | result |"}')
+
+    text = await LLMBrain(model).refine("restart api", "Restarted api.", "as a table", DONE)
+
+    assert text == "| step | result |"
+    assert model.requests[0].context["output"] == "Restarted api."
+
+
+async def test_refine_failure_keeps_the_result_and_applies_the_feedback_plainly() -> None:
+    text = await LLMBrain(ScriptedModel(LLMError("down"))).refine("restart api", "*Done*\nall fine", "as a table", DONE)
+
+    assert "| # | Tool | Parameters | Outcome |" in text
+    assert "api is down" in text
+    assert "Reworked without the model" in text
+
+
+# --- propose ------------------------------------------------------------------------
+
+
+async def test_propose_step_is_validated_with_defaults() -> None:
+    answer = {"kind": "step", "step": {"tool": "scale", "params": {"service": "db", "replicas": 2}}, "message": ""}
+
+    reading = await LLMBrain(ScriptedModel(json.dumps(answer))).propose("scale db to 2", "x", [], TOOLS)
+
+    assert reading.kind == "step"
+    assert reading.step is not None
+    assert reading.step.params == {"service": "db", "replicas": 2, "drain": True}
+
+
+@pytest.mark.parametrize("kind", ["finish", "hand_back", "cancel"])
+async def test_propose_control_words_pass_through(kind: str) -> None:
+    reading = await LLMBrain(ScriptedModel(json.dumps({"kind": kind, "message": "ok"}))).propose("x", "x", [], TOOLS)
+
+    assert (reading.kind, reading.step) == (kind, None)
+
+
+async def test_propose_unknown_tool_twice_is_unclear_with_advice() -> None:
+    bad = json.dumps({"kind": "step", "step": {"tool": "explode", "params": {}}})
+    model = ScriptedModel(bad, bad)
+
+    reading = await LLMBrain(model).propose("blow it up", "x", [], TOOLS)
+
+    assert reading.kind == "unclear"
+    assert "blow it up" in reading.message
+    assert "Unknown tool 'explode'" in reading.message
+    assert "finish" in reading.message
+
+
+async def test_propose_model_failure_is_unclear() -> None:
+    reading = await LLMBrain(ScriptedModel(LLMError("down"))).propose("restart api", "x", [], TOOLS)
+
+    assert reading.kind == "unclear"
+
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def test_parse_json_object_rejects_a_string() -> None:
+    from agent.brain import Unusable
+
+    with pytest.raises(Unusable, match="expected one JSON object, got str"):
+        parse_json_object('"hello"')
+
+
+async def test_scripted_model_answers_callables_and_records() -> None:
+    model = ScriptedModel(lambda request: request.purpose.upper())
+
+    answer = await model.complete(LLMRequest(purpose="plan", messages=[]))
+
+    assert answer == "PLAN"
+    assert model.remaining == 0
+    assert len(model.requests) == 1
+
+
+async def test_summary_whose_text_contains_code_fences_is_read_as_json() -> None:
+    from agent.brain import LLMBrain
+    from agent.models import Step
+    from tests.fakes.scripted import ScriptedModel
+
+    answer = '{"text": "Restarted.\\n```\\nlog line\\n```\\nAll good."}'
+    brain = LLMBrain(ScriptedModel(answer))
+    text = await brain.summarize("t", [Step(number=1, tool="look", status="done", result="ok")], [])
+    assert text == "Restarted.\n```\nlog line\n```\nAll good."
