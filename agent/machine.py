@@ -331,12 +331,9 @@ def _on_takeover_decision(s: RunState, event: Decided, review: Review) -> Result
             s.finishing = True
             return _work(s, Summarize(), "summarizing")
         case HandBack():
-            s.takeover = False
-            s.takeover_reason = None
-            s.retries = 0
             if d.note:
                 s.feedback.append(Feedback(by=event.by, at=event.at, intent="hand_back", text=d.note))
-            return _replan(s, event, "Control handed back to the agent; replanning.")
+            return _hand_back(s)
         case Instruct():
             s.feedback.append(Feedback(by=event.by, at=event.at, intent="instruct", text=d.text))
             return _work(s, ProposeStep(instruction=d.text), "human_takeover")
@@ -349,8 +346,24 @@ def _on_takeover_decision(s: RunState, event: Decided, review: Review) -> Result
             assert_never(d)
 
 
+def _hand_back(s: RunState) -> Result:
+    s.takeover = False
+    s.takeover_reason = None
+    s.retries = 0
+    s.rejected_plans.append([PlannedStep(tool=x.tool, params=x.params, reason=x.reason) for x in s.plan])
+    state, effects = _work(s, MakePlan(), "replanning")
+    return state, [Notify(text="Control handed back to the agent; replanning."), *effects]
+
+
 def _on_step_proposed(s: RunState, event: StepProposedEvent) -> Result:
     s.inflight = None
+    if event.wish == "finish":
+        s.finishing = True
+        return _work(s, Summarize(), "summarizing")
+    if event.wish == "hand_back":
+        return _hand_back(s)
+    if event.wish == "cancel":
+        return _finish(s, "cancelled", note="Cancelled at the person's instruction.")
     if event.step is None:
         return _ask(s, event, "takeover", note=event.message or "I could not turn that into a step.")
     p = event.step

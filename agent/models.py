@@ -280,8 +280,12 @@ class OutputReady(_Event):
 
 
 class StepProposedEvent(_Event):
+    """What a takeover instruction turned into: one step, a wish (finish, hand back,
+    cancel), or neither (``message`` says why)."""
+
     kind: Literal["step_proposed"] = "step_proposed"
     step: ProposedStep | None = None
+    wish: Literal["finish", "hand_back", "cancel"] | None = None
     message: str = ""
 
 

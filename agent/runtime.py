@@ -258,7 +258,8 @@ class Runtime:
                 return StepProposedEvent(at=at, nonce=nonce, message=str(exc))
             step = ProposedStep(tool=spec.name, params=params, reason=reading.step.reason, risk=spec.risk)
             return StepProposedEvent(at=at, nonce=nonce, step=step, message=reading.message)
-        # finish / hand back / cancel typed as an instruction: say how to do it properly
+        if reading.kind in ("finish", "hand_back", "cancel"):
+            return StepProposedEvent(at=at, nonce=nonce, wish=reading.kind, message=reading.message)
         return StepProposedEvent(at=at, nonce=nonce, message=reading.message or "I could not turn that into a step.")
 
     async def _run_step(self, state: RunState, number: int) -> StepFinished:

@@ -23,7 +23,7 @@ from blocks.help import RunRow, help_blocks, list_blocks, status_blocks
 from blocks.modals import feedback_modal, review_details
 from blocks.text import Blocks, section, waiting_for
 from bot import messages
-from bot.channel import SlackChannel, card_placeholder
+from bot.channel import SlackChannel, card_placeholder, review_key
 from bot.payloads import BlockActions, MessageEvent, SlashCommand, ViewSubmission
 from bot.render import decision_lines
 from bot.tasks import Background
@@ -162,7 +162,13 @@ class Listeners:
         self.spawn(self.decide_click(client, click, Cancel(reason="")), name="action:cancel")
 
     async def decide_click(self, client: AsyncWebClient, click: BlockActions, decision: Decision) -> None:
-        await self.decide(client, click.action.value or "", decision, click.user.id, click.channel_id)
+        review_id = click.action.value or ""
+        record = await self.store.get_review(review_id)
+        key = review_key(review_id)
+        if record is not None and click.message and click.channel_id and await self.store.message(key) is None:
+            # The process that posted this review died before noting where: the click tells us.
+            await self.store.save_message(key, record.run_id, click.channel_id, click.message.ts, click.message.blocks)
+        await self.decide(client, review_id, decision, click.user.id, click.channel_id)
 
     async def decide(
         self, client: AsyncWebClient, review_id: str, decision: Decision, user: str, channel: str | None

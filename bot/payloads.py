@@ -40,6 +40,7 @@ class Container(_In):
 class Message(_In):
     ts: str
     thread_ts: str | None = None
+    blocks: list[dict[str, Any]] = Field(default_factory=list)
 
 
 class BlockActions(_In):

@@ -476,3 +476,18 @@ def test_transition_does_not_mutate_its_input() -> None:
     before = state.model_dump_json()
     decide(state, Approve())
     assert state.model_dump_json() == before
+
+
+@pytest.mark.parametrize(
+    ("wish", "status", "first"),
+    [("finish", "human_takeover", Summarize()), ("hand_back", "planning", MakePlan()), ("cancel", "cancelled", None)],
+)
+def test_takeover_wishes_typed_as_instructions_take_effect(wish: str, status: str, first: object) -> None:
+    state, _ = machine.transition(new(), PlanFailed(error="x", **_at()))
+    state, _ = decide(state, Instruct(text=wish))
+    state, effects = machine.transition(state, StepProposedEvent(wish=wish, **_at()))  # type: ignore[arg-type]
+    assert state.status == status
+    if first is not None:
+        assert first in effects
+    else:
+        assert Finished(status="cancelled") in effects

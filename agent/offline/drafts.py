@@ -1,0 +1,72 @@
+"""Draft steps: one per clause that names a tool, with the service carried over from nearby clauses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent.offline.params import extract_params, missing_params
+from agent.offline.tools_match import Toolbox, ToolView
+from agent.offline.vocabulary import JSON
+
+
+@dataclass
+class Draft:
+    tool: ToolView
+    params: JSON
+    clause: str
+    origin: str = "task"
+    mentioned: dict[str, str] = field(default_factory=dict)
+    note: str = ""
+
+    def reason(self) -> str:
+        source = "Added from feedback" if self.origin == "feedback" else "From the task"
+        return f"{source}: “{self.clause}”.{self.note}"
+
+
+def draft_steps(clauses: list[tuple[str, str]], box: Toolbox, task: str, memory: dict[str, str]) -> list[Draft]:
+    """One draft per clause that names a tool; a clause naming only a new entity repeats the previous tool."""
+    drafts: list[Draft] = []
+    for clause, origin in clauses:
+        tool = box.best(clause)
+        entities = box.entities_in(clause)
+        if tool is None and drafts and entities:
+            prev = drafts[-1]
+            for _, pname, value in entities:
+                if prev.tool.param(pname):
+                    params = {**prev.params, pname: value}
+                    drafts.append(Draft(prev.tool, params, clause, origin, {pname: value}))
+            continue
+        if tool is None:
+            if drafts:  # "deploy payments, version 2.4.2": values for the previous step
+                extra = extract_params(drafts[-1].tool, clause, task=task, defaults=False)
+                drafts[-1].params = {**extra, **drafts[-1].params}
+            continue
+        params = extract_params(tool, clause, task=task)
+        named = [(p, v) for _, p, v in entities if tool.param(p)]
+        values_by_param: dict[str, list[str]] = {}
+        for p, v in named:
+            values_by_param.setdefault(p, []).append(v)
+        fanout = next(((p, vs) for p, vs in values_by_param.items() if len(vs) > 1), None)
+        if fanout:  # "restart payments and checkout" in one clause: one step each
+            pname, values = fanout
+            drafts.extend(Draft(tool, {**params, pname: v}, clause, origin, {pname: v}) for v in values)
+        else:
+            drafts.append(Draft(tool, params, clause, origin, {p: v for p, v in named}))
+    _fill_entities(drafts, memory)
+    return drafts
+
+
+def _fill_entities(drafts: list[Draft], memory: dict[str, str]) -> None:
+    """A step without its service uses the last one named before it, else the next one named after it."""
+    for i, draft in enumerate(drafts):
+        for pname in missing_params(draft.tool, draft.params):
+            param = draft.tool.param(pname)
+            if param is None or not param.enum:
+                continue
+            later = (d.mentioned.get(pname) for d in drafts[i + 1 :])
+            value = memory.get(pname) or next((v for v in later if v), None)
+            if value in param.enum:
+                draft.params[pname] = value
+        for p in draft.tool.params:
+            if p.required and p.enum and p.name in draft.params:
+                memory[p.name] = str(draft.params[p.name])

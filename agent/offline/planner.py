@@ -1,0 +1,101 @@
+"""The ``plan`` and ``revise`` answers: steps for a task (after feedback), new values for one step."""
+
+from __future__ import annotations
+
+from agent.offline.drafts import Draft, draft_steps
+from agent.offline.feedback import FeedbackEdit, apply_feedback
+from agent.offline.params import extract_params, missing_params
+from agent.offline.tools_match import Toolbox, tool_view
+from agent.offline.vocabulary import INSTEAD_OF, JSON, split_clauses, value_at
+
+
+def _step_json(draft: Draft) -> JSON:
+    return {"tool": draft.tool.name, "params": draft.params, "reason": draft.reason()}
+
+
+def _fallback(box: Toolbox, task: str, why: str) -> JSON | None:
+    """When nothing matched: check the named entity, else list what there is, else the first read tool."""
+    memory: dict[str, str] = {p: v for _, p, v in box.entities_in(task)}
+    reads = [t for t in box.tools if t.risk == "read"]
+    preferred = sorted(reads, key=lambda t: (-t.concepts.get("check" if memory else "list", 0.0), t.index))
+    for t in preferred:
+        params = {p.name: memory[p.name] for p in t.params if p.name in memory}
+        if not missing_params(t, params):
+            return {"tool": t.name, "params": params, "reason": why}
+    return None
+
+
+def plan_answer(ctx: JSON) -> JSON:
+    box = Toolbox(list(ctx.get("tools", [])))
+    task = str(ctx.get("task", ""))
+    feedback = [str(f) for f in ctx.get("feedback", []) if str(f).strip()]
+    edit = apply_feedback(task, feedback, box, list(ctx.get("rejected", [])))
+    clauses = list(edit.prepended)
+    for clause in split_clauses(edit.task):
+        tool = box.best(clause)
+        clauses += edit.replaced.get(tool.name, []) if tool else []
+        clauses.append((clause, "task"))
+    drafts = draft_steps([*clauses, *edit.added], box, task, memory={})
+    for d in drafts:
+        changes = {
+            k: v for k, v in edit.values.get(d.tool.name, {}).items() if d.tool.param(k) and d.params.get(k) != v
+        }
+        if changes:
+            d.params.update(changes)
+            d.note = " Changed " + ", ".join(f"{k}={v}" for k, v in changes.items()) + " as the feedback asked."
+    kept = [d for d in drafts if d.tool.name not in edit.dropped and (not edit.only or d.tool.name in edit.only)]
+    unique: list[Draft] = []
+    for d in kept:
+        if not any(u.tool.name == d.tool.name and u.params == d.params for u in unique):
+            unique.append(d)
+    done = [s for s in ctx.get("completed", []) if isinstance(s, dict) and s.get("status") == "done"]
+    remaining = [d for d in unique if not any(_same(d, s) for s in done)] or unique
+    ready = [d for d in remaining if not missing_params(d.tool, d.params)]
+    steps = [_step_json(d) for d in ready][: int(ctx.get("max_steps", 10))]
+    if feedback and not edit.understood and steps:
+        steps[0]["reason"] += f" (Could not tell what to change from “{feedback[-1]}”; name the service or step.)"
+    if not steps:
+        fallback = _fallback(box, edit.task, _why_nothing(drafts, remaining, edit))
+        steps = [fallback] if fallback else []
+    return {"steps": steps}
+
+
+def _why_nothing(drafts: list[Draft], remaining: list[Draft], edit: FeedbackEdit) -> str:
+    unclear = [d for d in remaining if missing_params(d.tool, d.params)]
+    if unclear:
+        d = unclear[0]
+        missing = ", ".join(missing_params(d.tool, d.params))
+        return f"Could not tell the {missing} for {d.tool.name}; looking around first."
+    if drafts:
+        left_out = ", ".join(sorted({d.tool.name for d in drafts} & edit.dropped)) or "the other steps"
+        return f"Left out {left_out} as the feedback asked; nothing else was asked, so looking around first."
+    return "Nothing in the task matched a tool; looking around first."
+
+
+def _same(draft: Draft, done: JSON) -> bool:
+    params = done.get("params") or {}
+    return bool(done.get("tool") == draft.tool.name and all(params.get(k) == v for k, v in draft.params.items()))
+
+
+# --- revising one step --------------------------------------------------------------
+
+
+def revise_answer(ctx: JSON) -> JSON:
+    tool = tool_view(0, ctx.get("tool") or {})
+    step = ctx.get("step") or {}
+    old: JSON = dict(step.get("params") or {})
+    text = " ".join(str(t) for t in (ctx.get("feedback"), ctx.get("suggested_fix")) if t)
+    found: JSON = {}
+    for piece in split_clauses(text) or [text]:
+        positive = INSTEAD_OF.split(piece, maxsplit=1)[0]
+        found.update(extract_params(tool, positive, defaults=False))
+    for p in tool.params:  # an enum value named next to the old one: the new one wins
+        if p.enum and p.name in found and found[p.name] == old.get(p.name):
+            others = [v for v in p.enum if v != old.get(p.name) and value_at(text, v) >= 0]
+            if others:
+                found[p.name] = others[0]
+    changed = {k: v for k, v in found.items() if old.get(k) != v}
+    if not changed:
+        return {"params": old, "reason": "No new value found in the feedback; parameters unchanged."}
+    listed = ", ".join(f"{k}={v}" for k, v in changed.items())
+    return {"params": {**old, **changed}, "reason": f"Changed {listed} as asked."}

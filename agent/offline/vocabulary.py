@@ -1,0 +1,160 @@
+"""Words the offline model knows: the synonym table, word search, clause splitting, Chinese numerals."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+CONCEPTS: dict[str, tuple[str, ...]] = {
+    "restart": ("restart", "reboot", "bounce", "重启", "重新启动"),
+    "deploy": ("deploy", "release", "publish", "roll out", "rollout", "upgrade", "部署", "发布", "上线", "升级"),
+    "rollback": ("rollback", "roll back", "revert", "downgrade", "回滚", "回退"),
+    "logs": ("log", "logs", "日志"),
+    "errors": ("error", "errors", "exception", "exceptions", "failure", "failures", "错误", "报错", "异常"),
+    "warnings": ("warning", "warnings", "warn", "警告", "告警"),
+    "metrics": ("metric", "metrics", "dashboard", "graph", "指标", "监控"),
+    "latency": ("latency", "slow", "slowness", "p99", "response time", "延迟", "慢"),
+    "cpu": ("cpu",),
+    "requests": ("requests", "traffic", "qps", "throughput", "流量", "请求量"),
+    "scale": ("scale", "replica", "replicas", "扩容", "缩容", "副本"),
+    "check": ("check", "status", "health", "healthy", "inspect", "look at", "检查", "状态", "健康", "查看", "看看"),
+    "send": ("send", "notify", "tell", "post", "message", "announce", "发送", "通知", "告诉", "消息"),
+    "cache": ("cache", "caches", "清缓存", "缓存"),
+    "drop": ("drop", "clear", "purge", "flush", "清除", "清空", "清理"),
+    "list": ("list", "enumerate", "all services", "列出", "列表", "所有服务", "哪些服务"),
+    "read": ("read", "show", "tail", "view", "get", "fetch", "查询", "读"),
+}
+
+
+# Words that point a number at an integer parameter ("5 replicas", "last 30 minutes").
+PARAM_WORDS: dict[str, tuple[str, ...]] = {
+    "replicas": ("replica", "instance", "pod", "node", "副本", "实例", "个"),
+    "minutes": ("minute", "min", "mins", "m", "分钟"),
+    "hours": ("hour", "hr", "h", "小时"),
+    "limit": ("line", "entries", "entry", "log", "条", "行"),
+}
+
+
+_STRONG_SPLIT = re.compile(
+    r"\s*(?:;|；|。|\bthen\b|\bafterwards\b|\bafter that\b|\bfinally\b|然后|之后|以后|接着|随后|最后|再)\s*", re.I
+)
+_WEAK_SPLIT = re.compile(r"\s*(?:,|，|、|\band\b|\balso\b|\bplus\b|\bas well as\b|并且|同时|以及|还要|另外)\s*", re.I)
+QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|(?<![A-Za-z])'([^']+)'(?![A-Za-z])")
+SAYING = re.compile(
+    r"\b(?:saying|that says|that|to say|with (?:the )?text)\b\s*:?\s*|[:：]\s*|内容(?:是|为)?[:：]?\s*", re.I
+)
+NEGATION = re.compile(
+    r"\b(?:don'?t|do not|no need to|skip|without|never|not|no|remove)\b"
+    "|不要|别|不用|不需要|跳过|不必|无需|不是|去掉|删掉",
+    re.I,
+)
+INSTEAD_OF = re.compile(r"\s*(?:\binstead of\b|\brather than\b|\bnot\b|而不是|不是)\s*", re.I)
+FIRST = re.compile(r"\bfirst\b(?!\s+step)|先(?!别)", re.I)
+_FILLER = re.compile(r"^(?:please|pls|can you|could you|and|also|then|帮我|请|麻烦)\s*", re.I)
+
+
+def as_words(text: str) -> str:
+    return text.lower().replace("_", " ")
+
+
+@cache
+def _pattern(word: str) -> re.Pattern[str]:
+    body = re.escape(word).replace(r"\ ", r"\s+")
+    stems = [rf"{body}(?:s|es|ed|d|ing)?"]
+    if word.endswith("e"):
+        stems.append(re.escape(word[:-1]) + "ing")
+    return re.compile(rf"(?<![a-z0-9])(?:{'|'.join(stems)})(?![a-z0-9])")
+
+
+def find_word(text: str, word: str) -> int:
+    """Position of ``word`` in lowercased ``text`` (-1 if absent); English by word, Chinese by substring."""
+    if word.isascii():
+        found = _pattern(word).search(text)
+        return found.start() if found else -1
+    return text.find(word)
+
+
+def concepts_in(text: str) -> dict[str, int]:
+    """The concepts named in ``text``, each with the position of its first mention."""
+    lowered = as_words(text)
+    seen: dict[str, int] = {}
+    for concept, synonyms in CONCEPTS.items():
+        positions = [p for p in (find_word(lowered, s) for s in synonyms) if p >= 0]
+        if positions:
+            seen[concept] = min(positions)
+    return seen
+
+
+def value_at(text: str, value: str) -> int:
+    lowered = text.lower()
+    candidates = {value.lower(), value.lower().replace("_", " "), value.lower().replace("_", "-")}
+    if value.lower().endswith("s") and len(value) > 4:
+        candidates.add(value.lower()[:-1])
+    positions = [p for p in (find_word(lowered, c) for c in candidates) if p >= 0]
+    return min(positions) if positions else -1
+
+
+# --- splitting a task into clauses -----------------------------------------------------
+
+
+def split_clauses(text: str) -> list[str]:
+    """The task's clauses in the order the person wants them done."""
+    quoted: list[str] = []
+
+    def protect(match: re.Match[str]) -> str:
+        quoted.append(match.group(0))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    def restore(part: str) -> str:
+        return re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], part).strip()
+
+    clauses: list[str] = []
+    for segment in _STRONG_SPLIT.split(QUOTED.sub(protect, text)):
+        tail = ""
+        saying = SAYING.search(segment) if "send" in concepts_in(segment) else None
+        if saying:
+            segment, tail = segment[: saying.start()], segment[saying.start() :]
+        parts = [p for p in _WEAK_SPLIT.split(segment) if p.strip()] or [""]
+        parts[-1] += tail
+        for part in parts:
+            clauses.extend(_order_after(part))
+    ordered = [restore(_FILLER.sub("", c.strip())) for c in clauses if c.strip()]
+    for i, clause in enumerate(list(ordered)):
+        if i > 0 and FIRST.search(clause):
+            ordered.insert(0, ordered.pop(i))
+    return [c for c in ordered if c]
+
+
+def _order_after(part: str) -> list[str]:
+    """``A after B`` is B, then A; a trailing "after" is dropped; "before B, A" is left to the caller."""
+    found = re.search(r"\bafter\b", part, re.I)
+    if not found:
+        return [part]
+    before, after = part[: found.start()].strip(), part[found.end() :].strip()
+    return [after, before] if before and after else [before or after]
+
+
+# --- shared helpers ---------------------------------------------------------------------
+
+
+def rx(*patterns: str) -> re.Pattern[str]:
+    return re.compile("|".join(patterns), re.I)
+
+
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def zh_number(text: str) -> int | None:
+    """``"12"``, ``"十二"``, ``"二十三"`` -> the number (None if it is not one)."""
+    if text.isdigit():
+        return int(text)
+    if not text or any(ch not in _ZH_DIGITS and ch != "十" for ch in text):
+        return None
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
+    return _ZH_DIGITS.get(text)

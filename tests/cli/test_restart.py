@@ -1,0 +1,159 @@
+"""Real processes, really killed: a fresh process resumes exactly where the dead one stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK = "inspect cluster blue then upgrade cluster blue"
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "TANDEM_DB": str(tmp_path / "tandem.db"),
+        "TANDEM_TOOLS": "tests.cli.held_tools",
+        "TANDEM_MODEL": "offline",
+        "HELD_TOOLS_DIR": str(tmp_path),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+def tandem(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"tandem {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+def run_json(env: dict[str, str], *args: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(tandem(env, *args).stdout)
+    return data
+
+
+def calls(env: dict[str, str]) -> list[str]:
+    log = Path(env["HELD_TOOLS_DIR"]) / "calls.log"
+    return log.read_text().split() if log.exists() else []
+
+
+def wait_for(predicate: Any, within: float = 20.0) -> None:
+    deadline = time.monotonic() + within
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.05)
+
+
+def test_killed_while_paused_then_answered_from_a_fresh_process(env: dict[str, str]) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "run", TASK],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    seen = ""
+    while "[a]pprove" not in seen:
+        seen += proc.stdout.read(1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    proc.stdout.close()
+    assert proc.stdin is not None
+    proc.stdin.close()
+    run_id = seen.split("· run ")[1].split()[0]
+
+    paused = run_json(env, "show", run_id, "--json")
+    assert paused["status"] == "awaiting_review" and paused["pending_review"]["anchor"] == "after_plan"
+    after = run_json(env, "answer", run_id, "--approve", "--as", "alice")
+    assert after["pending_review"]["anchor"] == "before_risky_step"
+    assert after["steps"][0]["status"] == "done"
+    assert calls(env) == ["inspect_cluster"]
+
+
+def test_killed_during_a_risky_step_is_never_rerun_silently(env: dict[str, str]) -> None:
+    run = run_json(env, "run", "--detach", TASK)
+    run = run_json(env, "answer", run["id"], "--approve")
+    assert run["pending_review"]["anchor"] == "before_risky_step"
+    hold = Path(env["HELD_TOOLS_DIR"]) / "hold"
+    hold.touch()
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "answer", run["id"], "--approve"], cwd=ROOT, env=env)
+    wait_for(lambda: calls(env) == ["inspect_cluster", "upgrade_cluster"])
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    hold.unlink()
+
+    crashed = run_json(env, "show", run["id"], "--json")
+    assert crashed["status"] == "executing" and crashed["steps"][1]["status"] == "running"
+    resumed = run_json(env, "resume", run["id"], "--detach")
+    assert resumed["status"] == "awaiting_review"
+    assert resumed["pending_review"]["anchor"] == "recovery"
+    assert "may or may not" in resumed["steps"][1]["error"]
+    assert calls(env) == ["inspect_cluster", "upgrade_cluster"], "the risky step must not re-run by itself"
+
+    # a second resume changes nothing either
+    again = run_json(env, "resume", run["id"], "--detach")
+    assert again["pending_review"]["id"] == resumed["pending_review"]["id"]
+
+    done = run_json(env, "answer", run["id"], "--approve", "--as", "alice")
+    assert calls(env) == ["inspect_cluster", "upgrade_cluster", "upgrade_cluster"]
+    assert done["pending_review"]["anchor"] == "before_result"
+    assert done["steps"][1]["status"] == "done" and done["steps"][1]["attempts"] == 2
+
+
+def test_killed_during_a_read_step_reruns_it_on_resume(env: dict[str, str]) -> None:
+    run = run_json(env, "run", "--detach", TASK)
+    hold = Path(env["HELD_TOOLS_DIR"]) / "hold"
+    hold.touch()
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "answer", run["id"], "--approve"], cwd=ROOT, env=env)
+    wait_for(lambda: calls(env) == ["inspect_cluster"])
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    hold.unlink()
+    resumed = run_json(env, "resume", run["id"], "--detach")
+    assert calls(env) == ["inspect_cluster", "inspect_cluster"]
+    assert resumed["steps"][0]["status"] == "done"
+    assert resumed["pending_review"]["anchor"] == "before_risky_step"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["answer", "nope", "--approve"], "No run with id 'nope'"),
+        (["show", "nope"], "No run with id 'nope'"),
+        (["resume", "nope", "--detach"], "No run with id 'nope'"),
+    ],
+)
+def test_cli_errors_are_clear_and_exit_nonzero(env: dict[str, str], args: list[str], message: str) -> None:
+    proc = tandem(env, *args, check=False)
+    assert proc.returncode == 1
+    assert message in proc.stderr
+
+
+def test_answer_when_nothing_is_pending_changes_nothing(env: dict[str, str]) -> None:
+    run = run_json(env, "run", "--detach", TASK)
+    run_json(env, "answer", run["id"], "--cancel")
+    before = run_json(env, "show", run["id"], "--json")
+    proc = tandem(env, "answer", run["id"], "--approve", check=False)
+    assert proc.returncode == 1 and "already cancelled" in proc.stderr
+    assert run_json(env, "show", run["id"], "--json") == before
+
+
+def test_intent_without_reject_is_a_usage_error(env: dict[str, str]) -> None:
+    run = run_json(env, "run", "--detach", TASK)
+    proc = tandem(env, "answer", run["id"], "--approve", "--intent", "replan", check=False)
+    assert proc.returncode != 0 and "--intent goes with --reject" in proc.stderr
+    assert run_json(env, "show", run["id"], "--json")["pending_review"] == run["pending_review"]

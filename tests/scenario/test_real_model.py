@@ -1,0 +1,46 @@
+"""The bot with a real litellm model talking HTTP to a local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from blocks import ids
+from tests.fakes.openai_server import serve_openai
+from tests.scenario.harness import OPS, running, text_of
+
+PLAN = json.dumps(
+    {
+        "steps": [
+            {"tool": "check_service", "params": {"service": "auth"}, "reason": "see how auth is doing"},
+            {"tool": "read_logs", "params": {"service": "auth", "level": "error"}, "reason": "find the errors"},
+            {"tool": "query_metrics", "params": {"service": "auth"}, "reason": "error rate trend"},
+        ]
+    }
+)
+
+
+async def test_slow_model_never_delays_the_ack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-local")
+    async with serve_openai() as llm:
+        llm.reply(PLAN, delay=2.0)
+        async with running(tmp_path, model="openai/test-model", llm_api_base=llm.base_url) as env:
+            delivery = await env.ws.slash_command("alice", OPS, "look into auth errors")
+            assert delivery.status == 200 and delivery.error is None
+            await env.wait(env.cards, within=2)
+            card = env.cards()[0]
+            assert env.open_review(card) is None, "the ack came back before the model answered"
+            plan = await env.next_review(card, within=15)
+            assert "check_service" in text_of(plan) and "see how auth is doing" in text_of(plan)
+            assert llm.requests and llm.requests[0]["model"] == "test-model"
+            # a classified thread reply goes to the same model
+            llm.reply(json.dumps({"intent": "approve", "reason": "go ahead", "confidence": 0.9}))
+            llm.reply(json.dumps({"text": "Auth looks healthy; no errors in the last 15 minutes."}))
+            await env.ws.reply_in_thread("alice", OPS, card.ts, "ship it")
+            await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)), within=15)
+            await env.wait(lambda: ids.APPROVE not in str(env.ws.state.message(OPS, plan.ts).blocks))
+            result = await env.next_review(card, after=plan, within=15)
+            assert "Auth looks healthy" in text_of(result)
+            assert llm.unscripted == 0

@@ -1,0 +1,73 @@
+"""The bot process is killed between posting a review and the click; a new process takes the click."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from blocks import ids
+from tests.scenario.harness import OPS, button_value, text_of
+from workspace import Workspace, run_workspace
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@asynccontextmanager
+async def bot_process(ws: Workspace, db: Path) -> AsyncIterator[asyncio.subprocess.Process]:
+    env = {
+        **os.environ,
+        "SLACK_BOT_TOKEN": ws.bot_token,
+        "SLACK_SIGNING_SECRET": ws.signing_secret,
+        "SLACK_API_URL": ws.api_url,
+        "TANDEM_DB": str(db),
+        "TANDEM_MODEL": "offline",
+        "PYTHONUNBUFFERED": "1",
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cli.main", "serve", "--port", "0", cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+    assert "listening on" in line, line
+    ws.events_url = line.split("listening on ")[1].split()[0]
+    try:
+        yield proc
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+
+
+async def test_click_after_bot_restart_resumes_the_run(tmp_path: Path) -> None:
+    db = tmp_path / "tandem.db"
+    async with run_workspace() as ws:
+        async with bot_process(ws, db) as first:
+            await ws.slash_command("alice", OPS, "restart payments and check errors after")
+
+            def review() -> object:
+                return next((m for m in ws.state.history(OPS) if m.bot_id), None) and [
+                    m for m in ws.state.thread(OPS, ws.state.history(OPS)[0].ts) if "tandem.approve" in str(m.blocks)
+                ]
+
+            await ws.wait_until(lambda _s: bool(review()), within=20)
+            card = ws.state.history(OPS)[0]
+            plan = [m for m in ws.state.thread(OPS, card.ts) if "tandem.approve" in str(m.blocks)][-1]
+            first.send_signal(signal.SIGKILL)  # dies with the review posted and unanswered
+            await first.wait()
+
+        async with bot_process(ws, db):
+            await ws.click("alice", OPS, plan.ts, ids.APPROVE, button_value(plan, ids.APPROVE))
+
+            def gate_posted() -> bool:
+                msgs = ws.state.thread(OPS, card.ts)
+                return any("needs approval" in text_of(m) and "tandem.approve" in str(m.blocks) for m in msgs)
+
+            await ws.wait_until(lambda _s: gate_posted(), within=20)
+            decided = "Plan approved by <@U0ALICE>"
+            await ws.wait_until(lambda s: decided in text_of(s.message(OPS, plan.ts)), within=10)
+            await ws.wait_until(lambda s: "Plan approved" in text_of(s.message(OPS, card.ts)), within=10)
