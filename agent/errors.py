@@ -7,6 +7,11 @@ and what to do next.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.authz import Refusal
+
 
 class TandemError(Exception):
     """Base of every failure Tandem reports to a person."""
@@ -59,6 +64,14 @@ class StaleDecision(RunError):
 
 class InvalidDecision(RunError):
     """The decision does not fit the anchor it answers."""
+
+
+class NotAllowed(RunError):
+    """The policy does not let this person make this decision."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.describe())
+        self.refusal = refusal
 
 
 class ConcurrentUpdate(RunError):

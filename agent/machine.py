@@ -21,12 +21,15 @@ from typing import Literal, assert_never
 from agent.errors import InvalidDecision
 from agent.models import (
     Anchor,
+    Answer,
+    Approval,
     Approve,
     AskHuman,
     Cancel,
     CancelRequested,
     Correct,
     Decided,
+    Decision,
     Effect,
     Event,
     Feedback,
@@ -44,6 +47,7 @@ from agent.models import (
     ProposeStep,
     Recovered,
     RefineOutput,
+    Remind,
     Review,
     ReviseFailed,
     ReviseStep,
@@ -52,9 +56,11 @@ from agent.models import (
     RunStep,
     Step,
     StepFinished,
+    StepPaused,
     StepProposedEvent,
     StepRevised,
     Summarize,
+    TimedOut,
 )
 
 Result = tuple[RunState, list[Effect]]
@@ -109,6 +115,10 @@ def transition(state: RunState, event: Event) -> Result:
         case CancelRequested():
             note = f"Cancelled by {event.by}" + (f": {event.reason}" if event.reason else "")
             return _finish(s, "cancelled", note=note)
+        case StepPaused():
+            return _on_step_paused(s, event)
+        case TimedOut():
+            return _on_timed_out(s, event)
         case _:
             assert_never(event)
 
@@ -221,6 +231,14 @@ def _on_decision(s: RunState, event: Decided) -> Result:
     if review is None or review.id != event.review_id:
         raise InvalidDecision(f"Review {event.review_id} is not the pending review of run {s.id}.")
     decision = event.decision
+    if event.partial:
+        if not isinstance(decision, Approve):
+            raise InvalidDecision("Only an approval can count towards a quorum.")
+        if any(a.by == event.by for a in review.approvals):
+            raise InvalidDecision(f"{event.by} already approved this; it waits for other approvers.")
+        review.approvals.append(Approval(by=event.by, at=event.at, digest=review.digest))
+        needed = review.quorum - len(review.approvals)
+        return s, [Notify(text=f"Approved by {event.by}; {needed} more approval{'s' if needed != 1 else ''} needed.")]
     if isinstance(decision, Cancel):
         s.pending = None
         s.error = None
@@ -228,6 +246,10 @@ def _on_decision(s: RunState, event: Decided) -> Result:
             s, "cancelled", note=f"Cancelled by {event.by}" + (f": {decision.reason}" if decision.reason else "")
         )
     s.pending = None
+    if review.anchor == "handoff":
+        return _on_answer(s, event, review)
+    if isinstance(decision, Answer):
+        raise InvalidDecision("This review is not a question; approve, request changes or cancel.")
     if review.anchor in ("takeover", "takeover_step"):
         return _on_takeover_decision(s, event, review)
     match decision:
@@ -237,6 +259,8 @@ def _on_decision(s: RunState, event: Decided) -> Result:
             return _on_correction(s, event, review, decision)
         case Instruct() | Finish() | HandBack():
             raise InvalidDecision(f"'{decision.kind}' only applies during human takeover.")
+        case Answer():  # refused above
+            raise AssertionError("unreachable")
         case _:
             assert_never(decision)
 
@@ -342,6 +366,8 @@ def _on_takeover_decision(s: RunState, event: Decided, review: Review) -> Result
             return _work(s, ProposeStep(instruction=d.feedback), "human_takeover")
         case Cancel():  # handled before; kept for exhaustiveness
             return _finish(s, "cancelled")
+        case Answer():
+            raise InvalidDecision("Nothing asked a question here; give an instruction, 'finish' or 'hand back'.")
         case _:
             assert_never(d)
 
@@ -371,6 +397,109 @@ def _on_step_proposed(s: RunState, event: StepProposedEvent) -> Result:
     step = Step(number=number, tool=p.tool, params=p.params, reason=p.reason, risk=p.risk)
     s.plan.append(step)
     return _ask(s, event, "takeover_step", number, digest=step.digest, note=event.message or None)
+
+
+# --- handoffs (human.ask from a tool) -----------------------------------------
+
+
+def _on_step_paused(s: RunState, event: StepPaused) -> Result:
+    step = s.step(event.number)
+    if step.status != "running":
+        raise InvalidDecision(f"Step {event.number} of run {s.id} is not running.")
+    s.inflight = None
+    step.status = "waiting"
+    s.executed -= 1  # the step resumes after the answer; it counts once
+    h = event.handoff
+    deadline = event.at + event.timeout if event.timeout else None
+    review = Review(
+        id=event.nonce,
+        anchor="handoff",
+        step=step.number,
+        digest=step.digest,
+        created_at=event.at,
+        handoff=h,
+        assignees=event.assignees,
+        quorum=event.quorum,
+        deadline=deadline,
+        remind_at=deadline - 0.2 * event.timeout if deadline and event.timeout else None,
+        strategy=event.on_timeout or ("pause" if deadline else None),
+        default=h.default,
+    )
+    s.pending = review
+    s.phase = "human_takeover" if s.takeover else "awaiting_review"
+    return s, [AskHuman(review=review)]
+
+
+def _on_answer(s: RunState, event: Decided, review: Review) -> Result:
+    d = event.decision
+    handoff = review.handoff
+    assert handoff is not None and review.step is not None
+    if isinstance(d, Approve) and handoff.input_type == "confirm":
+        d = Answer(value=True)
+    if not isinstance(d, Answer):
+        raise InvalidDecision("This is a question from a tool: answer it (or cancel the run).")
+    try:
+        value = handoff.validate_answer(d.value)
+    except ValueError as exc:
+        raise InvalidDecision(f"Invalid answer: {exc}. The question stays open.") from None
+    step = s.step(review.step)
+    step.answers.append(value)
+    step.status = "pending"
+    return _advance(s, event)
+
+
+# --- timeouts ---------------------------------------------------------------------
+
+
+def _on_timed_out(s: RunState, event: TimedOut) -> Result:
+    review = s.pending
+    if review is None or review.id != event.review_id:
+        raise InvalidDecision(f"Review {event.review_id} is no longer pending.")
+    waiting = _waited(review, event.at)
+    match event.action:
+        case "remind":
+            review.remind_at = None
+            return s, [Remind(review=review, text=f"Still waiting for a decision ({waiting}).")]
+        case "pause":
+            review.stale = True
+            review.deadline = None
+            review.remind_at = None
+            return s, [Remind(review=review, text=f"No decision after {waiting}; Tandem keeps waiting.")]
+        case "cancel":
+            s.error = f"No decision within {waiting}; the run was cancelled."
+            return _finish(s, "cancelled", note=s.error)
+        case "reassign":
+            if review.assignees and review.assignee_index + 1 < len(review.assignees):
+                review.assignee_index += 1
+            else:
+                review.escalated = True
+            review.deadline = event.deadline
+            review.remind_at = None
+            return s, [Notify(text=f"No decision after {waiting}; asking someone else."), AskHuman(review=review)]
+        case "use_default":
+            decision: Decision
+            if review.anchor == "handoff":
+                decision = Answer(value=review.default)
+            elif review.default == "cancel":
+                decision = Cancel(reason="no decision before the deadline")
+            else:
+                decision = Approve()
+            decided = Decided(
+                at=event.at, nonce=event.nonce, review_id=review.id, decision=decision, by="tandem (timeout)"
+            )
+            state, effects = _on_decision(s, decided)
+            note = Notify(text=f"No decision after {waiting}; continued with the default ({decision.kind}).")
+            return state, [note, *effects]
+        case _:
+            assert_never(event.action)
+
+
+def _waited(review: Review, now: float) -> str:
+    minutes = max(int((now - review.created_at) // 60), 0)
+    if minutes < 60:
+        return f"{minutes} min"
+    hours = minutes / 60
+    return f"{hours:.1f} h" if hours < 48 else f"{hours / 24:.1f} days"
 
 
 # --- recovery --------------------------------------------------------------

@@ -55,6 +55,7 @@ class _Tagged(_Model):
 
 
 Anchor = Literal[
+    "handoff",
     "after_plan",
     "before_risky_step",
     "after_risky_step",
@@ -66,7 +67,7 @@ Anchor = Literal[
 ]
 CONFIGURABLE_ANCHORS: tuple[Anchor, ...] = ("after_plan", "after_risky_step", "before_result")
 Intent = Literal["replan", "retry_step", "refine_output"]
-StepStatus = Literal["pending", "running", "done", "failed", "skipped"]
+StepStatus = Literal["pending", "running", "waiting", "done", "failed", "skipped"]
 Phase = Literal[
     "planning",
     "replanning",
@@ -119,6 +120,7 @@ class Step(_Model):
     attempts: int = 0
     approved_digest: str | None = None
     approved_by: str | None = None
+    answers: list[Any] = Field(default_factory=list)
     started_at: float | None = None
     finished_at: float | None = None
 
@@ -155,6 +157,51 @@ class Policy(_Model):
 # --- reviews and decisions -------------------------------------------------
 
 
+InputType = Literal["choice", "text", "confirm"]
+Priority = Literal["low", "normal", "high", "urgent"]
+
+
+class Handoff(_Model):
+    """A structured question a tool (or the loop itself) puts to a person."""
+
+    prompt: str
+    input_type: InputType = "text"
+    options: list[str] = Field(default_factory=list)
+    context: dict[str, Any] = Field(default_factory=dict)
+    reason: str = ""
+    priority: Priority = "normal"
+    default: Any = None
+    max_length: int = 3000
+    call: int = 0
+
+    def validate_answer(self, value: Any) -> Any:
+        """The answer in its canonical form, or ValueError saying what is wrong."""
+        if self.input_type == "choice":
+            if not isinstance(value, str) or value not in self.options:
+                raise ValueError(f"{value!r} is not one of the options: {', '.join(self.options)}")
+            return value
+        if self.input_type == "confirm":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("yes", "y", "true", "confirm", "是", "确认"):
+                return True
+            if text in ("no", "n", "false", "否", "取消"):
+                return False
+            raise ValueError(f"{value!r} is not a yes or no")
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError("the answer is empty; type an answer")
+        if len(value) > self.max_length:
+            raise ValueError(f"the answer is {len(value)} characters; the limit is {self.max_length}")
+        return value.strip()
+
+
+class Approval(_Model):
+    by: str
+    at: float
+    digest: str | None = None
+
+
 class Review(_Model):
     """A pending request for a person's decision. Its id is what buttons carry."""
 
@@ -164,6 +211,30 @@ class Review(_Model):
     digest: str | None = None
     note: str | None = None
     created_at: float
+    handoff: Handoff | None = None
+    assignees: list[str] = Field(default_factory=list)
+    assignee_index: int = 0
+    quorum: int = 1
+    approvals: list[Approval] = Field(default_factory=list)
+    deadline: float | None = None
+    remind_at: float | None = None
+    strategy: Literal["cancel", "reassign", "use_default", "pause"] | None = None
+    default: Any = None
+    stale: bool = False
+    escalated: bool = False
+
+    @property
+    def current_assignees(self) -> list[str]:
+        """Who is asked right now (reassignment walks the list)."""
+        if not self.assignees:
+            return []
+        return (
+            [self.assignees[min(self.assignee_index, len(self.assignees) - 1)]] if self.reassigned else self.assignees
+        )
+
+    @property
+    def reassigned(self) -> bool:
+        return self.assignee_index > 0
 
 
 class Approve(_Tagged):
@@ -199,7 +270,14 @@ class HandBack(_Tagged):
     note: str = ""
 
 
-Decision = Annotated[Approve | Cancel | Correct | Instruct | Finish | HandBack, Field(discriminator="kind")]
+class Answer(_Tagged):
+    """The answer to a handoff (validated against its input type before it applies)."""
+
+    kind: Literal["answer"] = "answer"
+    value: Any
+
+
+Decision = Annotated[Approve | Cancel | Correct | Instruct | Finish | HandBack | Answer, Field(discriminator="kind")]
 
 
 class Reading(_Model):
@@ -252,6 +330,7 @@ class Decided(_Event):
     review_id: str
     decision: Decision
     by: str
+    partial: bool = False  # an approval recorded while the quorum is not met yet
 
 
 class StepFinished(_Event):
@@ -293,6 +372,27 @@ class Recovered(_Event):
     kind: Literal["recovered"] = "recovered"
 
 
+class StepPaused(_Event):
+    """A tool asked a person something (``human.ask``); the step waits for the answer."""
+
+    kind: Literal["step_paused"] = "step_paused"
+    number: int
+    handoff: Handoff
+    assignees: list[str] = Field(default_factory=list)
+    quorum: int = 1
+    timeout: float | None = None
+    on_timeout: Literal["cancel", "reassign", "use_default", "pause"] | None = None
+
+
+class TimedOut(_Event):
+    """The scheduler found a review past its reminder time or deadline."""
+
+    kind: Literal["timed_out"] = "timed_out"
+    review_id: str
+    action: Literal["remind", "cancel", "reassign", "use_default", "pause"]
+    deadline: float | None = None  # the fresh deadline, for reassign
+
+
 class CancelRequested(_Event):
     """A person stops the run while it works (no review needed)."""
 
@@ -311,7 +411,9 @@ Event = Annotated[
     | OutputReady
     | StepProposedEvent
     | Recovered
-    | CancelRequested,
+    | CancelRequested
+    | StepPaused
+    | TimedOut,
     Field(discriminator="kind"),
 ]
 
@@ -360,6 +462,14 @@ class AskHuman(_Tagged):
     review: Review
 
 
+class Remind(_Tagged):
+    """Nudge the people a review waits on (before its deadline, or when it went stale)."""
+
+    kind: Literal["remind"] = "remind"
+    review: Review
+    text: str
+
+
 class Notify(_Tagged):
     kind: Literal["notify"] = "notify"
     text: str
@@ -371,7 +481,7 @@ class Finished(_Tagged):
 
 
 Effect = Annotated[
-    MakePlan | RunStep | ReviseStep | Summarize | RefineOutput | ProposeStep | AskHuman | Notify | Finished,
+    MakePlan | RunStep | ReviseStep | Summarize | RefineOutput | ProposeStep | AskHuman | Remind | Notify | Finished,
     Field(discriminator="kind"),
 ]
 
@@ -473,3 +583,13 @@ class RunSummary(_Model):
     updated_at: float
     channel: dict[str, str] = Field(default_factory=dict)
     pending_review: str | None = None
+
+
+class Rule(_Model):
+    """ "Always allow <tool> in this channel": later calls skip the approval gate (still logged)."""
+
+    id: str
+    channel: str
+    tool: str
+    created_by: str
+    created_at: float

@@ -20,6 +20,7 @@ from agent.models import (
     Reading,
     Review,
     ReviewRecord,
+    Rule,
     RunState,
     RunSummary,
     Step,
@@ -120,6 +121,12 @@ class Store(Protocol):
     ) -> list[RunSummary]: ...
 
     async def runs_in_flight(self) -> list[str]: ...
+
+    async def append_events(self, run_id: str, events: list[AuditEvent]) -> None: ...
+
+    async def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]: ...
+
+    async def rules(self, channel: str) -> list[Rule]: ...
 
 
 @dataclass(frozen=True)

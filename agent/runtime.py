@@ -10,16 +10,27 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_core import to_jsonable_python
 
-from agent import machine
-from agent.errors import ConcurrentUpdate, InvalidDecision, LLMError, NoPendingReview, StaleDecision, TandemError
+from agent import authz, human, machine
+from agent.config import PolicyConfig, TimeoutRule
+from agent.errors import (
+    ConcurrentUpdate,
+    InvalidDecision,
+    LLMError,
+    NoPendingReview,
+    NotAllowed,
+    StaleDecision,
+    TandemError,
+)
 from agent.messages import stale_decision
 from agent.models import (
+    Answer,
+    Approve,
     AskHuman,
     AuditEvent,
     CancelRequested,
@@ -38,15 +49,20 @@ from agent.models import (
     Reading,
     Recovered,
     RefineOutput,
+    Review,
     ReviseFailed,
     ReviseStep,
+    Risk,
+    Rule,
     RunState,
     RunStep,
     StepFinished,
+    StepPaused,
     StepProposedEvent,
     StepRevised,
     Summarize,
     TakeoverReading,
+    TimedOut,
 )
 from agent.ports import Brain, Change, ClassifyContext, Observer, Store
 from agent.tools import ToolRegistry
@@ -69,6 +85,7 @@ class Runtime:
         tools: ToolRegistry,
         *,
         policy: Policy | None = None,
+        config: PolicyConfig | None = None,
         observers: list[Observer] | None = None,
         tool_context: ToolContext | None = None,
         clock: Callable[[], float] = time.time,
@@ -77,7 +94,8 @@ class Runtime:
         self.store = store
         self.brain = brain
         self.tools = tools
-        self.policy = policy or Policy()
+        self.config = config or PolicyConfig()
+        self.policy = policy or Policy(confirm_threshold=Risk.parse(self.config.confirm_threshold))
         self.observers = list(observers or [])
         self.tool_context = tool_context or nullcontext
         self.clock = clock
@@ -98,15 +116,108 @@ class Runtime:
         await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)
 
-    async def decide(self, run_id: str, decision: Decision, by: str, *, review_id: str | None = None) -> RunState:
-        """Apply a person's decision to the run's pending review, then continue."""
+    async def decide(
+        self,
+        run_id: str,
+        decision: Decision,
+        by: str,
+        *,
+        review_id: str | None = None,
+        groups: Sequence[str] = (),
+    ) -> RunState:
+        """Apply a person's decision to the run's pending review, then continue.
+
+        Refused (NotAllowed, audited, nothing else changes) when the policy does not
+        let ``by`` make it. An approval below the review's quorum is recorded and
+        the review stays open.
+        """
         async with self._lock(run_id):
             state, version = await self.store.load(run_id)
             review_id = await self._check_review(state, review_id)
-            event = Decided(at=self.clock(), nonce=self.new_id(), review_id=review_id, decision=decision, by=by)
-            answer = decision.model_dump(mode="json")
-            state, version, effects = await self._apply(state, version, event, by, answered=(review_id, answer))
+            pending = state.pending
+            assert pending is not None
+            at = self.clock()
+            refusal = authz.check(self.config, state, pending, by, decision, groups)
+            if refusal is not None:
+                payload = {"review": review_id, "decision": decision.kind, "action": refusal.action}
+                await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
+                raise NotAllowed(refusal)
+            partial = _counts_for_quorum(decision) and len(pending.approvals) + 1 < self._quorum(state, pending)
+            event = Decided(at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, partial=partial)
+            answered = None if partial else (review_id, decision.model_dump(mode="json"))
+            state, version, effects = await self._apply(state, version, event, by, answered=answered)
         return await self._drive(state, version, effects)
+
+    def _quorum(self, state: RunState, review: Review) -> int:
+        if review.anchor == "handoff" or review.quorum > 1:
+            return review.quorum
+        wanted = self.config.quorum_for(authz.review_risk(state, review))
+        if wanted == "any" or not self.config.has_approvers:
+            return 1
+        if wanted == "all":
+            return authz.approvers(self.config, state, review).count()
+        return int(wanted)
+
+    # --- timeouts -------------------------------------------------------------
+
+    async def tick(self, now: float | None = None, limit: int = 500) -> int:
+        """Handle reviews whose reminder time or deadline has come; return how many."""
+        now = self.clock() if now is None else now
+        handled = 0
+        drives = []
+        for review_id, run_id in await self.store.due_reviews(now, limit):
+            try:
+                outcome = await self._time_out(run_id, review_id, now)
+            except (InvalidDecision, ConcurrentUpdate, StaleDecision) as exc:
+                log.info("timeout of review %s skipped: %s", review_id, exc)
+                continue
+            if outcome is not None:
+                drives.append(self._drive(*outcome))
+            handled += 1
+        for result in await asyncio.gather(*drives, return_exceptions=True):
+            if isinstance(result, BaseException):
+                log.error("run continued after a timeout failed: %s", result, exc_info=result)
+        return handled
+
+    async def _time_out(self, run_id: str, review_id: str, now: float) -> tuple[RunState, int, list[Effect]] | None:
+        async with self._lock(run_id):
+            state, version = await self.store.load(run_id)
+            review = state.pending
+            if review is None or review.id != review_id or state.finished:
+                return None
+            action: Literal["remind", "cancel", "reassign", "use_default", "pause"]
+            if review.deadline is not None and review.deadline <= now:
+                action = review.strategy or "pause"
+                if action == "use_default" and review.anchor != "handoff":
+                    if authz.review_risk(state, review) >= Risk.EXEC:
+                        action = "pause"  # risky reviews never continue on their own
+            elif review.remind_at is not None and review.remind_at <= now:
+                action = "remind"
+            else:
+                return None
+            rule = self._timeout_rule(review)
+            fresh = now + rule.after if rule is not None else now + (now - review.created_at)
+            event = TimedOut(at=now, nonce=self.new_id(), review_id=review_id, action=action, deadline=fresh)
+            answered = None
+            if action in ("cancel", "use_default"):
+                answered = (review_id, {"kind": "timeout", "action": action})
+            return await self._apply(state, version, event, "tandem (timeout)", answered=answered)
+
+    def _timeout_rule(self, review: Review) -> TimeoutRule | None:
+        kind = review.anchor if review.anchor in self.config.timeouts else None
+        return self.config.timeouts.get(kind) if kind else None
+
+    def _schedule(self, state: RunState, review: Review) -> None:
+        """Give a newly opened review its reminder and deadline from the policy."""
+        if review.deadline is not None:
+            return
+        rule = self._timeout_rule(review)
+        if rule is None:
+            return
+        review.deadline = review.created_at + rule.after
+        review.remind_at = review.deadline - rule.reminder_lead
+        review.strategy = rule.strategy
+        review.default = rule.default
 
     async def read(
         self, run_id: str, text: str, *, review_id: str | None = None
@@ -196,16 +307,37 @@ class Runtime:
     ) -> tuple[RunState, int, list[Effect]]:
         new, effects = machine.transition(state, event)
         opened = next((e.review for e in effects if isinstance(e, AskHuman)), None)
+        if opened is not None and opened.id == (state.pending.id if state.pending else None):
+            opened = None  # the same review asked again (reassigned): not a new one
+        if opened is not None:
+            self._schedule(new, opened)
         audit = [AuditEvent(at=event.at, actor=actor, kind=event.kind, payload=_audit_payload(event))]
         audit += [
             AuditEvent(at=event.at, actor="tandem", kind=e.kind, payload=_effect_payload(e))
             for e in effects
-            if e.kind in ("ask_human", "finished", "notify")
+            if e.kind in ("ask_human", "finished", "notify", "remind")
         ]
         answer = (answered[0], actor, event.at, answered[1]) if answered else None
         version = await self.store.commit(new, version, audit, opened=opened, answered=answer)
         await self._notify(Change(new, effects, event, actor, answered[0] if answered else None))
+        if opened is not None and opened.anchor == "before_risky_step":
+            rule = await self._standing_rule(new, opened)
+            if rule is not None:
+                auto = Decided(
+                    at=event.at, nonce=self.new_id(), review_id=opened.id, decision=Approve(), by=f"rule:{rule.id}"
+                )
+                return await self._apply(new, version, auto, auto.by, answered=(opened.id, {"kind": "approve"}))
         return new, version, effects
+
+    async def _standing_rule(self, state: RunState, review: Review) -> Rule | None:
+        """An "always allow" rule of the run's channel that covers this step (never for deploys)."""
+        channel = state.channel.get("channel")
+        if channel is None or review.step is None:
+            return None
+        step = state.step(review.step)
+        if step.risk >= Risk.DEPLOY:
+            return None
+        return next((r for r in await self.store.rules(channel) if r.tool == step.tool), None)
 
     async def _perform(self, state: RunState, effect: Effect) -> Event | None:
         at = self.clock
@@ -262,12 +394,23 @@ class Runtime:
             return StepProposedEvent(at=at, nonce=nonce, wish=reading.kind, message=reading.message)
         return StepProposedEvent(at=at, nonce=nonce, message=reading.message or "I could not turn that into a step.")
 
-    async def _run_step(self, state: RunState, number: int) -> StepFinished:
+    async def _run_step(self, state: RunState, number: int) -> StepFinished | StepPaused:
         step = state.step(number)
         try:
             spec = self.tools.get(step.tool)
-            with self.tool_context():
+            with self.tool_context(), human.replay(step.answers):
                 result = await asyncio.wait_for(spec.call(step.params), timeout=state.policy.step_timeout)
+        except human.NeedsHuman as ask:
+            return StepPaused(
+                at=self.clock(),
+                nonce=self.new_id(),
+                number=number,
+                handoff=ask.handoff,
+                assignees=ask.assignees,
+                quorum=ask.quorum,
+                timeout=ask.timeout,
+                on_timeout=ask.on_timeout,
+            )
         except TimeoutError:
             error = f"Timed out after {state.policy.step_timeout:g} s."
             return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=False, error=error)
@@ -315,6 +458,10 @@ class Runtime:
                 await observer.on_change(change)
             except Exception:  # a channel failing must not lose the run
                 log.exception("observer %r failed on run %s", observer, change.state.id)
+
+
+def _counts_for_quorum(decision: Decision) -> bool:
+    return isinstance(decision, Approve) or (isinstance(decision, Answer) and decision.value is True)
 
 
 def _audit_payload(event: Event) -> dict[str, Any]:

@@ -14,6 +14,8 @@ class CoreSettings(BaseSettings):
     llm_api_base: str | None = Field(default=None, description="base URL for the model (TANDEM_LLM_API_BASE)")
     tools: str = Field(default="agent.demo_tools", description="comma-separated tool modules (TANDEM_TOOLS)")
     step_timeout: float = Field(default=30.0, gt=0, description="seconds a step may run (TANDEM_STEP_TIMEOUT)")
+    config: str | None = Field(default=None, description="policy TOML file (TANDEM_CONFIG; default ./tandem.toml)")
+    scheduler_interval: float = Field(default=15.0, gt=0, description="seconds between deadline checks")
 
     @field_validator("model", mode="before")
     @classmethod

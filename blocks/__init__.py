@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import assert_never
 
 from agent.models import Review, RunState
+from blocks.handoff import handoff
 from blocks.plan_review import plan_review
 from blocks.result_review import after_risky_step, recovery, result_review, step_failed
 from blocks.step_approval import step_approval
@@ -19,6 +20,8 @@ from blocks.text import Blocks
 def review_blocks(state: RunState, review: Review) -> Blocks:
     """The message that asks for a decision on ``review``."""
     match review.anchor:
+        case "handoff":
+            return handoff(state, review)
         case "after_plan":
             return plan_review(state, review)
         case "before_risky_step":

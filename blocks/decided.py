@@ -12,10 +12,10 @@ from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.models import Anchor, Approve, Cancel, Correct, Decided, Finish, HandBack, Instruct, Reading, Review
+from agent.models import Anchor, Answer, Approve, Cancel, Correct, Decided, Finish, HandBack, Instruct, Reading, Review
 from blocks import ids
 from blocks.limits import MAX_MESSAGE_BLOCKS
-from blocks.text import Blocks, actions, button, clip, context, escaped, mention, section, when
+from blocks.text import Blocks, actions, as_text, button, clip, context, escaped, mention, section, when
 
 Outcome = Literal["approved", "rejected", "changes", "cancelled", "info"]
 OUTCOME_ICONS: dict[Outcome, str] = {
@@ -48,6 +48,7 @@ def decision_text(line: DecisionLine, *, detail_limit: int = 300) -> str:
 
 
 _SUBJECTS: dict[Anchor, str] = {
+    "handoff": "Question from step {n}",
     "after_plan": "Plan",
     "before_risky_step": "Step {n}",
     "after_risky_step": "Outcome of step {n}",
@@ -83,6 +84,10 @@ def line_for(event: Decided, review: Review | None = None) -> DecisionLine:
             return DecisionLine(actor=event.by, verb="Asked to finish", at=event.at)
         case HandBack():
             return DecisionLine(actor=event.by, verb="Handed back", at=event.at, detail=decision.note)
+        case Answer():
+            return DecisionLine(
+                actor=event.by, verb="Answered", at=event.at, detail=as_text(decision.value), outcome="approved"
+            )
         case _:
             assert_never(decision)
 

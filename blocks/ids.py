@@ -21,14 +21,43 @@ DETAILS: Final = "tandem.details"
 OVERRIDE: Final = "tandem.override"
 """"Not what I meant" under a classified thread reply; reopens the feedback modal."""
 
-ACTIONS: Final[frozenset[str]] = frozenset({APPROVE, REJECT, CANCEL, REQUEST_CHANGES, DETAILS, OVERRIDE})
+ANSWER: Final = "tandem.answer"
+"""A choice or yes/no answer to a handoff; ``value`` is JSON ``{"review": id, "answer": value}``."""
+ANSWER_SELECT: Final = "tandem.answer_select"
+"""A choice from a select menu (more than five options); the option value carries the same JSON."""
+ANSWER_TEXT: Final = "tandem.answer_text"
+"""Opens :data:`ANSWER_MODAL` for a text answer; ``value`` = review id."""
+APPROVE_ALWAYS: Final = "tandem.approve_always"
+"""Approve and always allow this tool in this channel; ``value`` = review id."""
+REVOKE_RULE: Final = "tandem.revoke_rule"
+"""Revoke an "always allow" rule; ``value`` = rule id."""
+
+ACTIONS: Final[frozenset[str]] = frozenset(
+    {
+        APPROVE,
+        REJECT,
+        CANCEL,
+        REQUEST_CHANGES,
+        DETAILS,
+        OVERRIDE,
+        ANSWER,
+        ANSWER_SELECT,
+        ANSWER_TEXT,
+        APPROVE_ALWAYS,
+        REVOKE_RULE,
+    }
+)
 
 # --- views ------------------------------------------------------------------
 
 FEEDBACK_MODAL: Final = "tandem.feedback"
 DETAILS_MODAL: Final = "tandem.details_modal"
 
-CALLBACKS: Final[frozenset[str]] = frozenset({FEEDBACK_MODAL, DETAILS_MODAL})
+ANSWER_MODAL: Final = "tandem.answer_modal"
+ANSWER_BLOCK: Final = "answer"
+ANSWER_ACTION: Final = "answer"
+
+CALLBACKS: Final[frozenset[str]] = frozenset({FEEDBACK_MODAL, DETAILS_MODAL, ANSWER_MODAL})
 
 # Inputs of the feedback modal: ``view.state.values[BLOCK][ACTION]``.
 INTENT_BLOCK: Final = "intent"

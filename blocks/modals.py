@@ -157,5 +157,11 @@ def review_details(state: RunState, review: Review) -> View_:
             return details_modal("Step output", output, heading=heading)
         case "step_failed":
             return details_modal("Step error", (step.error or "") if step else "", heading=heading)
+        case "handoff":
+            handoff = review.handoff
+            text = handoff.prompt if handoff else ""
+            if handoff and handoff.context:
+                text += "\n\n" + params_json(handoff.context)
+            return details_modal("Question", text, heading=heading)
         case _:
             assert_never(review.anchor)

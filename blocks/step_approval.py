@@ -6,7 +6,7 @@ the risk and the planner's reason; Approve / Reject / Cancel run.
 
 from __future__ import annotations
 
-from agent.models import Review, RunState, Step
+from agent.models import Review, Risk, RunState, Step
 from blocks import ids
 from blocks.text import (
     Blocks,
@@ -17,6 +17,7 @@ from blocks.text import (
     code_block,
     context,
     details_button,
+    mention,
     params_json,
     section,
     step_of,
@@ -54,10 +55,15 @@ def step_approval(state: RunState, review: Review) -> Blocks:
     blocks, truncated = step_body(step, f"✋ *Step {step.number} of {len(state.plan)} needs approval*")
     if review.note:
         blocks.append(context(clip(review.note, 1000).text))
-    buttons = [
-        button("Approve", ids.APPROVE, review.id, style="primary"),
-        button("Reject", ids.REJECT, review.id),
-    ]
+    buttons = [button("Approve", ids.APPROVE, review.id, style="primary")]
+    if step.risk < Risk.DEPLOY and "channel" in state.channel:
+        buttons.append(
+            button(clip(f"Approve and always allow {step.tool} here", 75).text, ids.APPROVE_ALWAYS, review.id)
+        )
+    buttons.append(button("Reject", ids.REJECT, review.id))
+    if review.approvals:
+        who = ", ".join(mention(a.by) for a in review.approvals)
+        blocks.append(context(f"Approved so far by {who} · {review.quorum - len(review.approvals)} more needed"))
     if truncated:
         buttons.append(details_button(review.id))
     blocks.append(actions(*buttons, cancel_button(review.id)))

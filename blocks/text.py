@@ -188,6 +188,7 @@ def step_of(state: RunState, review: Review) -> Step | None:
 
 
 _WAITING: dict[Anchor, str] = {
+    "handoff": "an answer to step {n}'s question",
     "after_plan": "plan review",
     "before_risky_step": "approval of step {n}",
     "after_risky_step": "check of step {n}'s outcome",

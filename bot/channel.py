@@ -12,12 +12,13 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.models import AskHuman, CancelRequested, Decided, Finished, Notify, Review, RunState
+from agent.config import PolicyConfig
+from agent.models import AskHuman, CancelRequested, Decided, Finished, Notify, Remind, Review, Risk, RunState, TimedOut
 from agent.ports import Change
 from blocks import review_blocks
 from blocks.decided import DecisionLine, decided, line_for
 from blocks.run_card import run_card
-from blocks.text import context, escaped
+from blocks.text import context, escaped, mention, section, waiting_for
 from bot.render import decision_lines
 from bot.tasks import Background
 from storage.facade import AsyncStore
@@ -33,8 +34,15 @@ def review_key(review_id: str) -> str:
 
 class SlackChannel:
     def __init__(
-        self, client: AsyncWebClient, store: AsyncStore, background: Background, *, card_interval: float = 1.0
+        self,
+        client: AsyncWebClient,
+        store: AsyncStore,
+        background: Background,
+        *,
+        card_interval: float = 1.0,
+        config: PolicyConfig | None = None,
     ) -> None:
+        self.config = config or PolicyConfig()
         self.client = client
         self.store = store
         self.background = background
@@ -49,7 +57,11 @@ class SlackChannel:
         if change.answered is not None:
             await self._mark_decided(change)
         for effect in change.effects:
-            if isinstance(effect, AskHuman):
+            if isinstance(effect, AskHuman) and effect.review.escalated and self.config.escalation_channel:
+                await self._escalate(state, effect.review)
+            elif isinstance(effect, AskHuman) and change.answered is None and effect.review.id == _asked_before(change):
+                await self._reassigned(state, effect.review)
+            elif isinstance(effect, AskHuman):
                 blocks = review_blocks(state, effect.review)
                 text = f"Tandem needs a decision on run {state.id}"
                 resp = await self.client.chat_postMessage(
@@ -58,6 +70,8 @@ class SlackChannel:
                 await self.store.save_message(
                     review_key(effect.review.id), state.id, where["channel"], str(resp["ts"]), blocks
                 )
+            elif isinstance(effect, Remind):
+                await self._remind(state, effect)
             elif isinstance(effect, Notify):
                 await self._say(state, escaped(effect.text, 2900))
             elif isinstance(effect, Finished):
@@ -65,6 +79,25 @@ class SlackChannel:
                     state, _OUTCOME[effect.status] + (f" {escaped(state.error, 2000)}" if state.error else "")
                 )
         self.schedule_card(state.id)
+
+    def _people(self, state: RunState, review: Review) -> str:
+        who = review.current_assignees or [state.requester]
+        return " ".join(mention(p) if not p.startswith("S") else f"<!subteam^{p}>" for p in who)
+
+    async def _remind(self, state: RunState, effect: Remind) -> None:
+        await self._say(state, f"⏰ {self._people(state, effect.review)} {escaped(effect.text, 500)}")
+
+    async def _reassigned(self, state: RunState, review: Review) -> None:
+        await self._say(state, f"👉 {self._people(state, review)} this now waits on you.")
+
+    async def _escalate(self, state: RunState, review: Review) -> None:
+        channel = self.config.escalation_channel
+        assert channel is not None
+        where = state.channel
+        link = f"run `{state.id}` in <#{where['channel']}>"
+        text = f"🚨 Nobody decided on {link} in time: it waits for {waiting_for(review)}."
+        blocks = [section(text), *review_blocks(state, review)]
+        await self.client.chat_postMessage(channel=channel, blocks=blocks[:50], text=text)
 
     async def _say(self, state: RunState, mrkdwn: str) -> None:
         await self.client.chat_postMessage(
@@ -109,7 +142,7 @@ class SlackChannel:
         await self.client.chat_update(
             channel=where["channel"],
             ts=where["thread_ts"],
-            blocks=run_card(state, lines),
+            blocks=run_card(state, lines, approvers=_approvers(self.config)),
             text=f"Tandem run: {state.task} ({state.status})",
         )
 
@@ -121,6 +154,23 @@ def _line(change: Change, review: Review | None) -> DecisionLine | None:
     if isinstance(event, CancelRequested):
         return DecisionLine(actor=event.by, verb="Cancelled", at=event.at, detail=event.reason, outcome="cancelled")
     return None
+
+
+def _asked_before(change: Change) -> str | None:
+    """The review that was pending before this change, if it was asked again (reassigned)."""
+    event = change.event
+    return event.review_id if isinstance(event, TimedOut) else None
+
+
+def _approvers(config: PolicyConfig) -> str | None:
+    if not config.has_approvers:
+        return None
+    parts = []
+    for level, people in sorted(config.approvers.items(), key=lambda kv: Risk.parse(kv[0])):
+        if people:
+            names = ", ".join(mention(p) if not p.startswith("S") else f"<!subteam^{p}>" for p in people)
+            parts.append(f"{level}+ {names}")
+    return "; ".join(parts)
 
 
 def card_placeholder(task: str, requester: str) -> list[dict[str, Any]]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,17 +15,21 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.errors import StaleDecision, TandemError
+from agent.config import PolicyConfig
+from agent.errors import NotAllowed, StaleDecision, TandemError
 from agent.messages import decided_verb
-from agent.models import Approve, Cancel, Correct, Decision, Intent, Review
+from agent.models import Answer, Approve, AuditEvent, Cancel, Correct, Decision, Intent, Review, Risk, Rule
 from agent.runtime import Runtime
 from blocks import ids
 from blocks.decided import already_decided, classified_reply
+from blocks.handoff import answer_modal
 from blocks.help import RunRow, help_blocks, list_blocks, status_blocks
 from blocks.modals import feedback_modal, review_details
-from blocks.text import Blocks, section, waiting_for
+from blocks.rules import rules_blocks
+from blocks.text import Blocks, mention, section, waiting_for
 from bot import messages
 from bot.channel import SlackChannel, card_placeholder, review_key
+from bot.directory import Directory
 from bot.payloads import BlockActions, MessageEvent, SlashCommand, ViewSubmission
 from bot.render import decision_lines
 from bot.tasks import Background
@@ -31,8 +37,9 @@ from storage.facade import AsyncStore
 
 log = logging.getLogger("tandem.bot")
 
-SUBCOMMANDS = ("help", "list", "status", "cancel")
+SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
 COMMAND = "/tandem"
+ANSWER_BUTTONS = re.compile(r"^tandem\.answer(\.\w+)?$")
 EVENTS = ("message", "app_mention")
 
 
@@ -41,8 +48,13 @@ class Deps:
     runtime: Runtime
     store: AsyncStore
     channel: SlackChannel
+    directory: Directory
     background: Background = field(default_factory=Background)
     clock: Callable[[], float] = time.time
+
+    @property
+    def config(self) -> PolicyConfig:
+        return self.runtime.config
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
@@ -64,11 +76,17 @@ class Listeners:
         app.action(ids.REQUEST_CHANGES)(self.on_request_changes)
         app.action(ids.OVERRIDE)(self.on_override)
         app.action(ids.DETAILS)(self.on_details)
+        app.action(ANSWER_BUTTONS)(self.on_answer)
+        app.action(ids.ANSWER_SELECT)(self.on_answer)
+        app.action(ids.ANSWER_TEXT)(self.on_answer_text)
+        app.action(ids.APPROVE_ALWAYS)(self.on_approve_always)
+        app.action(ids.REVOKE_RULE)(self.on_revoke_rule)
         app.view(ids.FEEDBACK_MODAL)(self.on_feedback)
+        app.view(ids.ANSWER_MODAL)(self.on_answer_modal)
         app.event(EVENTS[0])(self.on_message)
         app.event(EVENTS[1])(self.on_mention)
 
-    def spawn(self, work: Awaitable[None], name: str) -> None:
+    def spawn(self, work: Awaitable[object], name: str) -> None:
         async def run() -> None:
             await work
 
@@ -126,6 +144,9 @@ class Listeners:
                     mine.append(row)
             await self.ephemeral(client, channel, user, blocks=list_blocks(open_rows, mine))
             return
+        if word == "rules":
+            await self.ephemeral(client, channel, user, blocks=rules_blocks(await self.store.rules(channel)))
+            return
         if not arg:
             await self.ephemeral(client, channel, user, f"Say which run: `/tandem {word} <run>`.")
             return
@@ -161,34 +182,124 @@ class Listeners:
         await ack()
         self.spawn(self.decide_click(client, click, Cancel(reason="")), name="action:cancel")
 
-    async def decide_click(self, client: AsyncWebClient, click: BlockActions, decision: Decision) -> None:
-        review_id = click.action.value or ""
+    async def decide_click(
+        self, client: AsyncWebClient, click: BlockActions, decision: Decision, review_id: str | None = None
+    ) -> bool:
+        review_id = review_id if review_id is not None else click.action.value or ""
         record = await self.store.get_review(review_id)
         key = review_key(review_id)
         if record is not None and click.message and click.channel_id and await self.store.message(key) is None:
             # The process that posted this review died before noting where: the click tells us.
             await self.store.save_message(key, record.run_id, click.channel_id, click.message.ts, click.message.blocks)
-        await self.decide(client, review_id, decision, click.user.id, click.channel_id)
+        return await self.decide(client, review_id, decision, click.user.id, click.channel_id)
 
     async def decide(
         self, client: AsyncWebClient, review_id: str, decision: Decision, user: str, channel: str | None
-    ) -> None:
+    ) -> bool:
+        """Apply a decision; tell the person (ephemeral) when it did not take effect."""
         record = await self.store.get_review(review_id)
         if record is None:
             await self.ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
-            return
+            return False
         try:
-            await self.runtime.decide(record.run_id, decision, user, review_id=review_id)
+            groups = await self.deps.directory.groups_of(user)
+            await self.runtime.decide(record.run_id, decision, user, review_id=review_id, groups=groups)
+        except NotAllowed as exc:
+            await self.ephemeral(client, channel, user, exc.refusal.describe(user=mention, group=_group))
+            return False
         except StaleDecision as exc:
             if exc.decided_by is None:
                 await self.ephemeral(client, channel, user, str(exc))
-                return
+                return False
             answered = await self.store.get_review(review_id)
             verb = decided_verb(answered.answer if answered else None)
             blocks = already_decided(exc.decided_by, exc.decided_at, verb)
             await self.ephemeral(client, channel, user, f"Already {verb} by {exc.decided_by}.", blocks=blocks)
+            return False
         except TandemError as exc:
             await self.ephemeral(client, channel, user, messages.FAILED.format(error=exc))
+            return False
+        return True
+
+    # --- handoff answers, always-allow rules ---------------------------------------
+
+    async def on_answer(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        raw = click.action.selected_value or click.action.value or "{}"
+        try:
+            data = json.loads(raw)
+            review_id, value = str(data["review"]), data["answer"]
+        except (ValueError, KeyError, TypeError):
+            await self.ephemeral(client, click.channel_id, click.user.id, messages.BAD_ANSWER_BUTTON)
+            return
+        self.spawn(self.decide_click(client, click, Answer(value=value), review_id), name="action:answer")
+
+    async def on_answer_text(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        meta = json.dumps({"review": click.action.value or "", "channel": click.channel_id or ""})
+        await client.views_open(trigger_id=click.trigger_id or "", view=answer_modal(meta))
+
+    async def on_answer_modal(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        submission = ViewSubmission.model_validate(body)
+        text = (submission.view.value(ids.ANSWER_BLOCK, ids.ANSWER_ACTION) or "").strip()
+        if not text:
+            await ack(response_action="errors", errors={ids.ANSWER_BLOCK: messages.EMPTY_ANSWER})
+            return
+        await ack()
+        meta = submission.view.metadata()
+        decide = self.decide(
+            client, meta.get("review", ""), Answer(value=text), submission.user.id, meta.get("channel")
+        )
+        self.spawn(decide, name="view:answer")
+
+    async def on_approve_always(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        self.spawn(self.approve_always(client, click), name="action:approve_always")
+
+    async def approve_always(self, client: AsyncWebClient, click: BlockActions) -> None:
+        review_id, user, channel = click.action.value or "", click.user.id, click.channel_id
+        record = await self.store.get_review(review_id)
+        if record is None or record.step is None or channel is None:
+            await self.ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
+            return
+        state, _ = await self.store.load(record.run_id)
+        step = state.step(record.step)
+        if step.risk >= Risk.DEPLOY:
+            await self.ephemeral(client, channel, user, messages.NO_RULE_FOR_DEPLOY.format(tool=step.tool))
+            return
+        if not await self.decide_click(client, click, Approve()):
+            return
+        rule = Rule(
+            id=uuid.uuid4().hex[:8], channel=channel, tool=step.tool, created_by=user, created_at=self.deps.clock()
+        )
+        await self.store.add_rule(rule)
+        payload = {"rule": rule.id, "tool": rule.tool, "channel": channel}
+        await self.store.append_events(
+            state.id, [AuditEvent(at=rule.created_at, actor=user, kind="rule_added", payload=payload)]
+        )
+        text = messages.RULE_ADDED.format(tool=rule.tool, user=mention(user))
+        await client.chat_postMessage(channel=channel, thread_ts=state.channel.get("thread_ts"), text=text)
+
+    async def on_revoke_rule(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        self.spawn(self.revoke_rule(client, click.action.value or "", click.user.id, click.channel_id), name="rule")
+
+    async def revoke_rule(self, client: AsyncWebClient, rule_id: str, user: str, channel: str | None) -> None:
+        rules = await self.store.rules(channel or "")
+        rule = next((r for r in rules if r.id == rule_id), None)
+        approvers = {p for people in self.deps.config.approvers.values() for p in people}
+        if rule is not None and approvers and user != rule.created_by and user not in approvers:
+            await self.ephemeral(client, channel, user, messages.RULE_NOT_YOURS.format(user=mention(rule.created_by)))
+            return
+        revoked = await self.store.revoke_rule(rule_id, user, self.deps.clock()) if rule else None
+        if revoked is None:
+            await self.ephemeral(client, channel, user, messages.UNKNOWN_RULE)
+            return
+        await self.ephemeral(client, channel, user, messages.RULE_REVOKED.format(tool=revoked.tool))
 
     async def on_request_changes(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         click = BlockActions.model_validate(body)
@@ -335,3 +446,7 @@ class Listeners:
         await client.chat_postEphemeral(
             channel=channel, user=user, text=text or "Tandem", blocks=blocks or [section(text)]
         )
+
+
+def _group(group: str) -> str:
+    return f"members of <!subteam^{group}>"

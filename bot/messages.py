@@ -21,3 +21,12 @@ UNKNOWN_RUN = "No run `{run}` here. `/tandem list` shows the open ones."
 CANCELLED = "🛑 Run `{run}` cancelled."
 FAILED = "Tandem could not do that: {error}"
 STARTING_FAILED = "Tandem could not start the run: {error}"
+EMPTY_ANSWER = "Type an answer: the tool is waiting for it."
+BAD_ANSWER_BUTTON = "This answer button is malformed; nothing changed. Answer in the run's thread instead."
+NO_RULE_FOR_DEPLOY = "`{tool}` deploys: it always asks, and cannot be always-allowed. Nothing changed."
+RULE_ADDED = (
+    "✅ From now on `{tool}` runs without asking in this channel (set by {user}). `/tandem rules` lists and revokes."
+)
+RULE_REVOKED = "Revoked: `{tool}` asks for approval again in this channel."
+RULE_NOT_YOURS = "Only {user} (who set it) or an approver can revoke this rule. Nothing changed."
+UNKNOWN_RULE = "That rule is already revoked or does not exist here. `/tandem rules` lists the current ones."

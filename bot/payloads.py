@@ -29,6 +29,11 @@ class Action(_In):
     action_id: str
     value: str | None = None
     block_id: str | None = None
+    selected_option: dict[str, Any] | None = None
+
+    @property
+    def selected_value(self) -> str | None:
+        return str(self.selected_option["value"]) if self.selected_option else None
 
 
 class Container(_In):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from agent.errors import TandemError
-from agent.models import Approve, Cancel, Correct, Finish, HandBack, Intent, RunState
+from agent.models import Answer, Approve, Cancel, Correct, Decision, Finish, HandBack, Intent, RunState
 from agent.settings import CoreSettings
 from agent.views import run_json
 from cli.render import outcome_text, review_text
@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--cancel", action="store_true")
     what.add_argument("--finish", action="store_true", help="(takeover) wrap up the run")
     what.add_argument("--hand-back", action="store_true", help="(takeover) let the agent continue on its own")
+    what.add_argument("--answer", metavar="VALUE", help="answer a tool's question (a choice, text, or yes/no)")
     answer.add_argument("--intent", choices=INTENTS, help="with --reject: what is wrong (default: classified)")
     answer.add_argument("--step", type=int, help="with --reject --intent retry_step: which step")
     answer.add_argument("--review", help="the review id (default: the pending one)")
@@ -69,6 +70,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=3000)
 
     sub.add_parser("socket", help="run the Slack bot in Socket Mode (needs SLACK_APP_TOKEN)")
+
+    tick = sub.add_parser("tick", help="handle due reminders and deadlines once (the bot does this by itself)")
+    tick.add_argument("--json", action="store_true")
+
+    dev = sub.add_parser("dev", help="the bot and a local Slack-like workspace in your browser (no Slack, no LLM key)")
+    dev.add_argument("--host", default="127.0.0.1")
+    dev.add_argument("--port", type=int, default=3000, help="the page's port (the bot takes a free one)")
+    dev.add_argument("--db", default="./tandem.db", help="SQLite file, fresh or existing (default: ./tandem.db)")
+    dev.add_argument("--config", help="policy TOML: approvers, quorum, timeouts (default: ./tandem.toml if present)")
 
     show = sub.add_parser("show", help="show one run with its history")
     show.add_argument("run_id")
@@ -107,6 +117,20 @@ async def _interact(services: Services, state: RunState, user: str) -> int:
             continue
         print()
         print(review_text(state, review))
+        if review.anchor == "handoff" and review.handoff is not None:
+            line = _ask("answer (or 'cancel') > ")
+            if line is None:
+                print(f"\nPaused. Nothing is lost: `tandem resume {state.id}` continues here.")
+                return 0
+            if line.strip().lower() in ("c", "cancel"):
+                state = await _decide_or_say(services, state, Cancel(), user, review.id)
+                continue
+            options = review.handoff.options
+            value = line.strip()
+            if review.handoff.input_type == "choice" and value.isdigit() and 1 <= int(value) <= len(options):
+                value = options[int(value) - 1]
+            state = await _decide_or_say(services, state, Answer(value=value), user, review.id)
+            continue
         if state.takeover:
             line = _ask("instruction / finish / hand back / cancel > ")
         else:
@@ -140,6 +164,17 @@ async def _interact(services: Services, state: RunState, user: str) -> int:
     print()
     print(outcome_text(state))
     return 0 if state.status == "done" else 1
+
+
+async def _decide_or_say(
+    services: Services, state: RunState, decision: Decision, user: str, review_id: str
+) -> RunState:
+    try:
+        return await services.runtime.decide(state.id, decision, user, review_id=review_id)
+    except TandemError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        fresh, _ = await services.store.load(state.id)
+        return fresh
 
 
 async def _request_changes(services: Services, state: RunState, user: str) -> RunState:
@@ -181,6 +216,8 @@ async def _answer(services: Services, args: argparse.Namespace) -> RunState:
         return await runtime.decide(run_id, Finish(), user, review_id=review)
     if args.hand_back:
         return await runtime.decide(run_id, HandBack(), user, review_id=review)
+    if args.answer is not None:
+        return await runtime.decide(run_id, Answer(value=args.answer), user, review_id=review)
     if args.reject is not None and args.intent:
         decision = Correct(intent=args.intent, target_step=args.step, feedback=args.reject)
         return await runtime.decide(run_id, decision, user, review_id=review)
@@ -213,6 +250,10 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                     await _print_json(services, state)
                     return 0
                 return await _interact(services, state, args.user)
+            case "tick":
+                handled = await services.runtime.tick()
+                print(json.dumps({"handled": handled}) if args.json else f"Handled {handled} due review(s).")
+                return 0
             case "runs":
                 summaries = await services.store.list_runs(status=args.status, limit=args.limit)
                 if args.json:
@@ -256,6 +297,10 @@ async def _slack(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], CoreSettings] = CoreSettings) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.command == "dev":
+        from cli.dev import main as dev_main
+
+        return dev_main(args)
     try:
         coro: Coroutine[Any, Any, int]
         if args.command in ("serve", "socket"):

@@ -49,6 +49,19 @@ def review_text(state: RunState, review: Review) -> str:
         lines += [step_line(s) for s in state.plan]
         lines.append("Result:")
         lines.append(_indent(state.output or ""))
+    elif review.anchor == "handoff" and review.handoff is not None:
+        h = review.handoff
+        lines.append(f"Question from step {review.step}: {h.prompt}")
+        if h.reason:
+            lines.append(f"  why: {h.reason}")
+        if h.context:
+            lines.append(f"  context: {json.dumps(h.context, ensure_ascii=False, default=str)}")
+        if h.input_type == "choice":
+            lines += [f"  {i}) {option}" for i, option in enumerate(h.options, start=1)]
+        elif h.input_type == "confirm":
+            lines.append("  yes / no")
+        if review.assignees:
+            lines.append(f"  asked: {', '.join(review.current_assignees)}")
     elif review.anchor == "takeover":
         lines.append(f"Tandem stopped acting on its own: {state.takeover_reason}")
         done = [s for s in state.history + state.plan if s.status in ("done", "failed")]

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from aiohttp import web
 from slack_bolt.async_app import AsyncApp
 
+from agent.runtime import Runtime
 from bot.app import build_app, build_client
 from bot.channel import SlackChannel
+from bot.directory import Directory
 from bot.handlers import Deps
 from bot.settings import SlackSettings
 from bot.tasks import Background
@@ -33,16 +35,37 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
     client = build_client(settings)
     background = Background()
     async with open_services(settings) as services:
-        channel = SlackChannel(client, services.store, background, card_interval=settings.card_update_interval)
+        channel = SlackChannel(
+            client,
+            services.store,
+            background,
+            card_interval=settings.card_update_interval,
+            config=services.runtime.config,
+        )
         services.runtime.observers.append(channel)
-        deps = Deps(runtime=services.runtime, store=services.store, channel=channel, background=background)
+        directory = Directory(client, services.runtime.config)
+        deps = Deps(
+            runtime=services.runtime, store=services.store, channel=channel, directory=directory, background=background
+        )
         app = build_app(settings, deps, client)
-        # Runs whose process died mid-step resume (risky steps ask a person first).
+        # Runs whose process died mid-step resume (risky steps ask a person first), and
+        # deadlines that passed while the bot was down are handled now, then periodically.
         background.spawn(services.runtime.recover_all(), name="recover")
+        background.spawn(scheduler(services.runtime, settings.scheduler_interval), name="scheduler", service=True)
         try:
             yield Bot(app=app, deps=deps)
         finally:
             await background.drain()
+
+
+async def scheduler(runtime: Runtime, interval: float) -> None:
+    """Reminders and deadlines: checked at start-up, then every ``interval`` seconds (until cancelled)."""
+    while True:
+        try:
+            await runtime.tick()
+        except Exception:
+            log.exception("scheduler tick failed; trying again in %s s", interval)
+        await asyncio.sleep(interval)
 
 
 def web_app(bot: Bot) -> web.Application:

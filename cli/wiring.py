@@ -7,8 +7,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from agent.brain import LLMBrain
+from agent.config import load_config
 from agent.llm import make_model
-from agent.models import Policy
+from agent.models import Policy, Risk
 from agent.ports import Observer
 from agent.runtime import Runtime
 from agent.settings import CoreSettings
@@ -30,6 +31,7 @@ class Services:
 async def open_services(
     settings: CoreSettings, *, observers: list[Observer] | None = None, policy: Policy | None = None
 ) -> AsyncIterator[Services]:
+    config = load_config(settings.config)  # validated before anything starts
     store = await AsyncStore(settings.db).open()
     # The demo world lives in the same file, on a connection of its own (tools run in worker threads).
     world_db = connect(settings.db, check_same_thread=False)
@@ -39,7 +41,9 @@ async def open_services(
         store,
         LLMBrain(make_model(settings.model, settings.llm_api_base)),
         load_tools(settings.tool_modules),
-        policy=policy or Policy(step_timeout=settings.step_timeout),
+        policy=policy
+        or Policy(step_timeout=settings.step_timeout, confirm_threshold=Risk.parse(config.confirm_threshold)),
+        config=config,
         observers=observers,
         tool_context=lambda: use_world(world),
     )

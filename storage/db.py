@@ -69,21 +69,6 @@ def m001_runs_events_reviews(db: Database) -> None:
     )
 
 
-def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
-    """Open (and migrate) the database. ``:memory:`` works for tests."""
-    if str(path) != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), check_same_thread=check_same_thread, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    # A decision acknowledged to a person must be on disk.
-    conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("PRAGMA busy_timeout=5000")
-    conn.execute("PRAGMA foreign_keys=ON")
-    db = Database(conn)
-    migrations.apply(db)
-    return db
-
-
 @migrations()
 def m002_chat_messages(db: Database) -> None:
     """Where each run's card and each review were posted, so they can be edited later."""
@@ -101,3 +86,41 @@ def m002_chat_messages(db: Database) -> None:
     db.execute("CREATE INDEX chat_messages_run ON chat_messages(run_id)")
     db.execute("ALTER TABLE runs ADD COLUMN thread TEXT")
     db.execute("CREATE INDEX runs_thread ON runs(thread)")
+
+
+@migrations()
+def m003_deadlines_and_rules(db: Database) -> None:
+    """Review deadlines the scheduler finds by index; channel rules ("always allow")."""
+    db.execute("ALTER TABLE reviews ADD COLUMN deadline REAL")
+    db.execute("ALTER TABLE reviews ADD COLUMN remind_at REAL")
+    db.execute("CREATE INDEX reviews_deadline ON reviews(deadline) WHERE status = 'pending'")
+    db.execute("CREATE INDEX reviews_remind ON reviews(remind_at) WHERE status = 'pending'")
+    db.execute(
+        """
+        CREATE TABLE rules (
+            id TEXT PRIMARY KEY,
+            channel TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            created_by TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            revoked_by TEXT,
+            revoked_at REAL
+        )
+        """
+    )
+    db.execute("CREATE INDEX rules_channel ON rules(channel, tool) WHERE revoked_at IS NULL")
+
+
+def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
+    """Open (and migrate) the database. ``:memory:`` works for tests."""
+    if str(path) != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=check_same_thread, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    # A decision acknowledged to a person must be on disk.
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA busy_timeout=5000")
+    conn.execute("PRAGMA foreign_keys=ON")
+    db = Database(conn)
+    migrations.apply(db)
+    return db

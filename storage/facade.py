@@ -16,7 +16,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlite_utils import Database
 
-from agent.models import AuditEvent, Review, ReviewRecord, RunState, RunSummary
+from agent.models import AuditEvent, Review, ReviewRecord, Rule, RunState, RunSummary
 from storage.db import connect
 from storage.runs import RunStore
 
@@ -115,3 +115,18 @@ class AsyncStore:
 
     async def message(self, key: str) -> tuple[str, str, list[dict[str, Any]]] | None:
         return await self._call(self.store.message, key)
+
+    async def append_events(self, run_id: str, events: list[AuditEvent]) -> None:
+        await self._call(self.store.append_events, run_id, events)
+
+    async def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]:
+        return await self._call(self.store.due_reviews, now, limit)
+
+    async def add_rule(self, rule: Rule) -> None:
+        await self._call(self.store.add_rule, rule)
+
+    async def rules(self, channel: str) -> list[Rule]:
+        return await self._call(self.store.rules, channel)
+
+    async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
+        return await self._call(self.store.revoke_rule, rule_id, by, at)

@@ -16,7 +16,7 @@ from sqlite_utils import Database
 
 from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
 from agent.messages import decided_verb
-from agent.models import AuditEvent, Review, ReviewRecord, RunState, RunSummary
+from agent.models import AuditEvent, Review, ReviewRecord, Rule, RunState, RunSummary
 
 _state = TypeAdapter(RunState)
 
@@ -103,19 +103,33 @@ class RunStore:
             )
             if cur.rowcount != 1:
                 raise ConcurrentUpdate(f"Run {state.id} was updated by someone else; reload it and try again.")
-            if state.finished or (opened is not None):
-                # Any other review still open for this run is moot now.
-                self.db.execute(
-                    "UPDATE reviews SET status = 'closed' WHERE run_id = ? AND status = 'pending'", [state.id]
-                )
+            # Any other review still open for this run is moot now.
+            self.db.execute(
+                "UPDATE reviews SET status = 'closed' WHERE run_id = ? AND status = 'pending' AND id != ?",
+                [state.id, state.pending.id if state.pending else ""],
+            )
             self._write_children(state, events, opened)
+            if state.pending is not None and opened is None:
+                self.db.execute(
+                    "UPDATE reviews SET deadline = ?, remind_at = ? WHERE id = ?",
+                    [state.pending.deadline, state.pending.remind_at, state.pending.id],
+                )
         return version + 1
 
     def _write_children(self, state: RunState, events: Iterable[AuditEvent], opened: Review | None) -> None:
         if opened is not None:
             self.db.execute(
-                "INSERT INTO reviews (id, run_id, anchor, step, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)",
-                [opened.id, state.id, opened.anchor, opened.step, opened.created_at],
+                "INSERT INTO reviews (id, run_id, anchor, step, status, created_at, deadline, remind_at)"
+                " VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)",
+                [
+                    opened.id,
+                    state.id,
+                    opened.anchor,
+                    opened.step,
+                    opened.created_at,
+                    opened.deadline,
+                    opened.remind_at,
+                ],
             )
         self.db.conn.executemany(
             "INSERT INTO events (run_id, at, actor, kind, payload) VALUES (?, ?, ?, ?, ?)",
@@ -219,6 +233,50 @@ class RunStore:
         """(channel, ts, blocks) of a message Tandem posted, by its key."""
         row = self.db.execute("SELECT channel, ts, blocks FROM chat_messages WHERE key = ?", [key]).fetchone()
         return None if row is None else (str(row[0]), str(row[1]), json.loads(row[2]) if row[2] else [])
+
+    def append_events(self, run_id: str, events: Sequence[AuditEvent]) -> None:
+        """Audit lines that change no state (e.g. a refused decision)."""
+        self.db.conn.executemany(
+            "INSERT INTO events (run_id, at, actor, kind, payload) VALUES (?, ?, ?, ?, ?)",
+            [(run_id, e.at, e.actor, e.kind, _json(e.payload) if e.payload else None) for e in events],
+        )
+
+    def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]:
+        """(review id, run id) of pending reviews whose reminder or deadline has come."""
+        rows = self.db.execute(
+            "SELECT id, run_id FROM reviews WHERE status = 'pending' AND deadline <= ?"
+            " UNION SELECT id, run_id FROM reviews WHERE status = 'pending' AND remind_at <= ? LIMIT ?",
+            [now, now, limit],
+        ).fetchall()
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    # --- channel rules ("always allow") ---------------------------------------
+
+    def add_rule(self, rule: Rule) -> None:
+        self.db.execute(
+            "INSERT INTO rules (id, channel, tool, created_by, created_at) VALUES (?, ?, ?, ?, ?)",
+            [rule.id, rule.channel, rule.tool, rule.created_by, rule.created_at],
+        )
+
+    def rules(self, channel: str) -> list[Rule]:
+        rows = self.db.execute(
+            "SELECT id, channel, tool, created_by, created_at FROM rules"
+            " WHERE channel = ? AND revoked_at IS NULL ORDER BY created_at",
+            [channel],
+        ).fetchall()
+        keys = ("id", "channel", "tool", "created_by", "created_at")
+        return [Rule.model_validate(dict(zip(keys, r, strict=True))) for r in rows]
+
+    def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
+        row = self.db.execute(
+            "SELECT id, channel, tool, created_by, created_at FROM rules WHERE id = ? AND revoked_at IS NULL",
+            [rule_id],
+        ).fetchone()
+        if row is None:
+            return None
+        self.db.execute("UPDATE rules SET revoked_by = ?, revoked_at = ? WHERE id = ?", [by, at, rule_id])
+        keys = ("id", "channel", "tool", "created_by", "created_at")
+        return Rule.model_validate(dict(zip(keys, row, strict=True)))
 
     def runs_in_flight(self) -> list[str]:
         """Runs that were working (not waiting on a person) — candidates for recovery."""

@@ -92,6 +92,7 @@ def _approves(text: str) -> bool:
 
 
 def cancels(text: str) -> bool:
+    """A cancel word ("stop", "取消") that is not negated just before it ("don't stop")."""
     found = _CANCEL.search(text)
     if not found:
         return False

@@ -123,4 +123,5 @@ def extract_params(tool: ToolView, text: str, *, task: str = "", defaults: bool 
 
 
 def missing_params(tool: ToolView, params: JSON) -> list[str]:
+    """The required parameters of ``tool`` that ``params`` lacks."""
     return [p.name for p in tool.params if p.required and p.name not in params]

@@ -8,6 +8,8 @@ from agent.offline.params import extract_params, missing_params
 from agent.offline.tools_match import Toolbox, tool_view
 from agent.offline.vocabulary import INSTEAD_OF, JSON, split_clauses, value_at
 
+# --- planning ------------------------------------------------------------------------
+
 
 def _step_json(draft: Draft) -> JSON:
     return {"tool": draft.tool.name, "params": draft.params, "reason": draft.reason()}

@@ -48,6 +48,7 @@ def _resolve(schema: JSON, prop: JSON) -> JSON:
 
 
 def tool_view(index: int, described: JSON) -> ToolView:
+    """A ``ToolSpec.describe()`` dict as the planner sees it: params from the schema, concept weights."""
     name = str(described.get("name", ""))
     schema = described.get("parameters") or {}
     required = set(schema.get("required", []))

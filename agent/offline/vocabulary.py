@@ -8,6 +8,7 @@ from typing import Any
 
 JSON = dict[str, Any]
 
+# --- synonyms and phrase patterns ---------------------------------------------------
 
 CONCEPTS: dict[str, tuple[str, ...]] = {
     "restart": ("restart", "reboot", "bounce", "重启", "重新启动"),
@@ -57,7 +58,11 @@ FIRST = re.compile(r"\bfirst\b(?!\s+step)|先(?!别)", re.I)
 _FILLER = re.compile(r"^(?:please|pls|can you|could you|and|also|then|帮我|请|麻烦)\s*", re.I)
 
 
+# --- finding words ------------------------------------------------------------------
+
+
 def as_words(text: str) -> str:
+    """``text`` lowercased, with ``snake_case`` names read as separate words."""
     return text.lower().replace("_", " ")
 
 
@@ -90,6 +95,7 @@ def concepts_in(text: str) -> dict[str, int]:
 
 
 def value_at(text: str, value: str) -> int:
+    """Position of an enum ``value`` in ``text`` (``_`` also read as space or hyphen, a plural also as singular); -1."""
     lowered = text.lower()
     candidates = {value.lower(), value.lower().replace("_", " "), value.lower().replace("_", "-")}
     if value.lower().endswith("s") and len(value) > 4:
@@ -138,10 +144,11 @@ def _order_after(part: str) -> list[str]:
     return [after, before] if before and after else [before or after]
 
 
-# --- shared helpers ---------------------------------------------------------------------
+# --- keyword patterns and Chinese numerals -------------------------------------------
 
 
 def rx(*patterns: str) -> re.Pattern[str]:
+    """One case-insensitive pattern matching any of ``patterns`` (English and Chinese alternatives)."""
     return re.compile("|".join(patterns), re.I)
 
 

@@ -21,6 +21,7 @@ from agent.models import (
     TakeoverReading,
 )
 from agent.ports import ClassifyContext
+from agent.config import PolicyConfig
 from agent.runtime import Runtime
 from agent.tools import Risk, ToolRegistry, tool
 from storage.facade import AsyncStore
@@ -125,7 +126,7 @@ async def test_approvals_walk_the_run_to_done(store: AsyncStore) -> None:
     while not state.finished:
         assert state.pending is not None
         anchors.append(state.pending.anchor)
-        state = await rt.decide(state.id, Approve(), "U2")
+        state = await rt.decide(state.id, Approve(), "U1")
     assert anchors == ["after_plan", "before_risky_step", "before_result"]
     assert state.status == "done" and CALLS == {"look": 2, "ship": 1}
     assert state.output == "look: api is fine; look: db is fine; ship: api now at 2.0"
@@ -133,7 +134,7 @@ async def test_approvals_walk_the_run_to_done(store: AsyncStore) -> None:
 
 async def test_second_decision_on_same_review_changes_nothing_and_names_first(store: AsyncStore) -> None:
     rt = make(store, RISKY_PLAN)
-    state = await rt.start("ship api", "U1")
+    state = await rt.start("ship api", "alice")
     review = state.pending
     assert review is not None
     await rt.decide(state.id, Approve(), "alice", review_id=review.id)
@@ -145,7 +146,8 @@ async def test_second_decision_on_same_review_changes_nothing_and_names_first(st
 
 
 async def test_fifty_concurrent_approvals_run_the_risky_step_once(store: AsyncStore) -> None:
-    rt = make(store, [("ship", {"service": "api", "version": "2.0"})], policy=GATE_FIRST)
+    config = PolicyConfig(approvers={"write": [f"U{i}" for i in range(50)]})
+    rt = make(store, [("ship", {"service": "api", "version": "2.0"})], policy=GATE_FIRST, config=config)
     state = await rt.start("ship api", "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"
     review_id = state.pending.id
@@ -160,11 +162,12 @@ async def test_fifty_concurrent_approvals_run_the_risky_step_once(store: AsyncSt
 
 
 async def test_concurrent_approvals_from_two_runtimes_on_one_file_apply_once(store: AsyncStore, tmp_path: Path) -> None:
-    rt1 = make(store, [("ship", {"service": "api", "version": "2.0"})], policy=GATE_FIRST)
+    config = PolicyConfig(approvers={"deploy": ["alice", "bob"]})
+    rt1 = make(store, [("ship", {"service": "api", "version": "2.0"})], policy=GATE_FIRST, config=config)
     state = await rt1.start("ship api", "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"
     async with AsyncStore(tmp_path / "t.db") as other:
-        rt2 = make(other)
+        rt2 = make(other, config=config)
         results = await asyncio.gather(
             rt1.decide(state.id, Approve(), "alice", review_id=state.pending.id),
             rt2.decide(state.id, Approve(), "bob", review_id=state.pending.id),
@@ -210,12 +213,12 @@ async def test_free_text_is_classified_and_applied(store: AsyncStore) -> None:
     brain.plans.append([("look", {"service": "auth"})] * 3)
     rt = make(store, brain=brain)
     state = await rt.start("ship api", "U1")
-    reading, state = await rt.say(state.id, "no, look at auth instead", "U2")
+    reading, state = await rt.say(state.id, "no, look at auth instead", "U1")
     assert reading is not None and reading.intent == "replan"
     assert brain.classified == ["no, look at auth instead"]
     assert state.pending is not None and state.pending.anchor == "after_plan"
     assert [s.params["service"] for s in state.plan] == ["auth", "auth", "auth"]
-    assert state.feedback[0].text == "no, look at auth instead" and state.feedback[0].by == "U2"
+    assert state.feedback[0].text == "no, look at auth instead" and state.feedback[0].by == "U1"
 
 
 async def test_decision_without_pending_review_is_refused(store: AsyncStore) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from agent.models import Anchor, Phase, Review, Risk, RunState, Step, StepStatus
+from agent.models import Anchor, Handoff, Phase, Review, Risk, RunState, Step, StepStatus
 from blocks.limits import check_message, check_view, validate_view_with_sdk, validate_with_sdk
 from blocks.text import Blocks
 
@@ -38,13 +38,26 @@ def state(phase: Phase = "awaiting_review", review: Review | None = None, **fiel
 def review(anchor: Anchor = "after_plan", step_number: int | None = None, **fields: Any) -> Review:
     if step_number is None and anchor not in ("after_plan", "before_result", "takeover"):
         step_number = 2
+    if anchor == "handoff" and "handoff" not in fields:
+        fields["handoff"] = Handoff(
+            prompt="Which region should payments move to? <!channel> & co",
+            input_type="choice",
+            options=["eu-west-1", "us-east-1", "other"],
+            reason="ambiguous intent",
+            context={"current": "us-east-1"},
+        )
     return Review(id="rv1", anchor=anchor, step=step_number, created_at=T0, **fields)
 
 
 def reviewing(anchor: Anchor, **fields: Any) -> tuple[RunState, Review]:
     """A state waiting on ``anchor``, with a plausible step status and output for it."""
     rv = review(anchor)
-    statuses: dict[Anchor, StepStatus] = {"after_risky_step": "done", "step_failed": "failed", "recovery": "running"}
+    statuses: dict[Anchor, StepStatus] = {
+        "after_risky_step": "done",
+        "step_failed": "failed",
+        "recovery": "running",
+        "handoff": "waiting",
+    }
     status = statuses.get(anchor, "pending")
     second = step(2, status=status, result={"restarted": 3}, error="timeout after 30s" if status == "failed" else None)
     plan = fields.pop("plan", [step(1, tool="check_health", risk=Risk.READ, status="done"), second])

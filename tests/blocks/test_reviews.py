@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agent.models import Anchor, Review, Risk
@@ -32,8 +34,14 @@ EXPECTED_ACTIONS: dict[Anchor, list[str]] = {
     "recovery": [ids.APPROVE, ids.REQUEST_CHANGES, ids.CANCEL],
     "takeover": [ids.CANCEL],
     "takeover_step": [ids.APPROVE, ids.REJECT, ids.CANCEL],
+    "handoff": [f"{ids.ANSWER}.0", f"{ids.ANSWER}.1", f"{ids.ANSWER}.2", ids.CANCEL],
 }
-FIRST_LABELS: dict[Anchor, str] = {"step_failed": "Continue anyway", "recovery": "Re-run", "takeover": "Cancel run"}
+FIRST_LABELS: dict[Anchor, str] = {
+    "step_failed": "Continue anyway",
+    "recovery": "Re-run",
+    "takeover": "Cancel run",
+    "handoff": "eu-west-1",
+}
 HUGE = "z" * 50_000
 
 
@@ -54,7 +62,10 @@ def test_review_blocks_every_button_carries_the_review_id(anchor: Anchor) -> Non
     run, rv = reviewing(anchor, plan=long_plan(chars=2000))
     elements = action_elements(review_blocks(run, rv))
     assert elements
-    assert {el["value"] for el in elements} == {"rv1"}
+    values = {el["value"] for el in elements}
+    if anchor == "handoff":  # answers carry the review id with the answer
+        values = {json.loads(v)["review"] if v.startswith("{") else v for v in values}
+    assert values == {"rv1"}
 
 
 @pytest.mark.parametrize("anchor", ANCHORS)
@@ -164,7 +175,7 @@ def test_review_blocks_user_text_is_escaped_everywhere(text: str) -> None:
     plan = [step(1, tool="run<x>", params={"cmd": text}, reason=text, status="failed", error=text, result=text)]
     for anchor in ANCHORS:
         run, rv = reviewing(anchor, plan=plan, output=text, takeover_reason=text)
-        rv = Review(id="rv1", anchor=anchor, step=1, note=text, created_at=0)
+        rv = Review(id="rv1", anchor=anchor, step=1, note=text, created_at=0, handoff=rv.handoff)
         rendered = all_text(review_blocks(run, rv))
         assert "<!channel>" not in rendered
         assert "<@U999>" not in rendered
@@ -189,3 +200,22 @@ def test_after_risky_step_shows_the_result_and_what_ran() -> None:
     text = all_text(after_risky_step(run, rv))
     assert '"restarted": 3' in text
     assert "Ran with `service=payments` `region=eu-west-1`" in text
+
+
+def test_step_approval_in_a_channel_offers_always_allow_below_deploy() -> None:
+    run, rv = reviewing("before_risky_step", channel={"channel": "C1", "thread_ts": "1.0"})
+    assert ids.APPROVE_ALWAYS in action_ids(review_blocks(run, rv))
+    run.plan[1].risk = Risk.DEPLOY
+    assert ids.APPROVE_ALWAYS not in action_ids(review_blocks(run, rv))
+
+
+def test_handoff_with_many_options_uses_a_select_and_text_uses_a_modal_button() -> None:
+    run, rv = reviewing("handoff")
+    assert rv.handoff is not None
+    many = rv.model_copy(update={"handoff": rv.handoff.model_copy(update={"options": [f"o{i}" for i in range(8)]})})
+    assert_valid_message(review_blocks(run, many))
+    assert action_ids(review_blocks(run, many)) == [ids.ANSWER_SELECT, ids.CANCEL]
+    text = rv.model_copy(update={"handoff": rv.handoff.model_copy(update={"input_type": "text"})})
+    assert action_ids(review_blocks(run, text)) == [ids.ANSWER_TEXT, ids.CANCEL]
+    confirm = rv.model_copy(update={"handoff": rv.handoff.model_copy(update={"input_type": "confirm"})})
+    assert action_ids(review_blocks(run, confirm)) == [ids.ANSWER, f"{ids.ANSWER}.no", ids.CANCEL]

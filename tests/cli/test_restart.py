@@ -78,7 +78,7 @@ def test_killed_while_paused_then_answered_from_a_fresh_process(env: dict[str, s
 
     paused = run_json(env, "show", run_id, "--json")
     assert paused["status"] == "awaiting_review" and paused["pending_review"]["anchor"] == "after_plan"
-    after = run_json(env, "answer", run_id, "--approve", "--as", "alice")
+    after = run_json(env, "answer", run_id, "--approve")
     assert after["pending_review"]["anchor"] == "before_risky_step"
     assert after["steps"][0]["status"] == "done"
     assert calls(env) == ["inspect_cluster"]
@@ -108,7 +108,7 @@ def test_killed_during_a_risky_step_is_never_rerun_silently(env: dict[str, str])
     again = run_json(env, "resume", run["id"], "--detach")
     assert again["pending_review"]["id"] == resumed["pending_review"]["id"]
 
-    done = run_json(env, "answer", run["id"], "--approve", "--as", "alice")
+    done = run_json(env, "answer", run["id"], "--approve")
     assert calls(env) == ["inspect_cluster", "upgrade_cluster", "upgrade_cluster"]
     assert done["pending_review"]["anchor"] == "before_result"
     assert done["steps"][1]["status"] == "done" and done["steps"][1]["attempts"] == 2

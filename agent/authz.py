@@ -1,0 +1,146 @@
+"""Who may decide what: a pure function of the policy, the run, the review and the person.
+
+* No approvers configured: the requester decides everything (others may not).
+* Approvers configured for a level: at that level and above only they approve;
+  the requester approves their own run there only if ``allow_self_approval``.
+  Below every configured level, the requester and any approver decide.
+* Stopping and correcting (request changes, cancel, takeover instructions) is
+  open to the requester and everyone who may approve: it never runs anything.
+* A handoff with assignees is answered by them only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from agent.config import PolicyConfig
+from agent.models import Approve, Decision, Review, Risk, RunState
+
+_GROUP_PREFIX = "S"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a person may not make this decision, with who may."""
+
+    actor: str
+    action: str  # e.g. "approve deploy steps"
+    users: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    note: str = ""
+
+    def describe(
+        self,
+        user: Callable[[str], str] = lambda u: f"@{u}",
+        group: Callable[[str], str] = lambda g: f"members of @{g}",
+    ) -> str:
+        who = [user(u) for u in self.users] + [group(g) for g in self.groups]
+        if not who:
+            return f"Nobody may {self.action} here{self.note}; check the approvers in the policy."
+        names = who[0] if len(who) == 1 else ", ".join(who[:-1]) + " or " + who[-1]
+        return f"Only {names} can {self.action}{self.note}. Nothing changed."
+
+
+@dataclass(frozen=True)
+class Eligible:
+    users: frozenset[str]
+    groups: frozenset[str]
+    config: PolicyConfig = field(repr=False)
+
+    def has(self, actor: str, actor_groups: Iterable[str] = ()) -> bool:
+        if actor in self.users:
+            return True
+        mine = set(actor_groups)
+        return any(g in mine or actor in self.config.groups.get(g, ()) for g in self.groups)
+
+    def count(self) -> int:
+        """How many people that is, as far as the policy knows (for quorum 'all')."""
+        people = set(self.users)
+        for g in self.groups:
+            people |= set(self.config.groups.get(g, ()))
+        return max(len(people), 1)
+
+
+def review_risk(state: RunState, review: Review) -> Risk:
+    """What a decision on this review puts at stake."""
+    if review.step is not None and review.anchor != "takeover":
+        try:
+            return state.step(review.step).risk
+        except KeyError:
+            pass
+    steps = state.plan if review.anchor != "before_result" else [s for s in state.plan if s.status == "done"]
+    return max((s.risk for s in steps), default=Risk.READ)
+
+
+def _split(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    entries = list(entries)
+    return (
+        frozenset(e for e in entries if not e.startswith(_GROUP_PREFIX)),
+        frozenset(e for e in entries if e.startswith(_GROUP_PREFIX)),
+    )
+
+
+def approvers(config: PolicyConfig, state: RunState, review: Review) -> Eligible:
+    """Who may approve this review."""
+    if review.assignees:
+        users, groups = _split(review.assignees)
+        return Eligible(users, groups, config)
+    risk = review_risk(state, review)
+    level = config.level_for(risk)
+    if level is None:
+        everyone = [p for people in config.approvers.values() for p in people]
+        users, groups = _split(everyone)
+        return Eligible(users | {state.requester}, groups, config)
+    users, groups = _split(config.approvers[level.label])  # type: ignore[index]
+    if config.allow_self_approval:
+        users = users | {state.requester}
+    elif state.requester in users:
+        users = users - {state.requester}
+    return Eligible(users, groups, config)
+
+
+def check(
+    config: PolicyConfig,
+    state: RunState,
+    review: Review,
+    actor: str,
+    decision: Decision,
+    actor_groups: Iterable[str] = (),
+) -> Refusal | None:
+    """None when ``actor`` may make ``decision`` on ``review``; else why not."""
+    actor_groups = list(actor_groups)
+    can_approve = approvers(config, state, review)
+    if isinstance(decision, Approve) or review.assignees:
+        if can_approve.has(actor, actor_groups):
+            return None
+        note = " (the policy does not let requesters approve their own run here)" if actor == state.requester else ""
+        users, groups = tuple(sorted(can_approve.users)), tuple(sorted(can_approve.groups))
+        return Refusal(actor, _action(state, review), users, groups, note)
+    if actor == state.requester or can_approve.has(actor, actor_groups):
+        return None
+    users = tuple(sorted(can_approve.users | {state.requester}))
+    return Refusal(actor, "steer or stop this run", users, tuple(sorted(can_approve.groups)))
+
+
+def _action(state: RunState, review: Review) -> str:
+    if review.anchor == "handoff":
+        return "answer this question"
+    risk = review_risk(state, review)
+    if review.anchor in ("after_plan", "takeover"):
+        return f"approve plans with {risk.label} steps" if risk > Risk.READ else "approve this plan"
+    if review.anchor == "before_result":
+        return "approve this result"
+    return f"approve {risk.label} steps"
+
+
+def approvers_line(config: PolicyConfig) -> str | None:
+    """What the run card says about approvals (None: the requester decides)."""
+    if not config.has_approvers:
+        return None
+    parts = []
+    for level in sorted(config.approvers, key=lambda n: Risk.parse(n)):
+        people = config.approvers[level]
+        if people:
+            parts.append(f"{level}+: {', '.join(people)}")
+    return "; ".join(parts)

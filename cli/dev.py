@@ -1,0 +1,110 @@
+"""``tandem dev``: the whole bot in a browser, with no Slack account and no LLM key.
+
+The local workspace (:mod:`workspace`) plays Slack: it serves the Web API and a
+Slack-like page, and turns what people do on the page into signed requests.
+The real bot runs in HTTP mode beside it, on the offline model and the demo
+toolset. The two are pointed at each other; nothing is read from ``SLACK_*`` or
+``TANDEM_*`` variables, so a shell set up for real Slack cannot leak in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
+
+from bot.settings import SlackSettings
+from cli.serve import Bot, serving
+from workspace import Workspace, run_workspace
+
+DEMO_TOOLS = "agent.demo_tools"
+CARD_INTERVAL = 0.25
+"""Seconds between run card edits: quick enough to watch a run move."""
+
+
+class DevSettings(SlackSettings):
+    """Slack settings from arguments only: the environment and ``.env`` files are not read."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def dev_settings(ws: Workspace, db: str | Path, **extra: Any) -> SlackSettings:
+    """The bot's settings for talking to ``ws``: its token, signing secret and Web API URL."""
+    values: dict[str, Any] = {
+        "bot_token": ws.bot_token,
+        "signing_secret": ws.signing_secret,
+        "api_url": ws.api_url,
+        "db": str(db),
+        "model": "offline",
+        "tools": DEMO_TOOLS,
+        "card_update_interval": CARD_INTERVAL,
+    }
+    return DevSettings(**{**values, **extra})
+
+
+@dataclass
+class Dev:
+    ws: Workspace
+    bot: Bot
+
+    @property
+    def url(self) -> str:
+        """The page (and the workspace's Web API under ``/api/``)."""
+        return self.ws.base_url
+
+
+@asynccontextmanager
+async def developing(
+    host: str = "127.0.0.1", port: int = 3000, db: str | Path = "./tandem.db", **extra: Any
+) -> AsyncIterator[Dev]:
+    """The workspace with its page on ``host:port`` (0 picks a free port) and the bot on a free local port.
+
+    ``extra`` goes into the bot's settings (tests use it, e.g. for a faster card).
+    """
+    async with run_workspace(host=host, port=port, ui=True) as ws:
+        async with serving(dev_settings(ws, db, **extra), "127.0.0.1", 0) as bot:
+            ws.events_url = f"{bot.url}/slack/events"
+            yield Dev(ws=ws, bot=bot)
+
+
+async def dev_forever(host: str, port: int, db: str, **extra: Any) -> None:
+    """Serve until SIGTERM (or Ctrl-C, which ``asyncio.run`` turns into cancelling this)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    async with developing(host, port, db, **extra) as dev:
+        print(f"Tandem is running in a local workspace: open {dev.url}", flush=True)
+        print(f"  bot {dev.bot.url}/slack/events · database {db} · offline model · demo tools", flush=True)
+        print("  Act as alice, bob or carol; try /tandem restart payments and check errors after. Ctrl-C stops.")
+        await stop.wait()
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run until Ctrl-C or SIGTERM; exit 0 after a clean stop."""
+    extra = {"config": args.config} if args.config else {}
+    try:
+        asyncio.run(dev_forever(args.host, args.port, args.db, **extra))
+    except KeyboardInterrupt:
+        pass
+    except OSError as exc:
+        print(f"error: could not start on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    print(f"\nStopped. Runs are saved in {args.db}; `tandem dev` picks them up again.", flush=True)
+    return 0

@@ -1,0 +1,115 @@
+"""What the page makes of Slack's formats: mrkdwn, ephemerals, confirm dialogs, App Home, the command menu."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, expect
+from slack_sdk.web.async_client import AsyncWebClient
+
+from tests.browser.conftest import act_as, browsing
+from workspace import Workspace, run_workspace
+
+MRKDWN = (
+    "*bold* _italic_ ~gone~ `a<b` and <https://example.com/runs?a=1&amp;b=2|the runs> for <@U0ALICE>\n"
+    "at <!date^1732900000^{time}|17:06 UTC> &lt;img src=x onerror=alert(1)&gt; &amp; more\n"
+    "• first\n• second\n"
+    "```line one\n  <script>alert(1)</script>```"
+)
+
+
+def section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+@pytest.fixture
+async def workspace() -> AsyncIterator[Workspace]:
+    async with run_workspace(ui=True) as ws:
+        yield ws
+
+
+@pytest.fixture
+def api(workspace: Workspace) -> AsyncWebClient:
+    return AsyncWebClient(token=workspace.bot_token, base_url=workspace.api_url)
+
+
+@pytest.fixture
+async def page(chromium: str, workspace: Workspace) -> AsyncIterator[Page]:
+    async with browsing(chromium, workspace.base_url) as opened:
+        yield opened
+
+
+async def test_mrkdwn_renders_formatting_links_mentions_dates_lists_and_code(api: AsyncWebClient, page: Page) -> None:
+    await api.chat_postMessage(channel="C0OPS", text="formats", blocks=[section(MRKDWN)])
+
+    body = page.get_by_test_id("message").last.locator(".mrkdwn")
+    await expect(body.locator("strong")).to_have_text("bold")
+    await expect(body.locator("em")).to_have_text("italic")
+    await expect(body.locator("s")).to_have_text("gone")
+    await expect(body.locator("code")).to_have_text("a<b")
+    link = body.get_by_role("link", name="the runs")
+    await expect(link).to_have_attribute("href", "https://example.com/runs?a=1&b=2")
+    await expect(body.locator(".mk-mention")).to_have_text("@alice")
+    await expect(body.locator("time")).to_have_text("17:06 UTC")
+    await expect(body).to_contain_text("<img src=x onerror=alert(1)> & more")
+    await expect(body.locator(".mk-li")).to_have_text(["•first", "•second"])
+    await expect(body.locator("pre")).to_have_text("line one\n  <script>alert(1)</script>")
+    assert await page.locator("img, script:not([src])").count() == 0
+
+
+async def test_ephemeral_only_for_its_person_and_dismissable(
+    workspace: Workspace, api: AsyncWebClient, page: Page
+) -> None:
+    await api.chat_postEphemeral(channel="C0OPS", user="U0ALICE", text="psst", blocks=[section("Only *you*")])
+    ephemeral = page.get_by_test_id("ephemeral")
+    await expect(ephemeral).to_contain_text("Only visible to you")
+
+    await act_as(page, "bob")
+    await expect(ephemeral).to_have_count(0)
+    await act_as(page, "alice")
+    await ephemeral.get_by_test_id("dismiss").click()
+    await expect(ephemeral).to_have_count(0)
+    assert workspace.state.ephemerals == []
+
+
+async def test_confirm_dialog_guards_a_button(api: AsyncWebClient, page: Page) -> None:
+    confirm = {
+        "title": {"type": "plain_text", "text": "Cancel this run?"},
+        "text": {"type": "mrkdwn", "text": "Steps that ran are *not* undone."},
+        "confirm": {"type": "plain_text", "text": "Cancel run"},
+        "deny": {"type": "plain_text", "text": "Keep going"},
+        "style": "danger",
+    }
+    button = {"type": "button", "action_id": "stop", "text": {"type": "plain_text", "text": "Cancel run"}}
+    actions = {"type": "actions", "elements": [{**button, "style": "danger", "confirm": confirm}]}
+    await api.chat_postMessage(channel="C0OPS", text="run", blocks=[section("A run"), actions])
+
+    await page.get_by_test_id("message").get_by_role("button", name="Cancel run").click()
+    dialog = page.get_by_test_id("confirm-dialog")
+    await expect(dialog).to_contain_text("Cancel this run?")
+    await expect(dialog.locator("strong")).to_have_text("not")
+    await dialog.get_by_test_id("confirm-deny").click()
+    await expect(dialog).to_have_count(0)
+
+
+async def test_app_home_shows_the_published_view(api: AsyncWebClient, page: Page) -> None:
+    await page.get_by_test_id("app-home").click()
+    await expect(page.get_by_test_id("home-tab")).to_contain_text("has not published a Home tab")
+
+    view = {"type": "home", "blocks": [{"type": "header", "text": {"type": "plain_text", "text": "Your runs"}}]}
+    await api.views_publish(user_id="U0ALICE", view=view)
+
+    await expect(page.get_by_test_id("home-tab").get_by_test_id("block-header")).to_have_text("Your runs")
+
+
+async def test_slash_opens_the_command_menu(page: Page) -> None:
+    composer = page.get_by_test_id("composer-input")
+    await composer.fill("/")
+    options = page.get_by_test_id("command-option")
+    await expect(options).to_have_count(5)
+
+    await options.filter(has_text="/tandem status").click()
+
+    await expect(composer).to_have_value("/tandem status ")
