@@ -63,14 +63,19 @@ class Eligible:
 
 
 def review_risk(state: RunState, review: Review) -> Risk:
-    """What a decision on this review puts at stake."""
-    if review.step is not None and review.anchor != "takeover":
+    """What approving this review lets run.
+
+    The gate, a recovery re-run, a proposed takeover step and a tool's question
+    let that step run: its risk. Approving a plan, an outcome, a failure or a
+    result lets only steps below the confirm threshold run (risky ones stop at
+    their own gate), so those are read-level decisions.
+    """
+    if review.anchor in ("before_risky_step", "recovery", "takeover_step", "handoff") and review.step is not None:
         try:
             return state.step(review.step).risk
         except KeyError:
             pass
-    steps = state.plan if review.anchor != "before_result" else [s for s in state.plan if s.status == "done"]
-    return max((s.risk for s in steps), default=Risk.READ)
+    return Risk.READ
 
 
 def _split(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
@@ -128,9 +133,11 @@ def _action(state: RunState, review: Review) -> str:
         return "answer this question"
     risk = review_risk(state, review)
     if review.anchor in ("after_plan", "takeover"):
-        return f"approve plans with {risk.label} steps" if risk > Risk.READ else "approve this plan"
+        return "approve this plan"
     if review.anchor == "before_result":
         return "approve this result"
+    if risk == Risk.READ:
+        return "decide here"
     return f"approve {risk.label} steps"
 
 

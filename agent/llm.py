@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from typing import Any
 
 from agent.errors import LLMError
@@ -82,7 +83,8 @@ class LiteLLMModel:
         self.backoff = backoff
 
     async def complete(self, request: LLMRequest) -> str:
-        litellm = _import_litellm()
+        # The first import takes seconds: do it off the event loop so nothing else stalls.
+        litellm: Any = sys.modules.get("litellm") or await asyncio.to_thread(_import_litellm)
         attempt = 1
         while True:
             try:

@@ -231,11 +231,11 @@ def _on_decision(s: RunState, event: Decided) -> Result:
     if review is None or review.id != event.review_id:
         raise InvalidDecision(f"Review {event.review_id} is not the pending review of run {s.id}.")
     decision = event.decision
+    if isinstance(decision, Approve | Answer) and any(a.by == event.by for a in review.approvals):
+        raise InvalidDecision(f"{event.by} already approved this; it waits for other approvers.")
     if event.partial:
-        if not isinstance(decision, Approve):
+        if not isinstance(decision, Approve | Answer):
             raise InvalidDecision("Only an approval can count towards a quorum.")
-        if any(a.by == event.by for a in review.approvals):
-            raise InvalidDecision(f"{event.by} already approved this; it waits for other approvers.")
         review.approvals.append(Approval(by=event.by, at=event.at, digest=review.digest))
         needed = review.quorum - len(review.approvals)
         return s, [Notify(text=f"Approved by {event.by}; {needed} more approval{'s' if needed != 1 else ''} needed.")]

@@ -319,14 +319,16 @@ class Runtime:
         ]
         answer = (answered[0], actor, event.at, answered[1]) if answered else None
         version = await self.store.commit(new, version, audit, opened=opened, answered=answer)
-        await self._notify(Change(new, effects, event, actor, answered[0] if answered else None))
+        rule = None
         if opened is not None and opened.anchor == "before_risky_step":
             rule = await self._standing_rule(new, opened)
-            if rule is not None:
-                auto = Decided(
-                    at=event.at, nonce=self.new_id(), review_id=opened.id, decision=Approve(), by=f"rule:{rule.id}"
-                )
-                return await self._apply(new, version, auto, auto.by, answered=(opened.id, {"kind": "approve"}))
+        if rule is not None and opened is not None:
+            # An "always allow" rule answers the gate at once: nobody is asked, the approval is logged.
+            auto = Decided(
+                at=event.at, nonce=self.new_id(), review_id=opened.id, decision=Approve(), by=f"rule:{rule.id}"
+            )
+            return await self._apply(new, version, auto, auto.by, answered=(opened.id, {"kind": "approve"}))
+        await self._notify(Change(new, effects, event, actor, answered[0] if answered else None))
         return new, version, effects
 
     async def _standing_rule(self, state: RunState, review: Review) -> Rule | None:

@@ -42,6 +42,7 @@ STEP_ICONS: dict[StepStatus, str] = {
     "done": "✅",
     "failed": "❌",
     "skipped": "⏭️",
+    "waiting": "❓",
 }
 STATUS_LABELS: dict[Status, str] = {
     "planning": "📝 Planning",

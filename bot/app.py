@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from slack_bolt import BoltResponse
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -32,6 +34,16 @@ def build_client(settings: SlackSettings) -> AsyncWebClient:
     )
 
 
+def _team_of(body: dict[str, Any]) -> str | None:
+    team = body.get("team")
+    if isinstance(team, dict) and team.get("id"):
+        return str(team["id"])
+    for key in ("team_id", "user_team"):
+        if isinstance(body.get(key), str) and body[key]:
+            return str(body[key])
+    return None
+
+
 def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> AsyncApp:
     app = AsyncApp(
         client=client,
@@ -39,6 +51,20 @@ def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> As
         process_before_response=False,
     )
     register(app, deps)
+    home_team: list[str] = []
+
+    @app.middleware
+    async def same_workspace(body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> Any:
+        """Requests from another workspace (a forwarded button, a misrouted app) change nothing."""
+        team = _team_of(body)
+        if team is not None:
+            if not home_team:
+                auth = await client.auth_test()
+                home_team.append(str(auth["team_id"]))
+            if team != home_team[0]:
+                log.warning("ignored a request from workspace %s (this bot serves %s)", team, home_team[0])
+                return BoltResponse(status=200, body="")
+        return await next()
 
     @app.error
     async def on_error(error: Exception, body: dict[str, Any]) -> None:

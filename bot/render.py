@@ -18,7 +18,17 @@ def decision_lines(events: list[AuditEvent]) -> list[DecisionLine]:
             )
         elif e.kind == "decided":
             event = Decided.model_validate({**e.payload, "at": e.at, "by": e.actor})
-            lines.append(line_for(event, reviews.get(event.review_id)))
+            line = line_for(event, reviews.get(event.review_id))
+            if e.actor.startswith("rule:"):
+                line = line.model_copy(update={"actor": None, "verb": f"{line.verb} by an always-allow rule"})
+            elif e.actor.startswith("tandem"):
+                line = line.model_copy(update={"actor": None, "verb": f"{line.verb} (deadline passed)"})
+            lines.append(line)
+        elif e.kind == "timed_out" and e.payload.get("action") in ("cancel", "use_default"):
+            verb = (
+                "Cancelled: nobody decided in time" if e.payload["action"] == "cancel" else "Continued with the default"
+            )
+            lines.append(DecisionLine(actor=None, verb=verb, at=e.at, outcome="info"))
         elif e.kind == "cancel_requested":
             reason = str(e.payload.get("reason", ""))
             lines.append(DecisionLine(actor=e.actor, verb="Cancelled", at=e.at, detail=reason, outcome="cancelled"))

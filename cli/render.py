@@ -8,7 +8,7 @@ from typing import Any
 from agent.messages import ANCHOR_TITLES
 from agent.models import Review, RunState, Step
 
-_ICONS = {"pending": "·", "running": "…", "done": "✓", "failed": "✗", "skipped": "-"}
+_ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
 
 
 def _params(params: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from agent.config import PolicyConfig
 from agent.errors import NoPendingReview, StaleDecision
 from agent.models import (
     Approve,
@@ -21,7 +22,6 @@ from agent.models import (
     TakeoverReading,
 )
 from agent.ports import ClassifyContext
-from agent.config import PolicyConfig
 from agent.runtime import Runtime
 from agent.tools import Risk, ToolRegistry, tool
 from storage.facade import AsyncStore

@@ -13,13 +13,15 @@ from pathlib import Path
 from blocks import ids
 from tests.scenario.harness import OPS, button_value, text_of
 from workspace import Workspace, run_workspace
+from workspace.models import Message
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @asynccontextmanager
-async def bot_process(ws: Workspace, db: Path) -> AsyncIterator[asyncio.subprocess.Process]:
+async def bot_process(ws: Workspace, db: Path, **more: str) -> AsyncIterator[asyncio.subprocess.Process]:
     env = {
+        **more,
         **os.environ,
         "SLACK_BOT_TOKEN": ws.bot_token,
         "SLACK_SIGNING_SECRET": ws.signing_secret,
@@ -71,3 +73,38 @@ async def test_click_after_bot_restart_resumes_the_run(tmp_path: Path) -> None:
             decided = "Plan approved by <@U0ALICE>"
             await ws.wait_until(lambda s: decided in text_of(s.message(OPS, plan.ts)), within=10)
             await ws.wait_until(lambda s: "Plan approved" in text_of(s.message(OPS, card.ts)), within=10)
+
+
+async def test_tool_question_survives_a_restart_and_the_answer_resumes_the_tool(tmp_path: Path) -> None:
+    db = tmp_path / "tandem.db"
+    extra = {"TANDEM_TOOLS": "tests.agent.handoff_tools", "HANDOFF_TOOLS_DIR": str(tmp_path)}
+    async with run_workspace() as ws:
+
+        def open_review() -> Message | None:
+            history = ws.state.history(OPS)
+            if not history:
+                return None
+            thread = ws.state.thread(OPS, history[0].ts)
+            return next((m for m in reversed(thread) if "tandem.cancel" in str(m.blocks)), None)
+
+        async with bot_process(ws, db, **extra) as first:
+            await ws.slash_command("alice", OPS, "move service payments")
+            while True:
+                await ws.wait_until(lambda _s: open_review() is not None, within=20)
+                review = open_review()
+                assert review is not None
+                if "needs an answer" in text_of(review):
+                    break
+                await ws.click("alice", OPS, review.ts, ids.APPROVE, button_value(review, ids.APPROVE))
+                seen = review.ts
+                await ws.wait_until(lambda _s, ts=seen: getattr(open_review(), "ts", ts) != ts, within=20)
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        assert not (tmp_path / "moves.log").exists()
+
+        async with bot_process(ws, db, **extra):
+            answer = button_value(review, f"{ids.ANSWER}.1")
+            await ws.click("alice", OPS, review.ts, f"{ids.ANSWER}.1", answer)
+            await ws.wait_until(lambda _s: (tmp_path / "moves.log").exists(), within=20)
+            assert (tmp_path / "moves.log").read_text().split() == ["payments->us-east-1"]
+            await ws.wait_until(lambda s: "Answered by <@U0ALICE>" in text_of(s.message(OPS, review.ts)), within=10)

@@ -1,0 +1,72 @@
+"""Policy config: TOML + env overrides, validated with errors that name the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.config import load_config, parse_duration
+from agent.errors import ConfigError
+
+
+@pytest.mark.parametrize(
+    ("raw", "seconds"), [(90, 90.0), ("90s", 90.0), ("15m", 900.0), ("2h", 7200.0), ("1d", 86400.0)]
+)
+def test_parse_duration_units(raw: object, seconds: float) -> None:
+    assert parse_duration(raw) == seconds
+
+
+def test_config_file_is_read_and_env_overrides_it(tmp_path: Path) -> None:
+    file = tmp_path / "tandem.toml"
+    file.write_text(
+        """
+        allow_self_approval = true
+        escalation_channel = "C0ESC"
+        [approvers]
+        deploy = ["U0BOB", "S0OPS"]
+        [quorum]
+        deploy = 2
+        [timeouts.before_result]
+        after = "4h"
+        strategy = "use_default"
+        default = "approve"
+        [groups]
+        S0OPS = ["U0DAVE"]
+        """
+    )
+    env = {"TANDEM_POLICY__APPROVERS__WRITE": "U0ALICE,U0BOB", "TANDEM_POLICY__QUORUM__DEPLOY": '"all"'}
+    config = load_config(file, env)
+    assert config.approvers == {"deploy": ["U0BOB", "S0OPS"], "write": ["U0ALICE", "U0BOB"]}
+    assert config.quorum == {"deploy": "all"}
+    assert config.timeouts["before_result"].after == 4 * 3600
+    assert config.allow_self_approval and config.escalation_channel == "C0ESC"
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[approvers]\ndeploi = ["U1"]', "approvers.deploi"),
+        ('[timeouts.before_result]\nafter = "soon"', "timeouts.before_result.after"),
+        ('[timeouts.after_plan]\nafter = "1h"\nstrategy = "use_default"', "needs a 'default'"),
+        ("[quorum]\ndeploy = 0", "quorum.deploy"),
+        ("colour = 'blue'", "colour"),
+        ("[approvers", "not valid TOML"),
+    ],
+)
+def test_bad_config_names_the_bad_key(tmp_path: Path, toml: str, message: str) -> None:
+    file = tmp_path / "tandem.toml"
+    file.write_text(toml)
+    with pytest.raises(ConfigError, match=message):
+        load_config(file, {})
+
+
+def test_missing_named_config_file_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(None, {"TANDEM_CONFIG": str(tmp_path / "nope.toml")})
+
+
+def test_no_config_file_means_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    config = load_config(None, {})
+    assert not config.has_approvers and config.timeouts == {}
