@@ -195,7 +195,7 @@ class LLMBrain:
             return await self._ask(request, parse)
         except Exception as exc:  # classify never raises: a person's words must always get an answer
             log.warning("classifier fell back to retry_step: %s", exc)
-            return Reading(intent="retry_step", confidence=0.0, reason=UNREADABLE)
+            return Reading(intent="retry_step", confidence=0.0, reason=UNREADABLE, fallback=True)
 
     async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
         request = prompts.propose_request(instruction, task, steps, tools)

@@ -89,7 +89,8 @@ class PolicyConfig(_Section):
     quorum: dict[RiskName, Quorum] = Field(default_factory=dict)
     timeouts: dict[TimeoutKind, TimeoutRule] = Field(default_factory=dict)
     escalation_channel: str | None = None
-    confidence_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
+    # Below this, a reading of free text is confirmed with the person instead of applied.
+    confidence_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     groups: dict[str, list[str]] = Field(default_factory=dict)
     confirm_threshold: RiskName = "write"
 

@@ -288,6 +288,7 @@ class Reading(_Model):
     reason: str = ""
     confidence: float = 0.5
     suggested_fix: str | None = None
+    fallback: bool = False  # the model's answer was unreadable: the documented retry_step fallback
 
     def to_decision(self, text: str) -> Approve | Cancel | Correct:
         if self.intent == "approve":

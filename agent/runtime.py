@@ -237,6 +237,11 @@ class Runtime:
             reading = reading.model_copy(update={"target_step": pending.step})
         return reading, reading.to_decision(text), review_id
 
+    def unsure(self, reading: Reading | None) -> bool:
+        """True when a reading is too uncertain to act on: ask the person instead of guessing.
+        (The documented fallback for an unreadable model answer is applied as is.)"""
+        return reading is not None and not reading.fallback and reading.confidence < self.config.confidence_threshold
+
     async def say(
         self, run_id: str, text: str, by: str, *, review_id: str | None = None
     ) -> tuple[Reading | None, RunState]:

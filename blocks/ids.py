@@ -29,6 +29,8 @@ ANSWER_TEXT: Final = "tandem.answer_text"
 """Opens :data:`ANSWER_MODAL` for a text answer; ``value`` = review id."""
 APPROVE_ALWAYS: Final = "tandem.approve_always"
 """Approve and always allow this tool in this channel; ``value`` = review id."""
+CLARIFY: Final = "tandem.clarify"
+"""What a person meant, when Tandem was unsure: ``value`` is JSON {review, intent, text}."""
 REVOKE_RULE: Final = "tandem.revoke_rule"
 """Revoke an "always allow" rule; ``value`` = rule id."""
 
@@ -45,6 +47,7 @@ ACTIONS: Final[frozenset[str]] = frozenset(
         ANSWER_TEXT,
         APPROVE_ALWAYS,
         REVOKE_RULE,
+        CLARIFY,
     }
 )
 

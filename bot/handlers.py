@@ -21,6 +21,7 @@ from agent.messages import decided_verb
 from agent.models import Answer, Approve, AuditEvent, Cancel, Correct, Decision, Intent, Review, Risk, Rule
 from agent.runtime import Runtime
 from blocks import ids
+from blocks.clarify import clarify
 from blocks.decided import already_decided, classified_reply
 from blocks.handoff import answer_modal
 from blocks.help import RunRow, help_blocks, list_blocks, status_blocks
@@ -40,6 +41,7 @@ log = logging.getLogger("tandem.bot")
 SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
 COMMAND = "/tandem"
 ANSWER_BUTTONS = re.compile(r"^tandem\.answer(\.\w+)?$")
+CLARIFY_BUTTONS = re.compile(r"^tandem\.clarify(\.\w+)?$")
 EVENTS = ("message", "app_mention")
 
 
@@ -81,6 +83,7 @@ class Listeners:
         app.action(ids.ANSWER_TEXT)(self.on_answer_text)
         app.action(ids.APPROVE_ALWAYS)(self.on_approve_always)
         app.action(ids.REVOKE_RULE)(self.on_revoke_rule)
+        app.action(CLARIFY_BUTTONS)(self.on_clarify)
         app.view(ids.FEEDBACK_MODAL)(self.on_feedback)
         app.view(ids.ANSWER_MODAL)(self.on_answer_modal)
         app.event(EVENTS[0])(self.on_message)
@@ -235,6 +238,28 @@ class Listeners:
             return
         self.spawn(self.decide_click(client, click, Answer(value=value), review_id), name="action:answer")
 
+    async def on_clarify(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        try:
+            data = json.loads(click.action.value or "{}")
+            review_id, intent, text = str(data["review"]), str(data["intent"]), str(data["text"])
+            step = data.get("step")
+        except (ValueError, KeyError, TypeError):
+            await self.ephemeral(client, click.channel_id, click.user.id, messages.BAD_ANSWER_BUTTON)
+            return
+        decision: Decision
+        if intent == "approve":
+            decision = Approve()
+        elif intent == "cancel":
+            decision = Cancel(reason=text)
+        elif intent in ("replan", "retry_step", "refine_output"):
+            decision = Correct(intent=intent, feedback=text, target_step=step if isinstance(step, int) else None)
+        else:
+            await self.ephemeral(client, click.channel_id, click.user.id, messages.BAD_ANSWER_BUTTON)
+            return
+        self.spawn(self.decide_click(client, click, decision, review_id), name="action:clarify")
+
     async def on_answer_text(self, ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         click = BlockActions.model_validate(body)
         await ack()
@@ -382,6 +407,23 @@ class Listeners:
             await self.ephemeral(client, channel, user, str(exc))
             return
         state, _ = await self.store.load(run_id)
+        if self.runtime.unsure(reading) and reading is not None and state.pending is not None:
+            where = state.channel
+            blocks = clarify(reading, review_id, text, state.pending.anchor)
+            if "thread_ts" in where:
+                await client.chat_postMessage(
+                    channel=where["channel"],
+                    thread_ts=where["thread_ts"],
+                    blocks=blocks,
+                    text="Not sure what you meant",
+                )
+            else:
+                await self.ephemeral(client, channel, user, "Not sure what you meant", blocks=blocks)
+            payload = {"text": text[:500], "intent": reading.intent, "confidence": reading.confidence}
+            await self.store.append_events(
+                run_id, [AuditEvent(at=self.deps.clock(), actor=user, kind="clarify_asked", payload=payload)]
+            )
+            return
         if reading is not None and "thread_ts" in state.channel:
             await client.chat_postMessage(
                 channel=state.channel["channel"],

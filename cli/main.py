@@ -154,10 +154,18 @@ async def _interact(services: Services, state: RunState, user: str) -> int:
             elif not state.takeover and low in ("r", "request changes"):
                 state = await _request_changes(services, state, user)
             else:
-                reading, state = await runtime.say(state.id, text, user, review_id=review.id)
+                reading, decision, review_id = await runtime.read(state.id, text, review_id=review.id)
                 if reading is not None:
                     target = f" step {reading.target_step}" if reading.target_step else ""
                     print(f"Read as: {reading.intent.replace('_', ' ')}{target} — {reading.reason}")
+                    if runtime.unsure(reading):
+                        sure = (
+                            _ask(f"Not sure ({reading.confidence:.0%}). Apply it like that? [y/N] > ") or ""
+                        ).strip()
+                        if sure.lower() not in ("y", "yes"):
+                            print("Nothing changed. Say it in other words, or use a/r/c.")
+                            continue
+                state = await runtime.decide(state.id, decision, user, review_id=review_id)
         except TandemError as exc:
             print(f"error: {exc}", file=sys.stderr)
             state, _ = await services.store.load(state.id)
@@ -222,10 +230,16 @@ async def _answer(services: Services, args: argparse.Namespace) -> RunState:
         decision = Correct(intent=args.intent, target_step=args.step, feedback=args.reject)
         return await runtime.decide(run_id, decision, user, review_id=review)
     text = args.reject if args.reject is not None else args.say
-    reading, state = await runtime.say(run_id, text, user, review_id=review)
+    reading, said, review_id = await runtime.read(run_id, text, review_id=review)
     if reading is not None:
         print(f"Read as: {reading.intent} ({reading.reason})", file=sys.stderr)
-    return state
+        if runtime.unsure(reading):
+            raise TandemError(
+                f"Not sure what you meant (best guess {reading.intent}, {reading.confidence:.0%} sure); "
+                "nothing changed. Say it in other words, or use --approve, --cancel or "
+                "--reject TEXT --intent replan|retry_step|refine_output."
+            )
+    return await runtime.decide(run_id, said, user, review_id=review_id)
 
 
 async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:

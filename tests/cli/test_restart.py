@@ -157,3 +157,10 @@ def test_intent_without_reject_is_a_usage_error(env: dict[str, str]) -> None:
     proc = tandem(env, "answer", run["id"], "--approve", "--intent", "replan", check=False)
     assert proc.returncode != 0 and "--intent goes with --reject" in proc.stderr
     assert run_json(env, "show", run["id"], "--json")["pending_review"] == run["pending_review"]
+
+
+def test_unclear_say_changes_nothing_and_explains(env: dict[str, str]) -> None:
+    run = run_json(env, "run", "--detach", TASK)
+    proc = tandem(env, "answer", run["id"], "--say", "hmm", check=False)
+    assert proc.returncode == 1 and "Not sure what you meant" in proc.stderr
+    assert run_json(env, "show", run["id"], "--json")["pending_review"] == run["pending_review"]

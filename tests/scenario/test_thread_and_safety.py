@@ -213,3 +213,17 @@ async def test_every_message_and_view_the_bot_sends_is_within_limits(tmp_path: P
                 check_view(call.params["view"])
         assert sent >= 6
         assert all(c.ok for c in env.ws.state.calls), [c for c in env.ws.state.calls if not c.ok]
+
+
+async def test_unclear_reply_asks_instead_of_guessing(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "hmm")
+        await env.wait(lambda: any("Not sure what you meant" in text_of(m) for m in env.thread(card)))
+        await env.idle()
+        assert ids.APPROVE in str(env.ws.state.message(OPS, plan.ts).blocks), "nothing was applied"
+        question = next(m for m in env.thread(card) if "Not sure what you meant" in text_of(m))
+        await env.ws.click(
+            "alice", OPS, question.ts, f"{ids.CLARIFY}.approve", button_value(question, f"{ids.CLARIFY}.approve")
+        )
+        await env.wait(lambda: "Plan approved by <@U0ALICE>" in text_of(env.ws.state.message(OPS, plan.ts)))

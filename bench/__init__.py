@@ -1,0 +1,1 @@
+"""Benchmarks for Tandem (not part of the installed packages; run them from the repo root)."""

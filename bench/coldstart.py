@@ -1,0 +1,107 @@
+"""Cold-start child: a fresh process that resumes one paused run, then says so.
+
+    python -m bench.coldstart DB RUN_ID REVIEW_ID [--brain llm|fixed] [--via runtime|wiring]
+
+``--via runtime`` (the measured figure) builds what a resume needs and nothing more:
+AsyncStore, the brain, the bench tools, Runtime. ``--via wiring`` goes through the real
+composition root, :func:`cli.wiring.open_services` (which also opens the demo world).
+It prints one JSON line as soon as the resume is committed; the parent times
+spawn -> that line.
+"""
+
+from __future__ import annotations
+
+import time
+
+_T0 = time.perf_counter()
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import sys  # noqa: E402
+from typing import Any  # noqa: E402
+
+from agent.models import Approve, RunState  # noqa: E402
+from bench.workload import REVIEWER, TOOL_MODULE, make_brain, registry  # noqa: E402
+
+_MARKS: dict[str, float] = {}
+
+
+def _mark(name: str) -> None:
+    _MARKS[name] = time.perf_counter() - _T0
+
+
+async def _resume_runtime(db: str, run_id: str, review_id: str, brain: str) -> RunState:
+    from agent.runtime import Runtime
+    from storage.facade import AsyncStore
+
+    the_brain = make_brain("fixed" if brain == "fixed" else "llm")
+    _mark("imported")
+    store = await AsyncStore(db).open()
+    _mark("opened")
+    try:
+        runtime = Runtime(store, the_brain, registry())
+        _mark("built")
+        state = await runtime.decide(run_id, Approve(), REVIEWER, review_id=review_id)
+        _mark("resumed")
+        _report(state)
+        return state
+    finally:
+        await store.close()
+
+
+async def _resume_wiring(db: str, run_id: str, review_id: str) -> RunState:
+    from agent.settings import CoreSettings
+    from cli.wiring import open_services
+
+    settings = CoreSettings(db=db, model="offline", tools=TOOL_MODULE)
+    async with open_services(settings) as services:
+        state = await services.runtime.decide(run_id, Approve(), REVIEWER, review_id=review_id)
+        _report(state)
+        return state
+
+
+def _report(state: RunState) -> None:
+    line: dict[str, Any] = {
+        "run_id": state.id,
+        "status": state.status,
+        "anchor": state.pending.anchor if state.pending else None,
+        "in_child_s": time.perf_counter() - _T0,
+        "litellm_imported": "litellm" in sys.modules,
+        "modules": len(sys.modules),
+        "rss_kb": _peak_rss_kb(),
+        "marks": _MARKS,
+    }
+    print(json.dumps(line), flush=True)
+
+
+def _peak_rss_kb() -> int:
+    """This process's peak RSS. VmHWM, because ru_maxrss survives fork+exec: a child reports its parent's."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.coldstart")
+    parser.add_argument("db")
+    parser.add_argument("run_id")
+    parser.add_argument("review_id")
+    parser.add_argument("--brain", choices=("llm", "fixed"), default="llm")
+    parser.add_argument("--via", choices=("runtime", "wiring"), default="runtime")
+    args = parser.parse_args(argv)
+    if args.via == "wiring":
+        asyncio.run(_resume_wiring(args.db, args.run_id, args.review_id))
+    else:
+        asyncio.run(_resume_runtime(args.db, args.run_id, args.review_id, args.brain))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

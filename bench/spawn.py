@@ -1,0 +1,83 @@
+"""Fresh processes: the cold-start children, the interpreter baseline, the child's import times."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.results import BenchFailure, ChildRun, Paused
+from bench.workload import EXPECTED_ANCHORS, BrainKind
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _spawn_until_line(cmd: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+    """Wall-clock from before spawn to the child's first line of output."""
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        list(cmd), cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    took = time.perf_counter() - began
+    _, err = proc.communicate()
+    if proc.returncode != 0 or not line:
+        raise BenchFailure(f"{' '.join(cmd)} failed ({proc.returncode}): {err.strip()[-2000:]}")
+    return took, line
+
+
+def python_baseline(repeats: int) -> list[float]:
+    """``python -c pass``, spawn to exit: this machine's floor for any fresh process."""
+    times = []
+    for _ in range(repeats + 1):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True, cwd=REPO_ROOT)
+        times.append(time.perf_counter() - began)
+    return times[1:]  # the first one warms the page cache
+
+
+def cold_start(db: Path, paused: Sequence[Paused], brain: BrainKind, via: str) -> list[ChildRun]:
+    """One fresh process per paused run; the first is a warm-up (page cache, .pyc) and is dropped."""
+    runs = []
+    for p in paused:
+        cmd = [sys.executable, "-m", "bench.coldstart", str(db), p.run_id, p.review_id, "--brain", brain, "--via", via]
+        wall, line = _spawn_until_line(cmd)
+        data: dict[str, Any] = json.loads(line)
+        runs.append(
+            ChildRun(
+                wall_s=wall,
+                in_child_s=float(data["in_child_s"]),
+                litellm_imported=bool(data["litellm_imported"]),
+                modules=int(data["modules"]),
+                rss_kb=int(data["rss_kb"]),
+                anchor=data["anchor"],
+                marks={str(k): float(v) for k, v in data.get("marks", {}).items()},
+            )
+        )
+    for r in runs:
+        if r.anchor != EXPECTED_ANCHORS[1]:
+            raise BenchFailure(f"cold-start resume stopped at {r.anchor}, expected {EXPECTED_ANCHORS[1]}")
+    return runs[1:]
+
+
+def import_times(db: Path, p: Paused, brain: BrainKind, top: int = 15) -> str:
+    """``-X importtime`` of one cold-start child: the top-level imports by cumulative time."""
+    cmd = [sys.executable, "-X", "importtime", "-m", "bench.coldstart", str(db), p.run_id, p.review_id]
+    proc = subprocess.run([*cmd, "--brain", brain], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    rows = []
+    for line in proc.stderr.splitlines():
+        parts = line.removeprefix("import time:").split("|")
+        if not line.startswith("import time:") or len(parts) != 3 or not parts[1].strip().isdigit():
+            continue
+        name = parts[2].removeprefix(" ")  # then two spaces per level of nesting
+        if not name.startswith(" "):
+            rows.append((int(parts[1]), name))
+    rows.sort(reverse=True)
+    total = sum(us for us, _ in rows)
+    lines = [f"  {us / 1000:8.1f} ms  {name}" for us, name in rows[:top]]
+    return f"top-level imports, cumulative (all top-level: {total / 1000:.0f} ms):\n" + "\n".join(lines)

@@ -1,0 +1,34 @@
+"""When Tandem is unsure how to read a reply, it asks instead of guessing."""
+
+from __future__ import annotations
+
+import json
+
+from agent.models import Reading
+from blocks import ids
+from blocks.text import Blocks, actions, button, clip, context, section
+
+_CHOICES = (
+    ("approve", "Approve"),
+    ("replan", "Change the plan"),
+    ("retry_step", "Retry a step"),
+    ("refine_output", "Rework the output"),
+    ("cancel", "Cancel the run"),
+)
+
+
+def clarify_value(review_id: str, intent: str, text: str, step: int | None) -> str:
+    return json.dumps({"review": review_id, "intent": intent, "text": text[:1500], "step": step})
+
+
+def clarify(reading: Reading, review_id: str, text: str, anchor: str) -> Blocks:
+    """ "I'm not sure what you meant": one button per reading, each applying the reply as that."""
+    quoted = clip(" ".join(text.split()), 300).text
+    sure = int(round(reading.confidence * 100))
+    lead = f"🤔 Not sure what you meant by “{quoted}” (best guess: *{reading.intent.replace('_', ' ')}*, {sure}% sure)."
+    choices = [c for c in _CHOICES if not (c[0] == "refine_output" and anchor != "before_result")]
+    buttons = [
+        button(label, f"{ids.CLARIFY}.{intent}", clarify_value(review_id, intent, text, reading.target_step))
+        for intent, label in choices
+    ]
+    return [section(lead), actions(*buttons), context("Nothing changed yet. Pick one, or reply again in other words.")]

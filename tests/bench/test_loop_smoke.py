@@ -1,0 +1,55 @@
+"""The loop benchmark runs its workload as specified (behaviour only; no timing assertions)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from agent.models import RunState
+from bench.loop import _expect, main, run_loop
+from bench.results import BenchFailure
+from bench.spawn import cold_start
+from bench.workload import EXPECTED_ANCHORS
+
+
+@pytest.mark.parametrize("brain", ["auto", "fixed"])
+async def test_run_loop_five_runs_three_reviews_each_and_all_done(
+    tmp_path: Path, brain: Literal["auto", "fixed"]
+) -> None:
+    result = await run_loop(5, tmp_path, brain=brain)
+
+    assert result.reviews_per_run == {3: 5}
+    assert result.runs_done == 5
+    assert len(result.resumes) == 15
+    assert {anchor: len(times) for anchor, times in result.resumes_by_anchor.items()} == {
+        anchor: 5 for anchor in EXPECTED_ANCHORS
+    }
+    assert result.journal_mode == "wal"
+    assert result.synchronous == 2  # FULL, as storage/db.py sets it
+
+
+def test_expect_run_done_too_early_raises() -> None:
+    state = RunState(id="r1", task="t", requester="me", created_at=0.0, updated_at=0.0, phase="done")
+
+    with pytest.raises(BenchFailure, match="expected to wait at before_risky_step"):
+        _expect(state, 1)
+
+
+async def test_cold_start_child_resumes_paused_run_without_litellm(tmp_path: Path) -> None:
+    result = await run_loop(1, tmp_path, brain="auto", extra_paused=2)
+
+    runs = cold_start(result.db_path, result.extra_paused, result.brain, "runtime")
+
+    assert len(runs) == 1  # the first child is a dropped warm-up
+    assert runs[0].anchor == EXPECTED_ANCHORS[1]
+    assert runs[0].litellm_imported is False
+
+
+def test_main_quick_run_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--runs", "5", "--cold-repeats", "0"]) == 0
+
+    out = capsys.readouterr().out
+    assert "reviews per run: {3: 5}" in out
+    assert "bytes on disk per paused run" in out
