@@ -106,6 +106,8 @@ class Store(Protocol):
         *,
         opened: Review | None = None,
         answered: tuple[str, str, float, dict[str, Any]] | None = None,
+        closed: str | None = None,
+        reschedule: bool = False,
     ) -> int: ...
 
     async def load(self, run_id: str) -> tuple[RunState, int]: ...

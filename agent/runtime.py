@@ -323,7 +323,20 @@ class Runtime:
             if e.kind in ("ask_human", "finished", "notify", "remind")
         ]
         answer = (answered[0], actor, event.at, answered[1]) if answered else None
-        version = await self.store.commit(new, version, audit, opened=opened, answered=answer)
+        before = state.pending
+        after = new.pending
+        closed = None
+        if before is not None and (after is None or after.id != before.id) and before.id != (answered or ("",))[0]:
+            closed = before.id  # moot now (e.g. the run was cancelled while it waited)
+        reschedule = (
+            before is not None
+            and after is not None
+            and after.id == before.id
+            and (after.deadline, after.remind_at) != (before.deadline, before.remind_at)
+        )
+        version = await self.store.commit(
+            new, version, audit, opened=opened, answered=answer, closed=closed, reschedule=reschedule
+        )
         rule = None
         if opened is not None and opened.anchor == "before_risky_step":
             rule = await self._standing_rule(new, opened)
@@ -434,6 +447,8 @@ class Runtime:
     # --- helpers ------------------------------------------------------------
 
     async def _check_review(self, state: RunState, review_id: str | None) -> str:
+        if review_id is not None and state.pending is not None and state.pending.id == review_id:
+            return review_id  # the usual case; the commit re-checks that it is still pending
         if review_id is not None:
             record = await self.store.get_review(review_id)
             if record is None or record.run_id != state.id:

@@ -79,8 +79,19 @@ class AsyncStore:
         *,
         opened: Review | None = None,
         answered: tuple[str, str, float, dict[str, Any]] | None = None,
+        closed: str | None = None,
+        reschedule: bool = False,
     ) -> int:
-        return await self._call(self.store.commit, state, version, events, opened=opened, answered=answered)
+        return await self._call(
+            self.store.commit,
+            state,
+            version,
+            events,
+            opened=opened,
+            answered=answered,
+            closed=closed,
+            reschedule=reschedule,
+        )
 
     async def load(self, run_id: str) -> tuple[RunState, int]:
         return await self._call(self.store.load, run_id)

@@ -72,8 +72,11 @@ class RunStore:
         *,
         opened: Review | None = None,
         answered: tuple[str, str, float, dict[str, Any]] | None = None,
+        closed: str | None = None,
+        reschedule: bool = False,
     ) -> int:
-        """Persist one transition. ``answered`` is (review_id, by, at, answer).
+        """Persist one transition. ``answered`` is (review_id, by, at, answer); ``closed`` a
+        review that became moot; ``reschedule``: the pending review's deadline changed.
 
         Raises ConcurrentUpdate when the run moved on since ``version`` was read,
         StaleDecision when the answered review is no longer pending. Either way
@@ -103,13 +106,10 @@ class RunStore:
             )
             if cur.rowcount != 1:
                 raise ConcurrentUpdate(f"Run {state.id} was updated by someone else; reload it and try again.")
-            # Any other review still open for this run is moot now.
-            self.db.execute(
-                "UPDATE reviews SET status = 'closed' WHERE run_id = ? AND status = 'pending' AND id != ?",
-                [state.id, state.pending.id if state.pending else ""],
-            )
+            if closed is not None:
+                self.db.execute("UPDATE reviews SET status = 'closed' WHERE id = ? AND status = 'pending'", [closed])
             self._write_children(state, events, opened)
-            if state.pending is not None and opened is None:
+            if reschedule and state.pending is not None:
                 self.db.execute(
                     "UPDATE reviews SET deadline = ?, remind_at = ? WHERE id = ?",
                     [state.pending.deadline, state.pending.remind_at, state.pending.id],
