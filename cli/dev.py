@@ -14,7 +14,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,8 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from bot.settings import SlackSettings
 from cli.serve import Bot, serving
-from workspace import Workspace, run_workspace
+from workspace import Workspace, WorkspaceState, run_workspace
+from workspace.persist import keep, restore
 
 DEMO_TOOLS = "agent.demo_tools"
 CARD_INTERVAL = 0.25
@@ -76,12 +77,36 @@ async def developing(
 ) -> AsyncIterator[Dev]:
     """The workspace with its page on ``host:port`` (0 picks a free port) and the bot on a free local port.
 
-    ``extra`` goes into the bot's settings (tests use it, e.g. for a faster card).
+    The workspace's messages are kept beside an existing ``db`` (see :func:`workspace_file`),
+    so run cards and threads are still there after a restart. ``extra`` goes into the bot's
+    settings (tests use it, e.g. for a faster card).
     """
-    async with run_workspace(host=host, port=port, ui=True) as ws:
-        async with serving(dev_settings(ws, db, **extra), "127.0.0.1", 0) as bot:
-            ws.events_url = f"{bot.url}/slack/events"
-            yield Dev(ws=ws, bot=bot)
+    state = WorkspaceState()
+    saved = await asyncio.to_thread(_saved_workspace, Path(db))
+    if saved is not None:
+        restore(state, saved)
+    async with run_workspace(host=host, port=port, ui=True, state=state) as ws:
+        keeper = asyncio.create_task(keep(state, workspace_file(db)), name="workspace:keep")
+        try:
+            async with serving(dev_settings(ws, db, **extra), "127.0.0.1", 0) as bot:
+                ws.events_url = f"{bot.url}/slack/events"
+                yield Dev(ws=ws, bot=bot)
+        finally:
+            keeper.cancel()
+            with suppress(asyncio.CancelledError):
+                await keeper
+
+
+def _saved_workspace(db: Path) -> str | None:
+    """The messages kept beside ``db``; none for a fresh database, which starts a fresh workspace."""
+    saved = workspace_file(db)
+    return saved.read_text() if db.exists() and saved.exists() else None
+
+
+def workspace_file(db: str | Path) -> Path:
+    """Where the workspace's messages are kept: beside the database, ``tandem.db.workspace.json``."""
+    path = Path(db)
+    return path.with_name(path.name + ".workspace.json")
 
 
 async def dev_forever(host: str, port: int, db: str, **extra: Any) -> None:

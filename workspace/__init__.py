@@ -1,8 +1,11 @@
-"""A local Slack-compatible workspace for driving the bot in tests (and, later, a browser).
+"""A local Slack-compatible workspace for driving the bot from tests and from a browser.
 
 It serves the Web API subset the bot calls, keeps channels, messages, threads
 and views in memory, and turns people's actions into signed Slack requests to
-the bot's ``/slack/events`` URL. Bot runtime code never imports this package.
+the bot's ``/slack/events`` URL. With ``run_workspace(ui=True)`` it also serves
+a Slack-like page (:mod:`workspace.web`) where alice, bob and carol do the same
+through a browser; ``tandem dev`` runs it next to the real bot. Bot runtime
+code never imports this package.
 """
 
 from workspace.errors import ScenarioError, SlackFailure, WorkspaceError

@@ -97,6 +97,20 @@ def view_submission(*, user: User, view: dict[str, Any], trigger_id: str) -> dic
     }
 
 
+def view_closed(*, user: User, view: dict[str, Any], is_cleared: bool) -> dict[str, Any]:
+    return {
+        "type": "view_closed",
+        "team": team_ref(),
+        "user": user_ref(user),
+        "api_app_id": APP_ID,
+        "token": VERIFICATION_TOKEN,
+        "view": view,
+        "is_cleared": is_cleared,
+        "is_enterprise_install": False,
+        "enterprise": None,
+    }
+
+
 def message_event(message: Message, *, channel: Channel, parent_user: str | None = None) -> dict[str, Any]:
     event = {**message.to_slack(), "channel": message.channel, "event_ts": message.ts}
     event["channel_type"] = "im" if channel.is_im else "channel"

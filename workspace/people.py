@@ -23,6 +23,7 @@ from workspace.models import BOT_USER_ID, ApiCall, Message
 from workspace.payloads import Values
 from workspace.state import WorkspaceState
 from workspace.transport import ACK_TIMEOUT, Delivery, Forgery, Kind, send, signed_headers
+from workspace.transport import decode_reply as _decode
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"
@@ -157,6 +158,23 @@ class Workspace:
             delivery.error = self._apply(lambda: views.apply_submission(self.state, view, reply))
         return delivery
 
+    async def close_view(self, user: str, view_id: str) -> Delivery | None:
+        """Press a modal's Close: it goes back one view (or clears all with ``clear_on_close``).
+
+        The bot hears ``view_closed`` only when the view asked for it (``notify_on_close``).
+        """
+        person, view = self.state.user(user), self.state.view(view_id)
+        stack = self.state.modal_stacks.get(person.id, [])
+        if view.user != person.id or view.id not in stack:
+            raise ScenarioError(f"{person.name} has no open modal {view_id}")
+        cleared = bool(view.spec.get("clear_on_close"))
+        views.close(self.state, view, clear=cleared)
+        self.state.changes.bump()
+        if not view.spec.get("notify_on_close"):
+            return None
+        payload = payloads.view_closed(user=person, view=view.to_slack(), is_cleared=cleared)
+        return await self._send_interaction("view_closed", payload, None)
+
     # -- messages and events ---------------------------------------------------------------
 
     async def post(
@@ -253,6 +271,8 @@ class Workspace:
             effect()
         except SlackFailure as failure:
             return failure.error
+        finally:
+            self.state.changes.bump()
         return None
 
     async def _send_interaction(self, kind: Kind, payload: dict[str, Any], forge: Forgery | None) -> Delivery:
@@ -281,14 +301,3 @@ class Workspace:
             headers=headers,
             ack_timeout=self.ack_timeout,
         )
-
-
-def _decode(body: str) -> dict[str, Any] | None:
-    """The bot's HTTP answer: a JSON object, or plain text taken as a message's text."""
-    if not body.strip():
-        return None
-    try:
-        reply = json.loads(body)
-    except json.JSONDecodeError:
-        return {"text": body}
-    return reply if isinstance(reply, dict) else {"text": str(reply)}

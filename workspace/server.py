@@ -1,4 +1,4 @@
-"""Running the workspace (or any aiohttp app) on an ephemeral local port.
+"""Running the workspace (or any aiohttp app) on an ephemeral local port, with or without its browser page.
 
 async with run_workspace() as ws:
     client = AsyncWebClient(token=ws.bot_token, base_url=ws.api_url)
@@ -19,6 +19,7 @@ from workspace.api import build_api
 from workspace.people import Workspace
 from workspace.state import WorkspaceState
 from workspace.transport import ACK_TIMEOUT
+from workspace.web import add_ui
 
 BOT_TOKEN = "xoxb-tandem-local"
 SIGNING_SECRET = "tandem-local-signing-secret"
@@ -48,10 +49,16 @@ async def run_workspace(
     events_url: str | None = None,
     state: WorkspaceState | None = None,
     ack_timeout: float = ACK_TIMEOUT,
+    ui: bool = False,
 ) -> AsyncIterator[Workspace]:
-    """Start the Web API on ``host:port`` (0 picks a free port) and yield the :class:`Workspace`."""
+    """Start the Web API on ``host:port`` (0 picks a free port) and yield the :class:`Workspace`.
+
+    ``ui=True`` also serves the browser page at ``/`` (see :mod:`workspace.web`).
+    """
     state = state if state is not None else WorkspaceState()
-    async with serve(build_api(state, bot_token=bot_token), host=host, port=port) as base_url:
+    app = build_api(state, bot_token=bot_token)
+    page = add_ui(app, state) if ui else None
+    async with serve(app, host=host, port=port) as base_url:
         async with aiohttp.ClientSession() as session:
             workspace = Workspace(
                 state,
@@ -62,4 +69,6 @@ async def run_workspace(
                 events_url=events_url,
                 ack_timeout=ack_timeout,
             )
+            if page is not None:
+                page.workspace = workspace
             yield workspace

@@ -9,12 +9,12 @@ clock because the bot checks it against its own.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import time
 from collections.abc import Callable
 from typing import Any
 
+from workspace.changes import ChangeFeed
 from workspace.errors import SlackFailure
 from workspace.models import (
     BOT_ID,
@@ -62,7 +62,7 @@ class WorkspaceState:
         self.hooks: dict[str, Hook] = {}
         self.calls: list[ApiCall] = []
         self.faults: list[Fault] = []
-        self._waiters: list[asyncio.Event] = []
+        self.changes = ChangeFeed()
 
     # -- clock and ids -------------------------------------------------------------
 
@@ -144,6 +144,7 @@ class WorkspaceState:
             if parent is not None and parent.thread_ts is None:
                 parent.thread_ts = parent.ts
         self.messages[channel_id].append(message)
+        self.changes.bump()
         return message
 
     def find_message(self, channel: str, ts: str) -> Message | None:
@@ -160,6 +161,7 @@ class WorkspaceState:
 
     def remove_message(self, channel: str, ts: str) -> None:
         self.messages[self.channel(channel).id].remove(self.message(channel, ts))
+        self.changes.bump()
 
     def history(self, channel: str) -> list[Message]:
         """Top-level messages of a channel, oldest first (thread replies left out)."""
@@ -192,6 +194,7 @@ class WorkspaceState:
             thread_ts=thread_ts,
         )
         self.ephemerals.append(ephemeral)
+        self.changes.bump()
         return ephemeral
 
     def ephemerals_for(self, user: str) -> list[Ephemeral]:
@@ -284,15 +287,11 @@ class WorkspaceState:
 
     def record(self, method: str, params: dict[str, Any], *, error: str | None = None) -> None:
         self.calls.append(ApiCall(method=method, params=params, ok=error is None, error=error, at=self.now()))
-        for waiter in self._waiters:
-            waiter.set()
-        self._waiters.clear()
+        self.changes.bump()
 
     async def next_change(self) -> None:
-        """Return after the bot's next call is recorded (every bot-driven change records one)."""
-        waiter = asyncio.Event()
-        self._waiters.append(waiter)
-        await waiter.wait()
+        """Return after the next change: a call the bot made (every bot-driven change makes one), a post."""
+        await self.changes.wait_past(self.changes.version)
 
     def calls_to(self, method: str) -> list[ApiCall]:
         return [c for c in self.calls if c.method == method]

@@ -20,7 +20,9 @@ import aiohttp
 from pydantic import BaseModel, ConfigDict
 
 Forgery = Literal["bad_signature", "stale_timestamp", "unsigned"]
-Kind = Literal["slash_command", "block_actions", "block_suggestion", "view_submission", "event_callback", "raw"]
+Kind = Literal[
+    "slash_command", "block_actions", "block_suggestion", "view_submission", "view_closed", "event_callback", "raw"
+]
 
 ACK_TIMEOUT = 3.0
 STALE_BY = 10 * 60
@@ -98,3 +100,14 @@ async def send(
     except TimeoutError:
         return Delivery(kind=kind, status=0, body="", sent=sent, headers=headers, error="operation_timeout")
     return Delivery(kind=kind, status=status, body=text, sent=sent, headers=headers)
+
+
+def decode_reply(body: str) -> dict[str, Any] | None:
+    """The bot's HTTP answer as Slack applies it: a JSON object, or plain text taken as a message's text."""
+    if not body.strip():
+        return None
+    try:
+        reply = json.loads(body)
+    except json.JSONDecodeError:
+        return {"text": body}
+    return reply if isinstance(reply, dict) else {"text": str(reply)}

@@ -109,7 +109,9 @@ async def test_story_in_the_browser_from_slash_command_to_done(chromium: str, tm
         reply = page.get_by_test_id("thread-composer-input")
         await reply.fill("show it as a table")
         await reply.press("Enter")
-        await expect(thread.get_by_test_id("thread-message").filter(has_text="show it as a table")).to_have_count(1)
+        await expect(thread.locator('[data-testid="thread-message"][data-user="bob"]')).to_have_text(
+            re.compile("show it as a table")
+        )
         refined, _ = await next_review(thread, after=ts)
         await expect(thread).to_contain_text("Read as")
         await expect(refined).to_contain_text("| Tool |")

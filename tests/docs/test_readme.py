@@ -25,14 +25,17 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert test_command in ci
 
 
-def test_readme_main_command_runs_a_demo_task_to_done(tmp_path: Path) -> None:
-    main = BLOCKS[0].strip().split(" && ")[-1]
-    args = main.split(" ", 1)[1]
-    task = re.fullmatch(r'run "(.+)"', args)
-    assert task, main
+def test_readme_main_command_is_tandem_dev() -> None:
+    # tests/workspace/test_dev.py runs the real `tandem dev` process: URL printed, page served, clean stop.
+    assert BLOCKS[0].strip().split(" && ")[-1] == ".venv/bin/tandem dev"
+
+
+def test_readme_terminal_command_runs_a_demo_task_to_done(tmp_path: Path) -> None:
+    match = re.search(r'`\.venv/bin/tandem run "(.+?)"`', README)
+    assert match, "the README shows the terminal channel"
     env = {**os.environ, "TANDEM_DB": str(tmp_path / "t.db")}
     proc = subprocess.run(
-        [sys.executable, "-m", "cli.main", "run", task.group(1)],
+        [sys.executable, "-m", "cli.main", "run", match.group(1)],
         cwd=ROOT,
         env=env,
         input="a\n" * 8,

@@ -13,7 +13,8 @@ import aiohttp
 import pytest
 
 from cli.dev import dev_settings, developing
-from workspace import run_workspace
+from tests.scenario.harness import button_value
+from workspace import WorkspaceState, run_workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 FOREIGN_ENV = {
@@ -24,6 +25,10 @@ FOREIGN_ENV = {
     "TANDEM_MODEL": "openai/gpt-4o-mini",
     "TANDEM_TOOLS": "no.such.module",
 }
+
+
+def plan_review_posted(state: WorkspaceState) -> bool:
+    return any(m.is_reply and "Plan for review" in str(m.blocks) for m in state.messages["C0OPS"])
 
 
 async def test_dev_settings_come_from_the_workspace_not_the_environment(
@@ -50,10 +55,7 @@ async def test_dev_runs_a_task_from_the_page_endpoints_to_a_review(
         async with http.post(f"{dev.url}/ui/command", json=body) as response:
             assert (await response.json())["ok"] is True
 
-        def review_posted(_: object) -> bool:
-            return any(m.is_reply and "Plan for review" in str(m.blocks) for m in dev.ws.state.messages["C0OPS"])
-
-        await dev.ws.wait_until(review_posted, within=10)
+        await dev.ws.wait_until(plan_review_posted, within=10)
         card = dev.ws.state.history("C0OPS")[0]
         assert "restart payments" in str(card.blocks) and card.bot_id
 
@@ -90,3 +92,28 @@ async def test_tandem_dev_prints_the_url_serves_the_page_and_stops_on_ctrl_c(tmp
     assert proc.returncode == 0, err.decode()
     assert "Stopped." in out.decode()
     assert "Traceback" not in err.decode()
+
+
+async def test_dev_restart_keeps_the_cards_and_threads_runs_point_at(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    async with developing(port=0, db=db, card_update_interval=0.01) as dev:
+        await dev.ws.slash_command("alice", "C0OPS", "restart payments and check errors after")
+        await dev.ws.wait_until(plan_review_posted, within=10)
+        kept = [m.ts for m in dev.ws.state.messages["C0OPS"]]
+
+    async with developing(port=0, db=db, card_update_interval=0.01) as dev:
+        assert [m.ts for m in dev.ws.state.messages["C0OPS"]][: len(kept)] == kept
+        review = dev.ws.state.messages["C0OPS"][1]
+        await dev.ws.click("alice", "C0OPS", review.ts, "tandem.approve", button_value(review, "tandem.approve"))
+
+        def step_gate_posted(state: WorkspaceState) -> bool:
+            return any("needs approval" in str(m.blocks) for m in state.messages["C0OPS"])
+
+        await dev.ws.wait_until(step_gate_posted, within=10)
+
+
+async def test_dev_fresh_database_starts_a_fresh_workspace(tmp_path: Path) -> None:
+    (tmp_path / "t.db.workspace.json").write_text("not even json")
+
+    async with developing(port=0, db=tmp_path / "t.db") as dev:
+        assert dev.ws.state.messages["C0OPS"] == []

@@ -301,6 +301,7 @@ async def test_actions_without_a_bot_say_so(ui: Workspace, http: aiohttp.ClientS
         ("a < b && c > d", "a &lt; b &amp;&amp; c &gt; d", False),
         ("@tandem deploy", "<@U0TANDEMBOT> deploy", True),
         ("ask @Bob and @nobody", "ask <@U0BOB> and @nobody", False),
+        ("thanks @carol.", "thanks <@U0CAROL>.", False),
         ("mail me at carol@example.com", "mail me at carol@example.com", False),
     ],
 )
