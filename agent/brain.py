@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from agent import prompts
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
+from agent.human import PlannerQuestion
 from agent.models import PlannedStep, ProposedStep, Reading, Step, TakeoverReading
 from agent.offline import apply_refinement, render_summary
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
@@ -55,7 +56,10 @@ class _StepAnswer(_Answer):
 
 
 class _PlanAnswer(_Answer):
-    steps: list[_StepAnswer]
+    steps: list[_StepAnswer] = Field(default_factory=list)
+    confidence: float | None = None
+    question: str | None = None
+    options: list[str] = Field(default_factory=list)
 
 
 class _ReviseAnswer(_Answer):
@@ -112,7 +116,10 @@ class LLMBrain:
         rejected: list[PlannedStep],
         completed: list[Step],
         max_steps: int,
+        ask_below: float = 0.0,
     ) -> list[ProposedStep]:
+        """A validated plan. With ``ask_below``, a planner that says it is less sure than that
+        and has a question raises PlannerQuestion instead of guessing."""
         request = prompts.plan_request(
             task, tools, feedback=feedback, rejected=rejected, completed=completed, max_steps=max_steps
         )
@@ -120,6 +127,10 @@ class LLMBrain:
         def parse(answer: str) -> list[ProposedStep]:
             data = parse_json_object(answer, allow_list=True)
             plan = _validate(_PlanAnswer, {"steps": data} if isinstance(data, list) else data)
+            question = (plan.question or "").strip()
+            unsure = plan.confidence is not None and plan.confidence < ask_below
+            if question and ask_below > 0 and (unsure or not plan.steps):
+                raise PlannerQuestion(question, plan.options)
             if not plan.steps:
                 raise Unusable('the plan has no steps; a plan needs at least one {"tool", "params", "reason"} step.')
             if len(plan.steps) > max_steps:

@@ -57,6 +57,15 @@ class NeedsHuman(BaseException):  # noqa: N818 - a flow-control signal, not a fa
         self.on_timeout = on_timeout
 
 
+class PlannerQuestion(Exception):  # noqa: N818 - a flow-control signal, not a failure
+    """The planner is not sure enough to propose a plan: it asks a person first."""
+
+    def __init__(self, question: str, options: list[str] | None = None) -> None:
+        super().__init__(question)
+        self.question = question
+        self.options = list(options or [])
+
+
 @dataclass
 class _Replay:
     answers: list[Any]

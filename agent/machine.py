@@ -36,6 +36,7 @@ from agent.models import (
     Finish,
     Finished,
     HandBack,
+    Handoff,
     Instruct,
     MakePlan,
     Notify,
@@ -44,6 +45,7 @@ from agent.models import (
     PlanFailed,
     PlannedStep,
     PlanProposed,
+    PlanQuestion,
     ProposeStep,
     Recovered,
     RefineOutput,
@@ -120,6 +122,8 @@ def transition(state: RunState, event: Event) -> Result:
             return _on_step_paused(s, event)
         case TimedOut():
             return _on_timed_out(s, event)
+        case PlanQuestion():
+            return _on_plan_question(s, event)
         case _:
             assert_never(event)
 
@@ -431,10 +435,33 @@ def _on_step_paused(s: RunState, event: StepPaused) -> Result:
     return s, [AskHuman(review=review)]
 
 
+def _on_plan_question(s: RunState, event: PlanQuestion) -> Result:
+    s.inflight = None
+    s.planner_questions += 1
+    handoff = Handoff(
+        prompt=event.question,
+        input_type="choice" if event.options else "text",
+        options=event.options,
+        reason="the planner is not sure what you want",
+        max_length=1000,
+    )
+    return _ask(s, event, "handoff", handoff=handoff)
+
+
 def _on_answer(s: RunState, event: Decided, review: Review) -> Result:
     d = event.decision
     handoff = review.handoff
-    assert handoff is not None and review.step is not None
+    assert handoff is not None
+    if review.step is None:  # the planner's question: the answer is feedback for the plan
+        if not isinstance(d, Answer):
+            raise InvalidDecision("The planner asked a question: answer it (or cancel the run).")
+        try:
+            value = handoff.validate_answer(d.value)
+        except ValueError as exc:
+            raise InvalidDecision(f"Invalid answer: {exc}. The question stays open.") from None
+        s.feedback.append(Feedback(by=event.by, at=event.at, intent="answer", text=str(value)))
+        return _work(s, MakePlan(), "replanning")
+    assert review.step is not None
     if isinstance(d, Approve) and handoff.input_type == "confirm":
         d = Answer(value=True)
     if not isinstance(d, Answer):
@@ -545,8 +572,11 @@ def _ask(
     *,
     digest: str | None = None,
     note: str | None = None,
+    handoff: Handoff | None = None,
 ) -> Result:
-    review = Review(id=event.nonce, anchor=anchor, step=step, digest=digest, note=note, created_at=event.at)
+    review = Review(
+        id=event.nonce, anchor=anchor, step=step, digest=digest, note=note, created_at=event.at, handoff=handoff
+    )
     s.pending = review
     s.inflight = None
     s.phase = "human_takeover" if s.takeover else "awaiting_review"

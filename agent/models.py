@@ -373,6 +373,14 @@ class Recovered(_Event):
     kind: Literal["recovered"] = "recovered"
 
 
+class PlanQuestion(_Event):
+    """The planner was unsure and asks a person before planning (the answer becomes feedback)."""
+
+    kind: Literal["plan_question"] = "plan_question"
+    question: str
+    options: list[str] = Field(default_factory=list)
+
+
 class StepPaused(_Event):
     """A tool asked a person something (``human.ask``); the step waits for the answer."""
 
@@ -414,7 +422,8 @@ Event = Annotated[
     | Recovered
     | CancelRequested
     | StepPaused
-    | TimedOut,
+    | TimedOut
+    | PlanQuestion,
     Field(discriminator="kind"),
 ]
 
@@ -518,6 +527,7 @@ class RunState(_Model):
     retry_step: int | None = None
     retry_failures: int = 0
     executed: int = 0
+    planner_questions: int = 0
     takeover: bool = False
     takeover_reason: str | None = None
     finishing: bool = False

@@ -70,8 +70,10 @@ class Brain(Protocol):
         rejected: list[PlannedStep],
         completed: list[Step],
         max_steps: int,
+        ask_below: float = 0.0,
     ) -> list[ProposedStep]:
-        """A validated plan (raises PlanError when none can be had)."""
+        """A validated plan (raises PlanError when none can be had; PlannerQuestion when the
+        planner is less sure than ``ask_below`` and asks a person instead)."""
         ...
 
     async def revise_step(

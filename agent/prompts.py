@@ -41,7 +41,10 @@ __all__ = [
     "summarize_request",
 ]
 
-PLAN_SHAPE = '{"steps": [{"tool": "<tool name>", "params": {"<name>": <value>}, "reason": "<one short sentence>"}]}'
+PLAN_SHAPE = (
+    '{"steps": [{"tool": "<tool name>", "params": {"<name>": <value>}, "reason": "<one short sentence>"}], '
+    '"confidence": <0..1>, "question": "<only when unsure>", "options": ["<only when unsure>"]}'
+)
 REVISE_SHAPE = '{"params": {"<name>": <value>}, "reason": "<what changed and why>"}'
 TEXT_SHAPE = '{"text": "<markdown for a chat message>"}'
 CLASSIFY_SHAPE = (
@@ -67,6 +70,9 @@ parameter present, enum values spelled exactly as listed, no parameters the sche
 - Completed steps have already run; plan only the remaining work.
 - When feedback on an earlier plan is given, the new plan must follow it (other service, drop or add steps).
 - "reason" says in one short sentence why the step is there.
+- "confidence" (0 to 1) says how sure you are that this is what the person wants. If you would have to \
+guess the target or the action, add "question": one short question to the person (and, if the answer is one \
+of a few, "options": the possible answers) instead of guessing.
 {_JSON_ONLY}{PLAN_SHAPE}"""
 
 REVISER = f"""You are the step reviser of Tandem, an ops agent. A person corrected one step of a plan.

@@ -43,6 +43,7 @@ from agent.models import (
     OutputReady,
     PlanFailed,
     PlanProposed,
+    PlanQuestion,
     Policy,
     ProposedStep,
     ProposeStep,
@@ -171,8 +172,9 @@ class Runtime:
             except (InvalidDecision, ConcurrentUpdate, StaleDecision) as exc:
                 log.info("timeout of review %s skipped: %s", review_id, exc)
                 continue
-            if outcome is not None:
-                drives.append(self._drive(*outcome))
+            if outcome is None:
+                continue
+            drives.append(self._drive(*outcome))
             handled += 1
         for result in await asyncio.gather(*drives, return_exceptions=True):
             if isinstance(result, BaseException):
@@ -372,7 +374,11 @@ class Runtime:
                         rejected=state.rejected_plans[-1] if state.rejected_plans else [],
                         completed=state.history + [s for s in state.plan if s.status == "done"],
                         max_steps=state.policy.max_steps,
+                        # at most two questions per run, then the planner's best guess goes to review
+                        ask_below=self.config.confidence_threshold if state.planner_questions < 2 else 0.0,
                     )
+                except human.PlannerQuestion as ask:
+                    return PlanQuestion(at=at(), nonce=nonce(), question=ask.question, options=ask.options)
                 except LLMError as exc:
                     return PlanFailed(at=at(), nonce=nonce(), error=str(exc))
                 return PlanProposed(at=at(), nonce=nonce(), steps=steps)

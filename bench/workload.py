@@ -54,6 +54,7 @@ class FixedPlanBrain:
         rejected: list[PlannedStep],
         completed: list[Step],
         max_steps: int,
+        ask_below: float = 0.0,
     ) -> list[ProposedStep]:
         if task != TASK:
             raise PlanError(f"FixedPlanBrain only plans the benchmark task, not {task!r}.")

@@ -51,7 +51,8 @@ def review_text(state: RunState, review: Review) -> str:
         lines.append(_indent(state.output or ""))
     elif review.anchor == "handoff" and review.handoff is not None:
         h = review.handoff
-        lines.append(f"Question from step {review.step}: {h.prompt}")
+        asker = f"step {review.step}" if review.step is not None else "the planner"
+        lines.append(f"Question from {asker}: {h.prompt}")
         if h.reason:
             lines.append(f"  why: {h.reason}")
         if h.context:

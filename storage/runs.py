@@ -243,10 +243,12 @@ class RunStore:
 
     def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]:
         """(review id, run id) of pending reviews whose reminder or deadline has come."""
+        # A LIMIT inside each branch keeps this flat however large an overdue backlog grows.
         rows = self.db.execute(
-            "SELECT id, run_id FROM reviews WHERE status = 'pending' AND deadline <= ?"
-            " UNION SELECT id, run_id FROM reviews WHERE status = 'pending' AND remind_at <= ? LIMIT ?",
-            [now, now, limit],
+            "SELECT * FROM (SELECT id, run_id FROM reviews WHERE status = 'pending' AND deadline <= ? LIMIT ?)"
+            " UNION SELECT * FROM (SELECT id, run_id FROM reviews WHERE status = 'pending' AND remind_at <= ? LIMIT ?)"
+            " LIMIT ?",
+            [now, limit, now, limit, limit],
         ).fetchall()
         return [(str(r[0]), str(r[1])) for r in rows]
 

@@ -57,9 +57,13 @@ def plan_answer(ctx: JSON) -> JSON:
     if feedback and not edit.understood and steps:
         steps[0]["reason"] += f" (Could not tell what to change from “{feedback[-1]}”; name the service or step.)"
     if not steps:
-        fallback = _fallback(box, edit.task, _why_nothing(drafts, remaining, edit))
+        why = _why_nothing(drafts, remaining, edit)
+        fallback = _fallback(box, edit.task, why)
         steps = [fallback] if fallback else []
-    return {"steps": steps}
+        # Nothing matched: say so, with a question a person can answer, rather than a confident guess.
+        question = "What should I do, and on which target? For example: restart payments and check errors after."
+        return {"steps": steps, "confidence": 0.3, "question": question}
+    return {"steps": steps, "confidence": 0.8}
 
 
 def _why_nothing(drafts: list[Draft], remaining: list[Draft], edit: FeedbackEdit) -> str:

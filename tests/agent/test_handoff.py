@@ -226,3 +226,34 @@ async def test_expiry_while_down_is_handled_at_the_next_start(store: AsyncStore,
         fresh = runtime(fresh_store, config=_config("cancel"))
         assert await fresh.tick() == 1
         assert (await fresh_store.load(state.id))[0].status == "cancelled"
+
+
+async def test_unsure_planner_asks_first_and_plans_from_the_answer(tmp_path: Path) -> None:
+    async with AsyncStore(tmp_path / "p.db") as store:
+        rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["agent.demo_tools"]), clock=clock)
+        state = await rt.start("fix it", "U1")
+        assert state.pending is not None and state.pending.anchor == "handoff" and state.pending.step is None
+        assert state.pending.handoff is not None and "What should I do" in state.pending.handoff.prompt
+        state = await rt.decide(state.id, Answer(value="restart payments and check errors after"), "U1")
+        assert state.pending is not None and state.pending.anchor == "after_plan"
+        assert [s.tool for s in state.plan] == ["restart_service", "read_logs"]
+        assert state.feedback[-1].intent == "answer"
+
+
+async def test_planner_asks_at_most_twice_then_shows_its_best_guess(tmp_path: Path) -> None:
+    async with AsyncStore(tmp_path / "p.db") as store:
+        rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["agent.demo_tools"]), clock=clock)
+        state = await rt.start("fix it", "U1")
+        state = await rt.decide(state.id, Answer(value="dunno"), "U1")
+        assert state.pending is not None and state.pending.anchor == "handoff"
+        state = await rt.decide(state.id, Answer(value="no idea"), "U1")
+        assert state.pending is not None and state.pending.anchor != "handoff"
+        assert state.plan, "the best guess is shown for review"
+
+
+async def test_planner_question_off_when_threshold_is_zero(tmp_path: Path) -> None:
+    async with AsyncStore(tmp_path / "p.db") as store:
+        config = PolicyConfig(confidence_threshold=0.0)
+        rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["agent.demo_tools"]), clock=clock, config=config)
+        state = await rt.start("fix it", "U1")
+        assert state.pending is None or state.pending.anchor != "handoff"
