@@ -1,37 +1,29 @@
 """The built-in demo toolset: look after five services in a simulated ops world.
 
 Every tool reads and changes the world bound with :func:`agent.world.use_world`
-and answers with short text meant to be shown in chat.
+and answers with short text meant to be shown in chat. Only the ``@tool``
+functions live here (``load_tools`` collects those defined in this module);
+their helpers are in :mod:`agent.demo_ops`, :mod:`agent.demo_metrics` and
+:mod:`agent.demo_format`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 import time
-from collections.abc import Sequence
-from typing import Annotated, Literal, assert_never
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from agent.demo_format import clock, ms, pct
+from agent.demo_metrics import Metric, fmt, in_force, jitter, metric_value
+from agent.demo_ops import get_service, healthy, log_line, roll_out
 from agent.errors import ToolError
 from agent.models import Risk
 from agent.tools import tool
-from agent.world import (
-    SERVICE_NAMES,
-    LogLevel,
-    LogLine,
-    Message,
-    OpsWorld,
-    Sample,
-    Service,
-    ServiceName,
-    baseline,
-    current_world,
-)
+from agent.world import LogLevel, Message, Sample, ServiceName, current_world
 
-Metric = Literal["error_rate", "latency_p99", "cpu", "requests"]
 _LEVELS: dict[str, tuple[LogLevel, ...]] = {
     "all": ("info", "warning", "error"),
     "info": ("info", "warning", "error"),
@@ -47,7 +39,7 @@ def list_services() -> str:
     """List every service with its status, version, replicas, error rate and p99 latency."""
     rows = [["SERVICE", "STATUS", "VERSION", "REPLICAS", "ERRORS", "P99"]]
     for s in current_world().services():
-        rows.append([s.name, s.status, s.version, str(s.replicas), _pct(s.error_rate), _ms(s.latency_p99_ms)])
+        rows.append([s.name, s.status, s.version, str(s.replicas), pct(s.error_rate), ms(s.latency_p99_ms)])
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows)
 
@@ -60,14 +52,14 @@ def check_service(service: ServiceName) -> str:
         service: The service to check.
     """
     world = current_world()
-    s = _get(world, service)
+    s = get_service(world, service)
     previous = f" (previous {s.previous_version})" if s.previous_version else ""
     lines = [
         f"{s.name}: {s.status.upper()}",
         f"  version      {s.version}{previous}",
         f"  replicas     {s.replicas}",
-        f"  error rate   {_pct(s.error_rate)}",
-        f"  p99 latency  {_ms(s.latency_p99_ms)}",
+        f"  error rate   {pct(s.error_rate)}",
+        f"  p99 latency  {ms(s.latency_p99_ms)}",
         f"  cpu          {s.cpu:.0f}% avg per replica",
         f"  traffic      {s.requests_per_s:,.0f} req/s",
     ]
@@ -91,13 +83,13 @@ def read_logs(
         limit: How many of the newest matching lines to show (1-200).
     """
     world = current_world()
-    _get(world, service)
+    get_service(world, service)
     lines = world.logs(service, levels=_LEVELS[level], limit=max(1, min(limit, 200)))
     which = "" if level in ("all", "info") else f" at {level} level or above"
     if not lines:
         return f"No {service} log lines{which}."
     header = f"{service} logs{which}, last {len(lines)}:"
-    body = [f"{_clock(line.at)} {line.level.upper():<7} {line.message}" for line in lines]
+    body = [f"{clock(line.at)} {line.level.upper():<7} {line.message}" for line in lines]
     return "\n".join([header, *body])
 
 
@@ -115,7 +107,7 @@ def query_metrics(
         minutes: How far back to look (1-1440); long windows are shown in wider buckets.
     """
     world = current_world()
-    current = _get(world, service)
+    current = get_service(world, service)
     minutes = max(1, min(minutes, 1440))
     now = time.time()
     history = world.samples(service) or [Sample.of(current, now)]
@@ -123,13 +115,13 @@ def query_metrics(
     points: list[tuple[float, float]] = []
     for back in range(minutes - step, -1, -step):
         at = now - back * 60
-        value = _value(_in_force(history, at), metric)
-        points.append((at, value if back == 0 else value * _jitter(service, metric, at, step)))
+        value = metric_value(in_force(history, at), metric)
+        points.append((at, value if back == 0 else value * jitter(service, metric, at, step)))
     width = f"{step}-minute buckets" if step > 1 else "per minute"
     values = [value for _, value in points]
     lines = [f"{service} {metric}, last {minutes} min ({width}):"]
-    lines += [f"  {_clock(at)[:5]}  {_fmt(metric, value)}" for at, value in points]
-    lines.append(f"now {_fmt(metric, values[-1])} · min {_fmt(metric, min(values))} · max {_fmt(metric, max(values))}")
+    lines += [f"  {clock(at)[:5]}  {fmt(metric, value)}" for at, value in points]
+    lines.append(f"now {fmt(metric, values[-1])} · min {fmt(metric, min(values))} · max {fmt(metric, max(values))}")
     return "\n".join(lines)
 
 
@@ -144,12 +136,12 @@ def scale_service(service: ServiceName, replicas: Annotated[int, Field(ge=1, le=
     if not 1 <= replicas <= MAX_REPLICAS:
         raise ToolError(f"Cannot scale {service} to {replicas} replicas: pick a count from 1 to {MAX_REPLICAS}.")
     world = current_world()
-    s = _get(world, service)
+    s = get_service(world, service)
     if replicas == s.replicas:
         return f"{service} already runs {replicas} replicas; nothing changed."
     cpu = min(100.0, s.cpu * s.replicas / replicas)
     now = time.time()
-    log = _log(service, now, "info", f"Scaled from {s.replicas} to {replicas} replicas by operator")
+    log = log_line(service, now, "info", f"Scaled from {s.replicas} to {replicas} replicas by operator")
     world.save_service(s.model_copy(update={"replicas": replicas, "cpu": cpu}), at=now, logs=[log])
     note = "; watch for CPU saturation" if cpu >= 85 else ""
     return f"Scaled {service} from {s.replicas} to {replicas} replicas; average CPU {s.cpu:.0f}% → {cpu:.0f}%{note}."
@@ -163,18 +155,18 @@ def restart_service(service: ServiceName) -> str:
         service: The service to restart.
     """
     world = current_world()
-    s = _get(world, service)
+    s = get_service(world, service)
     now = time.time()
-    fresh = _healthy(s)
+    fresh = healthy(s)
     logs = [
-        _log(service, now, "info", f"Rolling restart requested by operator: {s.replicas} replicas"),
-        _log(service, now, "info", f"{service} {s.version} started on {s.replicas}/{s.replicas} replicas; ready"),
+        log_line(service, now, "info", f"Rolling restart requested by operator: {s.replicas} replicas"),
+        log_line(service, now, "info", f"{service} {s.version} started on {s.replicas}/{s.replicas} replicas; ready"),
     ]
     world.save_service(fresh, at=now, logs=logs)
     return (
         f"Restarted {service} ({s.replicas} replicas): status {s.status} → {fresh.status}, "
-        f"error rate {_pct(s.error_rate)} → {_pct(fresh.error_rate)}, "
-        f"p99 {_ms(s.latency_p99_ms)} → {_ms(fresh.latency_p99_ms)}."
+        f"error rate {pct(s.error_rate)} → {pct(fresh.error_rate)}, "
+        f"p99 {ms(s.latency_p99_ms)} → {ms(fresh.latency_p99_ms)}."
     )
 
 
@@ -190,10 +182,10 @@ def deploy_service(service: ServiceName, version: str) -> str:
     if not _VERSION.fullmatch(version):
         raise ToolError(f"'{version}' is not a release version; give one like 2.4.2.")
     world = current_world()
-    s = _get(world, service)
+    s = get_service(world, service)
     if version == s.version:
         raise ToolError(f"{service} already runs {version}; use restart_service to restart it.")
-    return _roll_out(world, s, version, f"Deployed {service} {version} (was {s.version})")
+    return roll_out(world, s, version, f"Deployed {service} {version} (was {s.version})")
 
 
 @tool(risk=Risk.DEPLOY)
@@ -204,13 +196,13 @@ def rollback_service(service: ServiceName) -> str:
         service: The service to roll back.
     """
     world = current_world()
-    s = _get(world, service)
+    s = get_service(world, service)
     if s.previous_version is None:
         raise ToolError(
             f"{service} has no previous version to roll back to (it runs {s.version}); "
             "deploy a specific version with deploy_service instead."
         )
-    return _roll_out(world, s, s.previous_version, f"Rolled {service} back to {s.previous_version} from {s.version}")
+    return roll_out(world, s, s.previous_version, f"Rolled {service} back to {s.previous_version} from {s.version}")
 
 
 @tool
@@ -221,14 +213,14 @@ def drop_cache(service: ServiceName) -> str:
         service: The service whose cache to drop.
     """
     world = current_world()
-    _get(world, service)
+    get_service(world, service)
     cache = world.get_cache(service)
     if cache is None:
         raise ToolError(f"{service} has no cache to drop.")
     if cache.keys == 0:
         return f"The {service} cache is already empty; nothing to drop."
     now = time.time()
-    log = _log(service, now, "warning", f"Cache dropped by operator: {cache.keys:,} keys evicted")
+    log = log_line(service, now, "warning", f"Cache dropped by operator: {cache.keys:,} keys evicted")
     world.save_cache(cache.model_copy(update={"keys": 0, "hit_rate": 0.0, "dropped_at": now}), logs=[log])
     return (
         f"Dropped the {service} cache ({cache.keys:,} keys, hit rate was {cache.hit_rate:.0%}). "
@@ -250,100 +242,3 @@ def send_message(channel: str, text: str) -> str:
     current_world().send(Message(channel=channel, text=text, at=time.time()))
     preview = text if len(text) <= 80 else text[:79] + "…"
     return f"Sent to {channel}: {preview}"
-
-
-# --- helpers -----------------------------------------------------------------
-
-
-def _get(world: OpsWorld, name: str) -> Service:
-    service = world.get_service(name)
-    if service is None:
-        known = ", ".join(s.name for s in world.services()) or ", ".join(SERVICE_NAMES)
-        raise ToolError(f"Unknown service '{name}'. Known services: {known}.")
-    return service
-
-
-def _healthy(s: Service) -> Service:
-    """``s`` after fresh replicas start: back to its normal error rate, latency and CPU."""
-    normal = baseline(s.name)
-    cpu = min(100.0, normal.cpu * normal.replicas / s.replicas)
-    return s.model_copy(
-        update={
-            "status": "running",
-            "error_rate": normal.error_rate,
-            "latency_p99_ms": normal.latency_p99_ms,
-            "cpu": cpu,
-        }
-    )
-
-
-def _roll_out(world: OpsWorld, s: Service, version: str, done: str) -> str:
-    now = time.time()
-    fresh = _healthy(s).model_copy(update={"version": version, "previous_version": s.version})
-    logs = [
-        _log(s.name, now, "info", f"Rollout of {version} started (from {s.version}), {s.replicas} replicas"),
-        _log(s.name, now, "info", f"Rollout of {version} complete: {s.replicas}/{s.replicas} replicas ready"),
-    ]
-    world.save_service(fresh, at=now, logs=logs)
-    return f"{done} on {s.replicas} replicas; status {fresh.status}, error rate {_pct(fresh.error_rate)}."
-
-
-def _log(service: str, at: float, level: LogLevel, message: str) -> LogLine:
-    return LogLine(service=service, at=at, level=level, message=message)
-
-
-def _in_force(history: Sequence[Sample], at: float) -> Sample:
-    """The newest sample taken at or before ``at`` (the oldest one if all are later)."""
-    chosen = history[0]
-    for sample in history:
-        if sample.at > at:
-            break
-        chosen = sample
-    return chosen
-
-
-def _value(sample: Sample, metric: Metric) -> float:
-    match metric:
-        case "error_rate":
-            return sample.error_rate
-        case "latency_p99":
-            return sample.latency_p99_ms
-        case "cpu":
-            return sample.cpu
-        case "requests":
-            return sample.requests_per_s
-        case _:
-            assert_never(metric)
-
-
-def _jitter(service: str, metric: str, at: float, step: int) -> float:
-    """A steady ±5% wobble, the same for the same bucket, so past points look like real readings."""
-    bucket = int(at // (60 * step))
-    digest = hashlib.sha256(f"{service}:{metric}:{bucket}".encode()).digest()
-    return 1 + (digest[0] / 255 - 0.5) / 10
-
-
-def _fmt(metric: Metric, value: float) -> str:
-    match metric:
-        case "error_rate":
-            return _pct(value)
-        case "latency_p99":
-            return _ms(value)
-        case "cpu":
-            return f"{value:.0f}%"
-        case "requests":
-            return f"{value:,.0f} req/s"
-        case _:
-            assert_never(metric)
-
-
-def _pct(fraction: float) -> str:
-    return f"{fraction * 100:.2f}%" if fraction < 0.01 else f"{fraction * 100:.1f}%"
-
-
-def _ms(value: float) -> str:
-    return f"{value:,.0f} ms"
-
-
-def _clock(at: float) -> str:
-    return time.strftime("%H:%M:%S", time.gmtime(at))

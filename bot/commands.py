@@ -1,0 +1,108 @@
+"""The ``/tandem`` slash command: a task starts a run; a subcommand lists, shows, cancels or shows rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.errors import TandemError
+from blocks.help import RunRow, help_blocks, list_blocks, status_blocks
+from blocks.rules import rules_blocks
+from blocks.text import section, waiting_for
+from bot import messages
+from bot.channel import card_placeholder
+from bot.deps import Deps
+from bot.payloads import SlashCommand
+from bot.render import decision_lines
+from bot.replies import ephemeral
+
+SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
+COMMAND = "/tandem"
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    async def on_command(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        cmd = SlashCommand.model_validate(body)
+        text = " ".join(cmd.text.split())
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        if not text or word == "help":
+            await ack(blocks=help_blocks(), text="Tandem help")
+            return
+        if " " not in text and word not in SUBCOMMANDS:
+            blocks = [section(messages.UNKNOWN_SUBCOMMAND.format(word=word)), *help_blocks()]
+            await ack(blocks=blocks, text="Tandem help")
+            return
+        await ack()
+        if word in SUBCOMMANDS:
+            deps.spawn(subcommand(deps, client, cmd, word, rest.strip()), name=f"command:{word}")
+        else:
+            deps.spawn(start_run(deps, client, cmd, text), name="command:start")
+
+    app.command(COMMAND)(on_command)
+
+
+async def start_run(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, task: str) -> None:
+    """Post the run card, then start the run in the card's thread (also used by an @-mention)."""
+    card = await client.chat_postMessage(
+        channel=cmd.channel_id, blocks=card_placeholder(task, cmd.user_id), text=f"Tandem: {task}"
+    )
+    where = {"channel": cmd.channel_id, "thread_ts": str(card["ts"])}
+    try:
+        await deps.runtime.start(task, cmd.user_id, channel=where)
+    except TandemError as exc:
+        await ephemeral(client, cmd.channel_id, cmd.user_id, messages.STARTING_FAILED.format(error=exc))
+
+
+async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word: str, arg: str) -> None:
+    store = deps.store
+    channel, user = cmd.channel_id, cmd.user_id
+    if word == "list":
+        rows = await store.list_runs(channel=channel, limit=100)
+        open_rows, mine = [], []
+        for summary in rows:
+            if summary.status in ("done", "cancelled", "failed"):
+                continue
+            state, _ = await store.load(summary.id)
+            row = RunRow(
+                id=state.id,
+                task=state.task,
+                status=state.status,
+                requester=state.requester,
+                updated_at=state.updated_at,
+                waiting_on=waiting_for(state.pending) if state.pending else None,
+            )
+            open_rows.append(row)
+            if state.pending is not None and state.requester == user:
+                mine.append(row)
+        await ephemeral(client, channel, user, blocks=list_blocks(open_rows, mine))
+        return
+    if word == "rules":
+        await ephemeral(client, channel, user, blocks=rules_blocks(await store.rules(channel)))
+        return
+    if not arg:
+        await ephemeral(client, channel, user, f"Say which run: `/tandem {word} <run>`.")
+        return
+    run_id = await resolve(deps, arg)
+    if run_id is None:
+        await ephemeral(client, channel, user, messages.UNKNOWN_RUN.format(run=arg))
+        return
+    if word == "status":
+        state, _ = await store.load(run_id)
+        lines = decision_lines(await store.events(run_id))
+        await ephemeral(client, channel, user, blocks=status_blocks(state, lines))
+    elif word == "cancel":
+        try:
+            await deps.runtime.cancel(run_id, user, "cancelled with /tandem cancel")
+        except TandemError as exc:
+            await ephemeral(client, channel, user, str(exc))
+        else:
+            await ephemeral(client, channel, user, messages.CANCELLED.format(run=run_id))
+
+
+async def resolve(deps: Deps, prefix: str) -> str | None:
+    """The run a (possibly shortened, possibly back-quoted) id names, if exactly one."""
+    matches = await deps.store.find(prefix.strip("`"))
+    return matches[0] if len(matches) == 1 else (prefix if prefix in matches else None)

@@ -1,0 +1,36 @@
+"""What every Slack surface module gets from :func:`bot.handlers.register`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from agent.config import PolicyConfig
+from agent.runtime import Runtime
+from bot.channel import SlackChannel
+from bot.directory import Directory
+from bot.tasks import Background
+from storage.facade import AsyncStore
+
+
+@dataclass
+class Deps:
+    runtime: Runtime
+    store: AsyncStore
+    channel: SlackChannel
+    directory: Directory
+    background: Background = field(default_factory=Background)
+    clock: Callable[[], float] = time.time
+
+    @property
+    def config(self) -> PolicyConfig:
+        return self.runtime.config
+
+    def spawn(self, work: Awaitable[object], name: str) -> None:
+        """Run slow work (database, model, tools) in the app's background, after the ack."""
+
+        async def run() -> None:
+            await work
+
+        self.background.spawn(run(), name=name)

@@ -1,0 +1,62 @@
+"""The feedback modal ("request changes", "not what I meant"): check the text, then apply it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.models import Correct, Intent
+from blocks import ids
+from bot import messages
+from bot.decisions import decide, read_and_apply
+from bot.deps import Deps
+from bot.payloads import ViewSubmission
+from bot.replies import ephemeral
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    async def on_feedback(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        submission = ViewSubmission.model_validate(body)
+        view = submission.view
+        feedback = (view.value(ids.FEEDBACK_BLOCK, ids.FEEDBACK_ACTION) or "").strip()
+        if not feedback:
+            await ack(response_action="errors", errors={ids.FEEDBACK_BLOCK: messages.EMPTY_FEEDBACK})
+            return
+        if len(feedback) > 3000:
+            error = messages.FEEDBACK_TOO_LONG.format(length=len(feedback))
+            await ack(response_action="errors", errors={ids.FEEDBACK_BLOCK: error})
+            return
+        await ack()
+        intent = view.value(ids.INTENT_BLOCK, ids.INTENT_ACTION) or "auto"
+        meta = view.metadata()
+        deps.spawn(apply_feedback(deps, client, submission.user.id, meta, intent, feedback), name="view:feedback")
+
+    app.view(ids.FEEDBACK_MODAL)(on_feedback)
+
+
+async def apply_feedback(
+    deps: Deps, client: AsyncWebClient, user: str, meta: dict[str, str], intent: str, feedback: str
+) -> None:
+    """A chosen intent applies as given; ``auto`` has Tandem read the feedback first."""
+    channel = meta.get("channel") or None
+    review_id = meta.get("review") or meta.get("override") or ""
+    record = await deps.store.get_review(review_id)
+    if record is None:
+        await ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
+        return
+    if "override" in meta:  # applies to whatever the run waits for now
+        state, _ = await deps.store.load(record.run_id)
+        if state.pending is None:
+            status = state.status
+            text = messages.NOTHING_PENDING.format(run=state.id, status=status.replace("_", " "))
+            await ephemeral(client, channel, user, text)
+            return
+        review_id = state.pending.id
+    if intent in ("replan", "retry_step", "refine_output"):
+        chosen: Intent = intent  # type: ignore[assignment]
+        decision = Correct(intent=chosen, target_step=record.step, feedback=feedback)
+        await decide(deps, client, review_id, decision, user, channel)
+        return
+    await read_and_apply(deps, client, record.run_id, review_id, feedback, user, channel)

@@ -1,0 +1,84 @@
+"""A person answering: a handoff's answer buttons, select menu and text modal, and the clarify buttons
+Tandem shows when it was unsure what a reply meant."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.models import Answer, Approve, Cancel, Correct, Decision
+from blocks import ids
+from blocks.handoff import answer_modal
+from bot import messages
+from bot.decisions import decide, decide_click
+from bot.deps import Deps
+from bot.payloads import BlockActions, ViewSubmission
+from bot.replies import ephemeral
+
+ANSWER_BUTTONS = re.compile(r"^tandem\.answer(\.\w+)?$")
+CLARIFY_BUTTONS = re.compile(r"^tandem\.clarify(\.\w+)?$")
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    async def on_answer(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        raw = click.action.selected_value or click.action.value or "{}"
+        try:
+            data = json.loads(raw)
+            review_id, value = str(data["review"]), data["answer"]
+        except (ValueError, KeyError, TypeError):
+            await ephemeral(client, click.channel_id, click.user.id, messages.BAD_ANSWER_BUTTON)
+            return
+        deps.spawn(decide_click(deps, client, click, Answer(value=value), review_id), name="action:answer")
+
+    async def on_answer_text(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        meta = json.dumps({"review": click.action.value or "", "channel": click.channel_id or ""})
+        await client.views_open(trigger_id=click.trigger_id or "", view=answer_modal(meta))
+
+    async def on_clarify(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        try:
+            data = json.loads(click.action.value or "{}")
+            review_id, intent, text = str(data["review"]), str(data["intent"]), str(data["text"])
+            step = data.get("step")
+        except (ValueError, KeyError, TypeError):
+            await ephemeral(client, click.channel_id, click.user.id, messages.BAD_ANSWER_BUTTON)
+            return
+        decision: Decision
+        if intent == "approve":
+            decision = Approve()
+        elif intent == "cancel":
+            decision = Cancel(reason=text)
+        elif intent in ("replan", "retry_step", "refine_output"):
+            decision = Correct(intent=intent, feedback=text, target_step=step if isinstance(step, int) else None)
+        else:
+            await ephemeral(client, click.channel_id, click.user.id, messages.BAD_ANSWER_BUTTON)
+            return
+        deps.spawn(decide_click(deps, client, click, decision, review_id), name="action:clarify")
+
+    async def on_answer_modal(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        submission = ViewSubmission.model_validate(body)
+        text = (submission.view.value(ids.ANSWER_BLOCK, ids.ANSWER_ACTION) or "").strip()
+        if not text:
+            await ack(response_action="errors", errors={ids.ANSWER_BLOCK: messages.EMPTY_ANSWER})
+            return
+        await ack()
+        meta = submission.view.metadata()
+        decided = decide(
+            deps, client, meta.get("review", ""), Answer(value=text), submission.user.id, meta.get("channel")
+        )
+        deps.spawn(decided, name="view:answer")
+
+    app.action(ANSWER_BUTTONS)(on_answer)
+    app.action(ids.ANSWER_SELECT)(on_answer)
+    app.action(ids.ANSWER_TEXT)(on_answer_text)
+    app.action(CLARIFY_BUTTONS)(on_clarify)
+    app.view(ids.ANSWER_MODAL)(on_answer_modal)

@@ -1,0 +1,67 @@
+"""Buttons on a review message: approve, cancel, request changes (or reject), not what I meant, details."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.models import Approve, Cancel, Review
+from blocks import ids
+from blocks.modals import feedback_modal, review_details
+from blocks.text import section
+from bot import messages
+from bot.decisions import decide_click
+from bot.deps import Deps
+from bot.payloads import BlockActions
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    async def on_approve(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        deps.spawn(decide_click(deps, client, click, Approve()), name="action:approve")
+
+    async def on_cancel(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        deps.spawn(decide_click(deps, client, click, Cancel(reason="")), name="action:cancel")
+
+    async def on_request_changes(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        # The trigger id expires in 3 s: open the modal before any other work.
+        meta = {"review": click.action.value or "", "channel": click.channel_id or ""}
+        await client.views_open(trigger_id=click.trigger_id or "", view=feedback_modal(json.dumps(meta)))
+
+    async def on_override(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        meta = {"override": click.action.value or "", "channel": click.channel_id or ""}
+        subject = "Tell Tandem what you meant; this applies to what the run is waiting for now."
+        await client.views_open(
+            trigger_id=click.trigger_id or "", view=feedback_modal(json.dumps(meta), subject=subject)
+        )
+
+    async def on_details(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        loading = {"type": "modal", "title": {"type": "plain_text", "text": "Details"}, "blocks": [section("Loading…")]}
+        opened = await client.views_open(trigger_id=click.trigger_id or "", view=loading)
+        view_id = opened["view"]["id"]
+        record = await deps.store.get_review(click.action.value or "")
+        if record is None:
+            await client.views_update(view_id=view_id, view={**loading, "blocks": [section(messages.UNKNOWN_REVIEW)]})
+            return
+        state, _ = await deps.store.load(record.run_id)
+        review = Review(id=record.id, anchor=record.anchor, step=record.step, created_at=record.created_at)
+        await client.views_update(view_id=view_id, view=review_details(state, review))
+
+    app.action(ids.APPROVE)(on_approve)
+    app.action(ids.CANCEL)(on_cancel)
+    app.action(ids.REJECT)(on_request_changes)
+    app.action(ids.REQUEST_CHANGES)(on_request_changes)
+    app.action(ids.OVERRIDE)(on_override)
+    app.action(ids.DETAILS)(on_details)

@@ -1,0 +1,73 @@
+"""Always-allow rules: "approve and always allow" on a step review, and revoking a rule."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.models import Approve, AuditEvent, Risk, Rule
+from blocks import ids
+from blocks.text import mention
+from bot import messages
+from bot.decisions import decide_click
+from bot.deps import Deps
+from bot.payloads import BlockActions
+from bot.replies import ephemeral
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    async def on_approve_always(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        deps.spawn(approve_always(deps, client, click), name="action:approve_always")
+
+    async def on_revoke_rule(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        await ack()
+        deps.spawn(revoke_rule(deps, client, click.action.value or "", click.user.id, click.channel_id), name="rule")
+
+    app.action(ids.APPROVE_ALWAYS)(on_approve_always)
+    app.action(ids.REVOKE_RULE)(on_revoke_rule)
+
+
+async def approve_always(deps: Deps, client: AsyncWebClient, click: BlockActions) -> None:
+    """Approve the step, then let its tool run without asking in this channel (never a deploy)."""
+    store = deps.store
+    review_id, user, channel = click.action.value or "", click.user.id, click.channel_id
+    record = await store.get_review(review_id)
+    if record is None or record.step is None or channel is None:
+        await ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
+        return
+    state, _ = await store.load(record.run_id)
+    step = state.step(record.step)
+    if step.risk >= Risk.DEPLOY:
+        await ephemeral(client, channel, user, messages.NO_RULE_FOR_DEPLOY.format(tool=step.tool))
+        return
+    if not await decide_click(deps, client, click, Approve()):
+        return
+    rule = Rule(id=uuid.uuid4().hex[:8], channel=channel, tool=step.tool, created_by=user, created_at=deps.clock())
+    await store.add_rule(rule)
+    payload = {"rule": rule.id, "tool": rule.tool, "channel": channel}
+    await store.append_events(
+        state.id, [AuditEvent(at=rule.created_at, actor=user, kind="rule_added", payload=payload)]
+    )
+    text = messages.RULE_ADDED.format(tool=rule.tool, user=mention(user))
+    await client.chat_postMessage(channel=channel, thread_ts=state.channel.get("thread_ts"), text=text)
+
+
+async def revoke_rule(deps: Deps, client: AsyncWebClient, rule_id: str, user: str, channel: str | None) -> None:
+    """Revoke a rule; only who set it or an approver may (anyone, when no approvers are configured)."""
+    rules = await deps.store.rules(channel or "")
+    rule = next((r for r in rules if r.id == rule_id), None)
+    approvers = {p for people in deps.config.approvers.values() for p in people}
+    if rule is not None and approvers and user != rule.created_by and user not in approvers:
+        await ephemeral(client, channel, user, messages.RULE_NOT_YOURS.format(user=mention(rule.created_by)))
+        return
+    revoked = await deps.store.revoke_rule(rule_id, user, deps.clock()) if rule else None
+    if revoked is None:
+        await ephemeral(client, channel, user, messages.UNKNOWN_RULE)
+        return
+    await ephemeral(client, channel, user, messages.RULE_REVOKED.format(tool=revoked.tool))

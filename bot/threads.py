@@ -1,0 +1,66 @@
+"""Messages in a run's thread (read and applied to what the run waits for) and @-mentions (start a run)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from blocks.help import help_blocks
+from bot import messages
+from bot.commands import start_run
+from bot.decisions import read_and_apply
+from bot.deps import Deps
+from bot.payloads import MessageEvent, SlashCommand
+from bot.replies import ephemeral
+
+EVENTS = ("message", "app_mention")
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    async def on_message(body: dict[str, Any], event: dict[str, Any], client: AsyncWebClient) -> None:
+        message = MessageEvent.model_validate(event)
+        if not message.from_a_person or message.thread_ts is None or message.thread_ts == message.ts:
+            return
+        await thread_reply(deps, client, message)
+
+    async def on_mention(body: dict[str, Any], event: dict[str, Any], client: AsyncWebClient) -> None:
+        message = MessageEvent.model_validate(event)
+        if not message.from_a_person:
+            return
+        if message.thread_ts is not None and message.thread_ts != message.ts:
+            await thread_reply(deps, client, message)
+            return
+        task = " ".join(w for w in message.text.split() if not w.startswith("<@"))
+        if not await deps.store.claim_delivery(f"msg:{message.channel}:{message.ts}", deps.clock()):
+            return
+        assert message.user is not None
+        cmd = SlashCommand(user_id=message.user, channel_id=message.channel, text=task)
+        if not task:
+            await ephemeral(client, message.channel, message.user, blocks=help_blocks())
+            return
+        deps.spawn(start_run(deps, client, cmd, task), name="mention:start")
+
+    app.event(EVENTS[0])(on_message)
+    app.event(EVENTS[1])(on_mention)
+
+
+async def thread_reply(deps: Deps, client: AsyncWebClient, message: MessageEvent) -> None:
+    assert message.user is not None and message.thread_ts is not None
+    run_id = await deps.store.run_for_thread(message.channel, message.thread_ts)
+    if run_id is None:
+        return  # not a Tandem thread
+    # Slack retries events, and sends both `message` and `app_mention` for one post: act once.
+    if not await deps.store.claim_delivery(f"msg:{message.channel}:{message.ts}", deps.clock()):
+        return
+    state, _ = await deps.store.load(run_id)
+    if state.finished or state.pending is None:
+        template = messages.RUN_FINISHED if state.finished else messages.NOTHING_PENDING
+        text = template.format(run=run_id, status=state.status.replace("_", " "))
+        await client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=text)
+        return
+    deps.spawn(
+        read_and_apply(deps, client, run_id, state.pending.id, message.text, message.user, message.channel),
+        name="thread:reply",
+    )

@@ -1,0 +1,73 @@
+"""The ``tandem`` command's arguments: :func:`build_parser`."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+
+INTENTS = ("replan", "retry_step", "refine_output")
+
+
+def _default_user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:
+        return "cli"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tandem", description="Run ops tasks with an agent that people steer.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="start a run in the terminal")
+    run.add_argument("task", help='what to do, e.g. "restart payments and check errors after"')
+    run.add_argument("--detach", action="store_true", help="stop at the first review and print the run as JSON")
+    run.add_argument("--as", dest="user", default=_default_user(), help="who is asking (default: you)")
+
+    answer = sub.add_parser("answer", help="answer a run's pending review")
+    answer.add_argument("run_id")
+    what = answer.add_mutually_exclusive_group(required=True)
+    what.add_argument("--approve", action="store_true")
+    what.add_argument("--reject", metavar="TEXT", help="request changes with this feedback")
+    what.add_argument("--say", metavar="TEXT", help="free text, classified like a thread reply")
+    what.add_argument("--cancel", action="store_true")
+    what.add_argument("--finish", action="store_true", help="(takeover) wrap up the run")
+    what.add_argument("--hand-back", action="store_true", help="(takeover) let the agent continue on its own")
+    what.add_argument("--answer", metavar="VALUE", help="answer a tool's question (a choice, text, or yes/no)")
+    answer.add_argument("--intent", choices=INTENTS, help="with --reject: what is wrong (default: classified)")
+    answer.add_argument("--step", type=int, help="with --reject --intent retry_step: which step")
+    answer.add_argument("--review", help="the review id (default: the pending one)")
+    answer.add_argument("--as", dest="user", default=_default_user())
+
+    resume = sub.add_parser("resume", help="re-attach to a run (recovers it if its process died)")
+    resume.add_argument("run_id")
+    resume.add_argument("--detach", action="store_true", help="recover, stop at the next review, print JSON")
+    resume.add_argument("--as", dest="user", default=_default_user())
+
+    runs = sub.add_parser("runs", help="list runs")
+    runs.add_argument(
+        "--status",
+        choices=("planning", "awaiting_review", "executing", "done", "human_takeover", "cancelled", "failed"),
+    )
+    runs.add_argument("--json", action="store_true")
+    runs.add_argument("--limit", type=int, default=50)
+
+    serve = sub.add_parser("serve", help="run the Slack bot in HTTP mode (POST /slack/events)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=3000)
+
+    sub.add_parser("socket", help="run the Slack bot in Socket Mode (needs SLACK_APP_TOKEN)")
+
+    tick = sub.add_parser("tick", help="handle due reminders and deadlines once (the bot does this by itself)")
+    tick.add_argument("--json", action="store_true")
+
+    dev = sub.add_parser("dev", help="the bot and a local Slack-like workspace in your browser (no Slack, no LLM key)")
+    dev.add_argument("--host", default="127.0.0.1")
+    dev.add_argument("--port", type=int, default=3000, help="the page's port (the bot takes a free one)")
+    dev.add_argument("--db", default="./tandem.db", help="SQLite file, fresh or existing (default: ./tandem.db)")
+    dev.add_argument("--config", help="policy TOML: approvers, quorum, timeouts (default: ./tandem.toml if present)")
+
+    show = sub.add_parser("show", help="show one run with its history")
+    show.add_argument("run_id")
+    show.add_argument("--json", action="store_true")
+    return parser

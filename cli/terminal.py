@@ -1,0 +1,126 @@
+"""The interactive terminal loop of ``tandem run`` and ``tandem resume``: show each review, read the answer."""
+
+from __future__ import annotations
+
+import sys
+
+from agent.errors import TandemError
+from agent.models import Answer, Approve, Cancel, Correct, Decision, Finish, HandBack, Intent, RunState
+from cli.render import outcome_text, review_text
+from cli.wiring import Services
+
+
+def _ask(prompt: str) -> str | None:
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
+
+
+async def interact(services: Services, state: RunState, user: str) -> int:
+    """Show each review and apply what the person types until the run ends.
+
+    Returns the exit code: 0 when the run is done or input ends (paused), 1 otherwise.
+    """
+    runtime = services.runtime
+    while not state.finished:
+        review = state.pending
+        if review is None:
+            state = await runtime.recover(state.id)
+            if state.pending is None and not state.finished:
+                print(f"Run {state.id} is {state.status} in another process; try `tandem resume {state.id}` later.")
+                return 1
+            continue
+        print()
+        print(review_text(state, review))
+        if review.anchor == "handoff" and review.handoff is not None:
+            line = _ask("answer (or 'cancel') > ")
+            if line is None:
+                print(f"\nPaused. Nothing is lost: `tandem resume {state.id}` continues here.")
+                return 0
+            if line.strip().lower() in ("c", "cancel"):
+                state = await _decide_or_say(services, state, Cancel(), user, review.id)
+                continue
+            options = review.handoff.options
+            value = line.strip()
+            if review.handoff.input_type == "choice" and value.isdigit() and 1 <= int(value) <= len(options):
+                value = options[int(value) - 1]
+            state = await _decide_or_say(services, state, Answer(value=value), user, review.id)
+            continue
+        if state.takeover:
+            line = _ask("instruction / finish / hand back / cancel > ")
+        else:
+            line = _ask("[a]pprove  [r]equest changes  [c]ancel  — or type feedback > ")
+        if line is None:
+            print(f"\nPaused. Nothing is lost: `tandem resume {state.id}` continues here.")
+            return 0
+        text = line.strip()
+        low = text.lower()
+        try:
+            if not text:
+                continue
+            if low in ("c", "cancel"):
+                state = await runtime.decide(state.id, Cancel(), user, review_id=review.id)
+            elif state.takeover and low in ("finish", "done"):
+                state = await runtime.decide(state.id, Finish(), user, review_id=review.id)
+            elif state.takeover and low in ("hand back", "handback"):
+                state = await runtime.decide(state.id, HandBack(), user, review_id=review.id)
+            elif not state.takeover and low in ("a", "approve", "y", "yes"):
+                state = await runtime.decide(state.id, Approve(), user, review_id=review.id)
+            elif not state.takeover and low in ("r", "request changes"):
+                state = await _request_changes(services, state, user)
+            else:
+                reading, decision, review_id = await runtime.read(state.id, text, review_id=review.id)
+                if reading is not None:
+                    target = f" step {reading.target_step}" if reading.target_step else ""
+                    print(f"Read as: {reading.intent.replace('_', ' ')}{target} — {reading.reason}")
+                    if runtime.unsure(reading):
+                        sure = (
+                            _ask(f"Not sure ({reading.confidence:.0%}). Apply it like that? [y/N] > ") or ""
+                        ).strip()
+                        if sure.lower() not in ("y", "yes"):
+                            print("Nothing changed. Say it in other words, or use a/r/c.")
+                            continue
+                state = await runtime.decide(state.id, decision, user, review_id=review_id)
+        except TandemError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            state, _ = await services.store.load(state.id)
+    print()
+    print(outcome_text(state))
+    return 0 if state.status == "done" else 1
+
+
+async def _decide_or_say(
+    services: Services, state: RunState, decision: Decision, user: str, review_id: str
+) -> RunState:
+    try:
+        return await services.runtime.decide(state.id, decision, user, review_id=review_id)
+    except TandemError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        fresh, _ = await services.store.load(state.id)
+        return fresh
+
+
+async def _request_changes(services: Services, state: RunState, user: str) -> RunState:
+    assert state.pending is not None
+    print(
+        "What is wrong?  1) the plan's direction  2) one step's parameters"
+        "  3) only the output's format  4) let Tandem decide"
+    )
+    choice = (_ask("1-4 > ") or "4").strip()
+    feedback = (_ask("Feedback > ") or "").strip()
+    if not feedback:
+        print("Feedback is required to request changes; nothing changed.")
+        return state
+    intents: dict[str, Intent] = {"1": "replan", "2": "retry_step", "3": "refine_output"}
+    if choice in intents:
+        step = None
+        if choice == "2":
+            raw = (_ask(f"Which step? [{state.pending.step or ''}] > ") or "").strip()
+            step = int(raw) if raw.isdigit() else state.pending.step
+        decision = Correct(intent=intents[choice], target_step=step, feedback=feedback)
+        return await services.runtime.decide(state.id, decision, user, review_id=state.pending.id)
+    reading, new = await services.runtime.say(state.id, feedback, user, review_id=state.pending.id)
+    if reading is not None:
+        print(f"Read as: {reading.intent.replace('_', ' ')} — {reading.reason}")
+    return new
