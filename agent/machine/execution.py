@@ -1,0 +1,120 @@
+"""Planning and execution: take a plan, run its steps in order, gate the risky ones."""
+
+from __future__ import annotations
+
+from agent.errors import InvalidDecision
+from agent.machine.helpers import Result, _ask, _finish, _takeover, _work
+from agent.models import (
+    Decided,
+    Effect,
+    Event,
+    MakePlan,
+    Notify,
+    PlannedStep,
+    PlanProposed,
+    RunState,
+    RunStep,
+    Step,
+    StepFinished,
+    StepRevised,
+    Summarize,
+)
+
+# --- planning --------------------------------------------------------------
+
+
+def _on_plan(s: RunState, event: PlanProposed) -> Result:
+    s.inflight = None
+    if not event.steps:
+        return _takeover(s, event, "The planner found nothing to do for this task.")
+    if len(event.steps) > s.policy.max_steps:
+        return _takeover(s, event, f"The plan has {len(event.steps)} steps; the limit is {s.policy.max_steps}.")
+    s.history.extend(step for step in s.plan if step.status in ("done", "failed"))
+    s.plan = [
+        Step(number=i, tool=p.tool, params=p.params, reason=p.reason, risk=p.risk)
+        for i, p in enumerate(event.steps, start=1)
+    ]
+    s.anchors = s.policy.anchors_for(s.plan)
+    s.output = None
+    if "after_plan" in s.anchors:
+        return _ask(s, event, "after_plan")
+    return _advance(s, event)
+
+
+def _replan(s: RunState, event: Decided | StepFinished, reason: str) -> Result:
+    s.rejected_plans.append([PlannedStep(tool=x.tool, params=x.params, reason=x.reason) for x in s.plan])
+    s.retry_step = None
+    s.retry_failures = 0
+    s.return_anchor = None
+    effects: list[Effect] = [Notify(text=reason)] if reason else []
+    state, more = _work(s, MakePlan(), "replanning")
+    return state, effects + more
+
+
+# --- execution -------------------------------------------------------------
+
+
+def _advance(s: RunState, event: Event) -> Result:
+    """Run the next pending step, or gate it, or produce the result."""
+    step = next((x for x in s.plan if x.status == "pending"), None)
+    if step is None:
+        return _work(s, Summarize(), "summarizing")
+    if s.policy.is_risky(step.risk) and step.approved_digest != step.digest:
+        return _ask(s, event, "before_risky_step", step.number, digest=step.digest)
+    return _run(s, step)
+
+
+def _run(s: RunState, step: Step) -> Result:
+    if s.executed >= s.policy.max_steps:
+        s.error = f"Step limit reached: a run may execute at most {s.policy.max_steps} steps."
+        return _finish(s, "failed")
+    step.status = "running"
+    step.attempts += 1
+    step.started_at = s.updated_at
+    step.result = None
+    step.error = None
+    s.executed += 1
+    return _work(s, RunStep(number=step.number), "retrying" if s.retry_step == step.number else "executing")
+
+
+def _on_step_finished(s: RunState, event: StepFinished) -> Result:
+    step = s.step(event.number)
+    if step.status != "running":
+        raise InvalidDecision(f"Step {event.number} of run {s.id} is not running.")
+    s.inflight = None
+    step.finished_at = event.at
+    step.status = "done" if event.ok else "failed"
+    step.result = event.result
+    step.error = event.error
+    if s.takeover:
+        return _ask(s, event, "takeover", step.number)
+    retried = s.retry_step == step.number
+    if not event.ok:
+        if retried:
+            s.retry_failures += 1
+            if s.retry_failures >= 2:
+                return _replan(s, event, f"Step {step.number} failed again after two corrections; replanning.")
+        return _ask(s, event, "step_failed", step.number)
+    if retried and s.return_anchor == "after_risky_step":
+        s.return_anchor = None
+        return _ask(s, event, "after_risky_step", step.number)
+    last = step.number == max(x.number for x in s.plan)
+    if s.policy.is_risky(step.risk) and "after_risky_step" in s.anchors and not last:
+        return _ask(s, event, "after_risky_step", step.number)
+    return _advance(s, event)
+
+
+def _on_step_revised(s: RunState, event: StepRevised) -> Result:
+    s.inflight = None
+    step = s.step(event.number)
+    step.params = event.params
+    step.approved_digest = None
+    step.approved_by = None
+    anchor = s.return_anchor
+    if anchor == "after_plan":
+        s.return_anchor = None
+        return _ask(s, event, "after_plan", note=f"Step {step.number} revised from your feedback.")
+    step.status = "pending"
+    step.result = None
+    step.error = None
+    return _advance(s, event)

@@ -1,0 +1,23 @@
+"""Recovery after a crash: resume the work in flight, but never re-run a risky step without a person."""
+
+from __future__ import annotations
+
+from agent.machine.execution import _run
+from agent.machine.helpers import Result, _ask
+from agent.models import Recovered, Risk, RunState, RunStep
+
+
+def _on_recovered(s: RunState, event: Recovered) -> Result:
+    work = s.inflight
+    if work is None:
+        return s, []
+    if isinstance(work, RunStep):
+        step = s.step(work.number)
+        s.inflight = None
+        s.executed -= 1  # it is counted again if it re-runs
+        if step.risk >= Risk.WRITE:
+            step.status = "failed"
+            step.error = "Tandem stopped while this step was running; it may or may not have taken effect."
+            return _ask(s, event, "recovery", step.number, digest=step.digest)
+        return _run(s, step)
+    return s, [work]

@@ -1,0 +1,135 @@
+"""The loop's vocabulary: risk, steps, reviews, decisions, events, effects, run state.
+
+Everything here is plain data (pydantic models with a ``kind`` tag). The state
+machine in :mod:`agent.machine` turns ``(state, event)`` into ``(state, effects)``.
+
+One module per concern; import from ``agent.models``, which re-exports them all:
+
+* :mod:`~agent.models.risk`: how much harm a tool can do.
+* :mod:`~agent.models.steps`: planned, proposed and running steps.
+* :mod:`~agent.models.policy`: the anchors a run pauses at and its limits.
+* :mod:`~agent.models.reviews`: reviews and the handoff questions they carry.
+* :mod:`~agent.models.decisions`: what a person decides, and readings of free text.
+* :mod:`~agent.models.events`: the loop's inputs.
+* :mod:`~agent.models.effects`: the loop's outputs.
+* :mod:`~agent.models.run`: the run state.
+* :mod:`~agent.models.records`: what storage keeps beside the run.
+"""
+
+from agent.models.base import _Model, _Tagged
+from agent.models.decisions import (
+    Answer,
+    Approve,
+    Cancel,
+    Correct,
+    Decision,
+    Finish,
+    HandBack,
+    Instruct,
+    Intent,
+    Reading,
+    TakeoverReading,
+)
+from agent.models.effects import (
+    AskHuman,
+    Effect,
+    Finished,
+    MakePlan,
+    Notify,
+    ProposeStep,
+    RefineOutput,
+    Remind,
+    ReviseStep,
+    RunStep,
+    Summarize,
+    Work,
+)
+from agent.models.events import (
+    CancelRequested,
+    Decided,
+    Event,
+    OutputReady,
+    PlanFailed,
+    PlanProposed,
+    PlanQuestion,
+    Recovered,
+    ReviseFailed,
+    StepFinished,
+    StepPaused,
+    StepProposedEvent,
+    StepRevised,
+    TimedOut,
+    _Event,
+)
+from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
+from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
+from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
+from agent.models.risk import Risk
+from agent.models.run import TERMINAL, Feedback, Phase, RunState, Status
+from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, params_digest
+
+__all__ = [
+    "CONFIGURABLE_ANCHORS",
+    "TERMINAL",
+    "Anchor",
+    "Answer",
+    "Approval",
+    "Approve",
+    "AskHuman",
+    "AuditEvent",
+    "Cancel",
+    "CancelRequested",
+    "Correct",
+    "Decided",
+    "Decision",
+    "Effect",
+    "Event",
+    "Feedback",
+    "Finish",
+    "Finished",
+    "HandBack",
+    "Handoff",
+    "InputType",
+    "Instruct",
+    "Intent",
+    "MakePlan",
+    "Notify",
+    "OutputReady",
+    "Phase",
+    "PlanFailed",
+    "PlanProposed",
+    "PlanQuestion",
+    "PlannedStep",
+    "Policy",
+    "Priority",
+    "ProposeStep",
+    "ProposedStep",
+    "Reading",
+    "Recovered",
+    "RefineOutput",
+    "Remind",
+    "Review",
+    "ReviewRecord",
+    "ReviseFailed",
+    "ReviseStep",
+    "Risk",
+    "Rule",
+    "RunState",
+    "RunStep",
+    "RunSummary",
+    "Status",
+    "Step",
+    "StepFinished",
+    "StepPaused",
+    "StepProposedEvent",
+    "StepRevised",
+    "StepStatus",
+    "Summarize",
+    "TakeoverReading",
+    "TimedOut",
+    "Work",
+    "_Event",
+    "_Model",
+    "_Tagged",
+    "params_digest",
+]

@@ -1,0 +1,83 @@
+"""Decisions a person makes at a review, and how the classifier read their free text."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from agent.models.base import _Model, _Tagged
+from agent.models.steps import PlannedStep
+
+Intent = Literal["replan", "retry_step", "refine_output"]
+
+
+class Approve(_Tagged):
+    kind: Literal["approve"] = "approve"
+
+
+class Cancel(_Tagged):
+    kind: Literal["cancel"] = "cancel"
+    reason: str = ""
+
+
+class Correct(_Tagged):
+    kind: Literal["correct"] = "correct"
+    intent: Intent
+    target_step: int | None = None
+    feedback: str
+    suggested_fix: str | None = None
+
+
+class Instruct(_Tagged):
+    """In human takeover: one instruction, which becomes at most one proposed step."""
+
+    kind: Literal["instruct"] = "instruct"
+    text: str
+
+
+class Finish(_Tagged):
+    kind: Literal["finish"] = "finish"
+
+
+class HandBack(_Tagged):
+    kind: Literal["hand_back"] = "hand_back"
+    note: str = ""
+
+
+class Answer(_Tagged):
+    """The answer to a handoff (validated against its input type before it applies)."""
+
+    kind: Literal["answer"] = "answer"
+    value: Any
+
+
+Decision = Annotated[Approve | Cancel | Correct | Instruct | Finish | HandBack | Answer, Field(discriminator="kind")]
+
+
+class Reading(_Model):
+    """How the classifier read a person's free text."""
+
+    intent: Literal["approve", "cancel", "replan", "retry_step", "refine_output"]
+    target_step: int | None = None
+    reason: str = ""
+    confidence: float = 0.5
+    suggested_fix: str | None = None
+    fallback: bool = False  # the model's answer was unreadable: the documented retry_step fallback
+
+    def to_decision(self, text: str) -> Approve | Cancel | Correct:
+        if self.intent == "approve":
+            return Approve()
+        if self.intent == "cancel":
+            return Cancel(reason=text)
+        return Correct(
+            intent=self.intent, target_step=self.target_step, feedback=text, suggested_fix=self.suggested_fix
+        )
+
+
+class TakeoverReading(_Model):
+    """How a person's instruction during takeover was read."""
+
+    kind: Literal["step", "finish", "hand_back", "cancel", "unclear"]
+    step: PlannedStep | None = None
+    message: str = ""

@@ -1,0 +1,47 @@
+"""Where a run pauses for a person (its anchors) and how far it may go on its own."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from agent.models.base import _Model
+from agent.models.risk import Risk
+from agent.models.steps import ProposedStep, Step
+
+Anchor = Literal[
+    "handoff",
+    "after_plan",
+    "before_risky_step",
+    "after_risky_step",
+    "before_result",
+    "step_failed",
+    "recovery",
+    "takeover",
+    "takeover_step",
+]
+CONFIGURABLE_ANCHORS: tuple[Anchor, ...] = ("after_plan", "after_risky_step", "before_result")
+
+
+class Policy(_Model):
+    """Where a run pauses and how far it may go. Snapshotted into each run."""
+
+    anchors: frozenset[Anchor] = frozenset(CONFIGURABLE_ANCHORS)
+    confirm_threshold: Risk = Risk.WRITE
+    dynamic_anchors: bool = True
+    max_retries: int = 3
+    max_steps: int = 10
+    step_timeout: float = 30.0
+
+    def is_risky(self, risk: Risk) -> bool:
+        return risk >= self.confirm_threshold
+
+    def anchors_for(self, steps: list[ProposedStep] | list[Step]) -> frozenset[Anchor]:
+        """The anchors a plan pauses at (the risky-step gate is not optional)."""
+        if not self.dynamic_anchors:
+            return self.anchors
+        risky = any(self.is_risky(s.risk) for s in steps)
+        if risky:
+            return self.anchors
+        if len(steps) <= 2:
+            return self.anchors & {"before_result"}
+        return self.anchors & {"after_plan", "before_result"}

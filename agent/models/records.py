@@ -1,0 +1,55 @@
+"""Persistence records: the audit log, stored reviews, run listings and standing rules."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agent.models.base import _Model
+from agent.models.policy import Anchor
+from agent.models.run import Status
+
+
+class AuditEvent(_Model):
+    """One line of a run's append-only history: who did what, when."""
+
+    at: float
+    actor: str
+    kind: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class ReviewRecord(_Model):
+    """A review as stored, including how it was answered."""
+
+    id: str
+    run_id: str
+    anchor: Anchor
+    step: int | None = None
+    status: Literal["pending", "answered", "closed"]
+    created_at: float
+    answered_at: float | None = None
+    answered_by: str | None = None
+    answer: dict[str, Any] | None = None
+
+
+class RunSummary(_Model):
+    id: str
+    task: str
+    requester: str
+    status: Status
+    created_at: float
+    updated_at: float
+    channel: dict[str, str] = Field(default_factory=dict)
+    pending_review: str | None = None
+
+
+class Rule(_Model):
+    """ "Always allow <tool> in this channel": later calls skip the approval gate (still logged)."""
+
+    id: str
+    channel: str
+    tool: str
+    created_by: str
+    created_at: float

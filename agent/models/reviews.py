@@ -1,0 +1,89 @@
+"""Reviews: a pending request for a person's decision, and the handoff question it may carry."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agent.models.base import _Model
+from agent.models.policy import Anchor
+
+InputType = Literal["choice", "text", "confirm"]
+Priority = Literal["low", "normal", "high", "urgent"]
+
+
+class Handoff(_Model):
+    """A structured question a tool (or the loop itself) puts to a person."""
+
+    prompt: str
+    input_type: InputType = "text"
+    options: list[str] = Field(default_factory=list)
+    context: dict[str, Any] = Field(default_factory=dict)
+    reason: str = ""
+    priority: Priority = "normal"
+    default: Any = None
+    max_length: int = 3000
+    call: int = 0
+
+    def validate_answer(self, value: Any) -> Any:
+        """The answer in its canonical form, or ValueError saying what is wrong."""
+        if self.input_type == "choice":
+            if not isinstance(value, str) or value not in self.options:
+                raise ValueError(f"{value!r} is not one of the options: {', '.join(self.options)}")
+            return value
+        if self.input_type == "confirm":
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("yes", "y", "true", "confirm", "是", "确认"):
+                return True
+            if text in ("no", "n", "false", "否", "取消"):
+                return False
+            raise ValueError(f"{value!r} is not a yes or no")
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError("the answer is empty; type an answer")
+        if len(value) > self.max_length:
+            raise ValueError(f"the answer is {len(value)} characters; the limit is {self.max_length}")
+        return value.strip()
+
+
+class Approval(_Model):
+    by: str
+    at: float
+    digest: str | None = None
+
+
+class Review(_Model):
+    """A pending request for a person's decision. Its id is what buttons carry."""
+
+    id: str
+    anchor: Anchor
+    step: int | None = None
+    digest: str | None = None
+    note: str | None = None
+    created_at: float
+    handoff: Handoff | None = None
+    assignees: list[str] = Field(default_factory=list)
+    assignee_index: int = 0
+    quorum: int = 1
+    approvals: list[Approval] = Field(default_factory=list)
+    deadline: float | None = None
+    remind_at: float | None = None
+    strategy: Literal["cancel", "reassign", "use_default", "pause"] | None = None
+    default: Any = None
+    stale: bool = False
+    escalated: bool = False
+
+    @property
+    def current_assignees(self) -> list[str]:
+        """Who is asked right now (reassignment walks the list)."""
+        if not self.assignees:
+            return []
+        return (
+            [self.assignees[min(self.assignee_index, len(self.assignees) - 1)]] if self.reassigned else self.assignees
+        )
+
+    @property
+    def reassigned(self) -> bool:
+        return self.assignee_index > 0

@@ -1,0 +1,89 @@
+"""The run: its phase, plan, pending review, work in flight and the feedback it was given."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from agent.models.base import _Model
+from agent.models.effects import Work
+from agent.models.policy import Anchor, Policy
+from agent.models.reviews import Review
+from agent.models.steps import PlannedStep, Step
+
+Phase = Literal[
+    "planning",
+    "replanning",
+    "awaiting_review",
+    "executing",
+    "retrying",
+    "summarizing",
+    "refining",
+    "human_takeover",
+    "done",
+    "cancelled",
+    "failed",
+]
+Status = Literal["planning", "awaiting_review", "executing", "done", "human_takeover", "cancelled", "failed"]
+TERMINAL: frozenset[str] = frozenset({"done", "cancelled", "failed"})
+
+
+class Feedback(_Model):
+    by: str
+    at: float
+    intent: str
+    text: str
+    step: int | None = None
+
+
+class RunState(_Model):
+    id: str
+    task: str
+    requester: str
+    created_at: float
+    updated_at: float
+    phase: Phase = "planning"
+    policy: Policy = Field(default_factory=Policy)
+    anchors: frozenset[Anchor] = frozenset()
+    plan: list[Step] = Field(default_factory=list)
+    history: list[Step] = Field(default_factory=list)
+    rejected_plans: list[list[PlannedStep]] = Field(default_factory=list)
+    feedback: list[Feedback] = Field(default_factory=list)
+    pending: Review | None = None
+    inflight: Work | None = None
+    return_anchor: Anchor | None = None
+    retries: int = 0
+    retry_step: int | None = None
+    retry_failures: int = 0
+    executed: int = 0
+    planner_questions: int = 0
+    takeover: bool = False
+    takeover_reason: str | None = None
+    finishing: bool = False
+    output: str | None = None
+    output_notes: list[str] = Field(default_factory=list)
+    error: str | None = None
+    channel: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def status(self) -> Status:
+        if self.phase in ("done", "cancelled", "failed"):
+            return self.phase
+        if self.takeover:
+            return "human_takeover"
+        if self.phase in ("planning", "replanning"):
+            return "planning"
+        if self.phase == "awaiting_review":
+            return "awaiting_review"
+        return "executing"
+
+    @property
+    def finished(self) -> bool:
+        return self.phase in TERMINAL
+
+    def step(self, number: int) -> Step:
+        for s in self.plan:
+            if s.number == number:
+                return s
+        raise KeyError(number)

@@ -1,0 +1,112 @@
+"""People's side of the runtime: decisions on the pending review, and free text read as one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent import authz
+from agent.errors import NoPendingReview, NotAllowed, StaleDecision
+from agent.messages import stale_decision
+from agent.models import Answer, Approve, AuditEvent, Decided, Decision, Instruct, Reading, Review, RunState
+from agent.ports import ClassifyContext
+from agent.runtime.engine import Engine
+
+
+class Decisions(Engine):
+    async def decide(
+        self,
+        run_id: str,
+        decision: Decision,
+        by: str,
+        *,
+        review_id: str | None = None,
+        groups: Sequence[str] = (),
+    ) -> RunState:
+        """Apply a person's decision to the run's pending review, then continue.
+
+        Refused (NotAllowed, audited, nothing else changes) when the policy does not
+        let ``by`` make it. An approval below the review's quorum is recorded and
+        the review stays open.
+        """
+        async with self._lock(run_id):
+            state, version = await self.store.load(run_id)
+            review_id = await self._check_review(state, review_id)
+            pending = state.pending
+            assert pending is not None
+            at = self.clock()
+            refusal = authz.check(self.config, state, pending, by, decision, groups)
+            if refusal is not None:
+                payload = {"review": review_id, "decision": decision.kind, "action": refusal.action}
+                await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
+                raise NotAllowed(refusal)
+            partial = _counts_for_quorum(decision) and len(pending.approvals) + 1 < self._quorum(state, pending)
+            event = Decided(at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, partial=partial)
+            answered = None if partial else (review_id, decision.model_dump(mode="json"))
+            state, version, effects = await self._apply(state, version, event, by, answered=answered)
+        return await self._drive(state, version, effects)
+
+    def _quorum(self, state: RunState, review: Review) -> int:
+        if review.anchor == "handoff" or review.quorum > 1:
+            return review.quorum
+        wanted = self.config.quorum_for(authz.review_risk(state, review))
+        if wanted == "any" or not self.config.has_approvers:
+            return 1
+        if wanted == "all":
+            return authz.approvers(self.config, state, review).count()
+        return int(wanted)
+
+    async def read(
+        self, run_id: str, text: str, *, review_id: str | None = None
+    ) -> tuple[Reading | None, Decision, str]:
+        """How a person's free text will be applied: (reading, decision, review id). Changes nothing."""
+        state, _ = await self.store.load(run_id)
+        review_id = await self._check_review(state, review_id)
+        if state.takeover:
+            return None, Instruct(text=text), review_id
+        pending = state.pending
+        assert pending is not None
+        context = ClassifyContext(
+            task=state.task, anchor=pending.anchor, steps=state.plan, step=pending.step, output=state.output
+        )
+        reading = await self.brain.classify(text, context)
+        if reading.intent == "retry_step" and reading.target_step is None:
+            reading = reading.model_copy(update={"target_step": pending.step})
+        return reading, reading.to_decision(text), review_id
+
+    def unsure(self, reading: Reading | None) -> bool:
+        """True when a reading is too uncertain to act on: ask the person instead of guessing.
+        (The documented fallback for an unreadable model answer is applied as is.)"""
+        return reading is not None and not reading.fallback and reading.confidence < self.config.confidence_threshold
+
+    async def say(
+        self, run_id: str, text: str, by: str, *, review_id: str | None = None
+    ) -> tuple[Reading | None, RunState]:
+        """Free text from a person: classified (or, in takeover, taken as an instruction) and applied."""
+        reading, decision, review_id = await self.read(run_id, text, review_id=review_id)
+        return reading, await self.decide(run_id, decision, by, review_id=review_id)
+
+    async def _check_review(self, state: RunState, review_id: str | None) -> str:
+        if review_id is not None and state.pending is not None and state.pending.id == review_id:
+            return review_id  # the usual case; the commit re-checks that it is still pending
+        if review_id is not None:
+            record = await self.store.get_review(review_id)
+            if record is None or record.run_id != state.id:
+                raise NoPendingReview(f"Unknown review '{review_id}' for run {state.id}.")
+            if record.status != "pending":
+                raise StaleDecision(
+                    stale_decision(record, state), decided_by=record.answered_by, decided_at=record.answered_at
+                )
+        if state.finished:
+            raise StaleDecision(f"Run {state.id} is already {state.status}; nothing is waiting for a decision.")
+        if state.pending is None:
+            raise NoPendingReview(
+                f"Run {state.id} is not waiting for a decision right now (it is {state.status}). "
+                "Wait for its next review, or cancel it."
+            )
+        if review_id is not None and state.pending.id != review_id:
+            raise StaleDecision("This request is no longer open: the run has moved on.")
+        return state.pending.id
+
+
+def _counts_for_quorum(decision: Decision) -> bool:
+    return isinstance(decision, Approve) or (isinstance(decision, Answer) and decision.value is True)

@@ -1,0 +1,154 @@
+"""Performing the machine's work: the planner, tools, the reviser, the summarizer, the proposer.
+
+Each piece of work becomes the event that reports its result; a failure of the
+model or of a tool is data for the person (an event), never a crash of the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from agent import human
+from agent.config import PolicyConfig
+from agent.errors import LLMError, TandemError
+from agent.models import (
+    Effect,
+    Event,
+    MakePlan,
+    OutputReady,
+    PlanFailed,
+    PlanProposed,
+    PlanQuestion,
+    ProposedStep,
+    ProposeStep,
+    RefineOutput,
+    ReviseFailed,
+    ReviseStep,
+    RunState,
+    RunStep,
+    StepFinished,
+    StepPaused,
+    StepProposedEvent,
+    StepRevised,
+    Summarize,
+    TakeoverReading,
+)
+from agent.ports import Brain
+from agent.tools import ToolRegistry
+
+ToolContext = Callable[[], AbstractContextManager[Any]]
+_MAX_RESULT_CHARS = 20_000
+
+
+class Worker:
+    """Carries out work effects with the runtime's brain and tools; knows nothing of storage."""
+
+    def __init__(
+        self,
+        brain: Brain,
+        tools: ToolRegistry,
+        config: PolicyConfig,
+        tool_context: ToolContext,
+        clock: Callable[[], float],
+        new_id: Callable[[], str],
+    ) -> None:
+        self.brain = brain
+        self.tools = tools
+        self.config = config
+        self.tool_context = tool_context
+        self.clock = clock
+        self.new_id = new_id
+
+    async def perform(self, state: RunState, effect: Effect) -> Event | None:
+        at = self.clock
+        nonce = self.new_id
+        match effect:
+            case MakePlan():
+                try:
+                    steps = await self.brain.plan(
+                        state.task,
+                        self.tools,
+                        feedback=[f.text for f in state.feedback],
+                        rejected=state.rejected_plans[-1] if state.rejected_plans else [],
+                        completed=state.history + [s for s in state.plan if s.status == "done"],
+                        max_steps=state.policy.max_steps,
+                        # at most two questions per run, then the planner's best guess goes to review
+                        ask_below=self.config.confidence_threshold if state.planner_questions < 2 else 0.0,
+                    )
+                except human.PlannerQuestion as ask:
+                    return PlanQuestion(at=at(), nonce=nonce(), question=ask.question, options=ask.options)
+                except LLMError as exc:
+                    return PlanFailed(at=at(), nonce=nonce(), error=str(exc))
+                return PlanProposed(at=at(), nonce=nonce(), steps=steps)
+            case RunStep():
+                return await self._run_step(state, effect.number)
+            case ReviseStep():
+                step = state.step(effect.number)
+                try:
+                    params = await self.brain.revise_step(
+                        state.task, step, self.tools, feedback=effect.feedback, suggested_fix=effect.suggested_fix
+                    )
+                except LLMError as exc:
+                    return ReviseFailed(at=at(), nonce=nonce(), number=effect.number, error=str(exc))
+                return StepRevised(at=at(), nonce=nonce(), number=effect.number, params=params)
+            case Summarize():
+                executed = state.history + state.plan
+                text = await self.brain.summarize(state.task, executed, state.output_notes)
+                return OutputReady(at=at(), nonce=nonce(), text=text)
+            case RefineOutput():
+                text = await self.brain.refine(state.task, state.output or "", effect.feedback, state.plan)
+                return OutputReady(at=at(), nonce=nonce(), text=text)
+            case ProposeStep():
+                reading = await self.brain.propose(effect.instruction, state.task, state.plan, self.tools)
+                return self._proposal_event(reading)
+            case _:
+                return None  # AskHuman, Notify, Finished: observers were told at commit time
+
+    def _proposal_event(self, reading: TakeoverReading) -> Event:
+        at, nonce = self.clock(), self.new_id()
+        if reading.kind == "step" and reading.step is not None:
+            try:
+                spec = self.tools.get(reading.step.tool)
+                params = spec.validate(reading.step.params)
+            except TandemError as exc:
+                return StepProposedEvent(at=at, nonce=nonce, message=str(exc))
+            step = ProposedStep(tool=spec.name, params=params, reason=reading.step.reason, risk=spec.risk)
+            return StepProposedEvent(at=at, nonce=nonce, step=step, message=reading.message)
+        if reading.kind in ("finish", "hand_back", "cancel"):
+            return StepProposedEvent(at=at, nonce=nonce, wish=reading.kind, message=reading.message)
+        return StepProposedEvent(at=at, nonce=nonce, message=reading.message or "I could not turn that into a step.")
+
+    async def _run_step(self, state: RunState, number: int) -> StepFinished | StepPaused:
+        step = state.step(number)
+        try:
+            spec = self.tools.get(step.tool)
+            with self.tool_context(), human.replay(step.answers):
+                result = await asyncio.wait_for(spec.call(step.params), timeout=state.policy.step_timeout)
+        except human.NeedsHuman as ask:
+            return StepPaused(
+                at=self.clock(),
+                nonce=self.new_id(),
+                number=number,
+                handoff=ask.handoff,
+                assignees=ask.assignees,
+                quorum=ask.quorum,
+                timeout=ask.timeout,
+                on_timeout=ask.on_timeout,
+            )
+        except TimeoutError:
+            error = f"Timed out after {state.policy.step_timeout:g} s."
+            return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=False, error=error)
+        except TandemError as exc:
+            return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=False, error=str(exc))
+        except Exception as exc:  # a tool's own failure is data for the person, never a crash of the loop
+            error = f"{type(exc).__name__}: {exc}"
+            return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=False, error=error)
+        value = to_jsonable_python(result, fallback=str)
+        if isinstance(value, str) and len(value) > _MAX_RESULT_CHARS:
+            value = value[:_MAX_RESULT_CHARS] + f"\n… ({len(value) - _MAX_RESULT_CHARS} more characters cut)"
+        return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=True, result=value)
