@@ -6,6 +6,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiohttp
 from slack_bolt import BoltResponse
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -21,11 +22,15 @@ from bot.settings import SlackSettings
 log = logging.getLogger("tandem.bot")
 
 
-def build_client(settings: SlackSettings) -> AsyncWebClient:
-    """A Web API client that retries rate limits (honouring Retry-After), 5xx and connection errors."""
+def build_client(settings: SlackSettings, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
+    """A Web API client that retries rate limits (honouring Retry-After), 5xx and connection errors.
+
+    Pass a long-lived ``session`` so calls reuse connections instead of opening one each.
+    """
     return AsyncWebClient(
         token=settings.secret("bot_token"),
         base_url=settings.api_url,
+        session=session,
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
             AsyncRateLimitErrorRetryHandler(max_retry_count=3),
