@@ -19,6 +19,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.handlers import Deps, register
 from bot.settings import SlackSettings
 
+__all__ = ["AsyncApp", "build_app", "build_client", "run_socket_mode"]
+
 log = logging.getLogger("tandem.bot")
 
 
@@ -76,3 +78,11 @@ def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> As
         log.error("listener failed on a %s request: %s", body.get("type", "slack"), error, exc_info=error)
 
     return app
+
+
+async def run_socket_mode(app: AsyncApp, app_token: str) -> None:
+    """Serve ``app`` over Socket Mode (no public URL needed) until cancelled."""
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+    handler = AsyncSocketModeHandler(app, app_token)
+    await handler.start_async()  # type: ignore[no-untyped-call]

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 import aiohttp
 from aiohttp import web
-from slack_bolt.async_app import AsyncApp
 
 from agent.runtime import Runtime
-from bot.app import build_app, build_client
+from bot.app import AsyncApp, build_app, build_client, run_socket_mode
 from bot.channel import SlackChannel
 from bot.directory import Directory
 from bot.handlers import Deps
@@ -113,10 +112,7 @@ async def serve_forever(settings: SlackSettings, host: str, port: int) -> None:
 
 
 async def socket_forever(settings: SlackSettings) -> None:
-    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-
     settings.require("bot_token", "app_token")
     async with bot_services(settings) as bot:
-        handler = AsyncSocketModeHandler(bot.app, settings.secret("app_token"))
-        print("Tandem is connected to Slack in Socket Mode.", flush=True)
-        await handler.start_async()  # type: ignore[no-untyped-call]
+        print("Tandem is connecting to Slack in Socket Mode.", flush=True)
+        await run_socket_mode(bot.app, settings.secret("app_token"))

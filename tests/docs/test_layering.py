@@ -1,0 +1,76 @@
+"""Imports flow one way (CONVENTIONS: agent/ knows nothing of Slack, aiohttp or SQLite; one module wraps litellm)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def imports_of(package: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path in (ROOT / package).rglob("*.py"):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module)
+        found[str(path.relative_to(ROOT))] = names
+    return found
+
+
+def _top(name: str) -> str:
+    return name.split(".")[0]
+
+
+@pytest.mark.parametrize(
+    ("package", "banned"),
+    [
+        (
+            "agent",
+            {
+                "slack_bolt",
+                "slack_sdk",
+                "aiohttp",
+                "sqlite_utils",
+                "sqlite3",
+                "storage",
+                "bot",
+                "blocks",
+                "cli",
+                "workspace",
+            },
+        ),
+        ("storage", {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "bot", "blocks", "cli", "workspace"}),
+        ("blocks", {"slack_bolt", "aiohttp", "sqlite_utils", "litellm", "storage", "bot", "cli", "workspace"}),
+        ("bot", {"sqlite_utils", "sqlite3", "litellm", "cli", "workspace"}),
+        ("cli", {"slack_bolt", "sqlite_utils", "litellm"}),
+    ],
+)
+def test_package_does_not_import(package: str, banned: set[str]) -> None:
+    offenders = {f: sorted(_top(n) for n in names if _top(n) in banned) for f, names in imports_of(package).items()}
+    assert not {f: v for f, v in offenders.items() if v}
+
+
+def test_only_one_module_wraps_litellm() -> None:
+    users = [
+        f
+        for package in ("agent", "storage", "blocks", "bot", "cli", "workspace")
+        for f, names in imports_of(package).items()
+        if any(_top(n) == "litellm" for n in names)
+    ]
+    assert users == ["agent/llm.py"]
+
+
+def test_only_bot_imports_slack_bolt() -> None:
+    users = {
+        f
+        for package in ("agent", "storage", "blocks", "bot", "cli", "workspace")
+        for f, names in imports_of(package).items()
+        if any(_top(n) == "slack_bolt" for n in names)
+    }
+    assert users and all(f.startswith("bot/") for f in users), users
