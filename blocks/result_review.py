@@ -55,11 +55,13 @@ def result_review(state: RunState, review: Review) -> Blocks:
     """``before_result``: the written result; Approve / Request changes."""
     output = clip(state.output, OUTPUT_LIMIT) if state.output else Clipped("_No written result._", False)
     approve = button("Approve", ids.APPROVE, review.id, style="primary")
+    # The written result may quote only part of a long step output: offer the full outputs too.
+    long_step = any(len(as_text(s.result or s.error or "")) > RESULT_LIMIT for s in state.plan)
     return [
         section("📄 *Result ready for review*"),
         section(output.text),
         *_note(review),
-        _actions(review, approve, truncated=output.truncated, cancel=False),
+        _actions(review, approve, truncated=output.truncated or long_step, cancel=False),
     ]
 
 

@@ -227,3 +227,21 @@ async def test_unclear_reply_asks_instead_of_guessing(tmp_path: Path) -> None:
             "alice", OPS, question.ts, f"{ids.CLARIFY}.approve", button_value(question, f"{ids.CLARIFY}.approve")
         )
         await env.wait(lambda: "Plan approved by <@U0ALICE>" in text_of(env.ws.state.message(OPS, plan.ts)))
+
+
+async def test_long_output_is_truncated_with_details_in_a_modal(tmp_path: Path) -> None:
+    async with running(tmp_path, tools="tests.scenario.big_tools") as env:
+        await env.ws.slash_command("alice", OPS, "dump config payments")
+        await env.wait(env.cards)
+        card = env.cards()[0]
+        result = await env.next_review(card)
+        assert "setting_00000" in text_of(result) and "END-OF-CONFIG" not in text_of(result)
+        await env.click("alice", result, ids.DETAILS)
+        await env.wait(lambda: any("setting_00500" in str(v.spec) for v in env.ws.state.open_modals("U0ALICE")))
+        await env.idle()
+        assert all(c.ok for c in env.ws.state.calls), [c for c in env.ws.state.calls if not c.ok]
+        for call in env.ws.state.calls:
+            if call.method in ("chat.postMessage", "chat.update") and "blocks" in call.params:
+                check_message(call.params["blocks"], call.params.get("text"))
+            if call.method in ("views.open", "views.update"):
+                check_view(call.params["view"])
