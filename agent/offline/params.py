@@ -115,7 +115,8 @@ def extract_params(tool: ToolView, text: str, *, task: str = "", defaults: bool 
             if find_word(lowered, name.replace("_", " ")) >= 0:
                 params[p.name] = not NEGATION.search(text)
         elif p.kind in ("string", "any"):
-            value = re.search(rf"(?<![a-z]){re.escape(name)}\s*(?:=|:|is|to|of)?\s*([\w.\-/#]+)", lowered)
+            # the connector must be a whole word ("window tonight" is not "window to night")
+            value = re.search(rf"(?<![a-z]){re.escape(name)}\s*(?:=|:|\b(?:is|to|of)\b)?\s*([\w.\-/#:]+)", lowered)
             if value:
                 start = value.start(1)
                 params[p.name] = text[start : start + len(value.group(1))]

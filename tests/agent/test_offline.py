@@ -591,3 +591,21 @@ def test_make_model_other_names_give_litellm() -> None:
 
     assert isinstance(model, LiteLLMModel)
     assert (model.name, model.api_base) == ("openai/gpt-4o-mini", "http://127.0.0.1:1/v1")
+
+
+@pytest.mark.parametrize(
+    ("task", "window"),
+    [
+        ("confirm window tonight", "tonight"),
+        ("confirm window 02:00-03:00", "02:00-03:00"),
+        ("confirm window: sunday", "sunday"),
+    ],
+)
+async def test_free_text_param_keeps_the_whole_value(task: str, window: str) -> None:
+    from agent.brain import LLMBrain
+    from agent.offline import OfflineModel
+    from agent.tools import load_tools
+
+    tools = load_tools(["tests.agent.handoff_tools"])
+    steps = await LLMBrain(OfflineModel()).plan(task, tools, feedback=[], rejected=[], completed=[], max_steps=10)
+    assert steps[0].tool == "confirm_window" and steps[0].params == {"window": window}
