@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from agent.errors import TandemError
-from agent.models import Answer, Approve, Cancel, Correct, Decision, Finish, HandBack, Intent, RunState
+from agent.models import Answer, Approve, Cancel, Correct, Decision, Finish, HandBack, Intent, Reading, RunState
 from cli.render import outcome_text, review_text
 from cli.wiring import Services
 
@@ -72,8 +72,7 @@ async def interact(services: Services, state: RunState, user: str) -> int:
             else:
                 reading, decision, review_id = await runtime.read(state.id, text, review_id=review.id)
                 if reading is not None:
-                    target = f" step {reading.target_step}" if reading.target_step else ""
-                    print(f"Read as: {reading.intent.replace('_', ' ')}{target} — {reading.reason}")
+                    print(f"Read as: {reading_text(reading)} — {reading.reason}")
                     if runtime.unsure(reading):
                         sure = (
                             _ask(f"Not sure ({reading.confidence:.0%}). Apply it like that? [y/N] > ") or ""
@@ -122,5 +121,12 @@ async def _request_changes(services: Services, state: RunState, user: str) -> Ru
         return await services.runtime.decide(state.id, decision, user, review_id=state.pending.id)
     reading, new = await services.runtime.say(state.id, feedback, user, review_id=state.pending.id)
     if reading is not None:
-        print(f"Read as: {reading.intent.replace('_', ' ')} — {reading.reason}")
+        print(f"Read as: {reading_text(reading)} — {reading.reason}")
     return new
+
+
+def reading_text(reading: Reading) -> str:
+    """``retry step 2``, ``replan``, ``approve``…"""
+    if reading.intent == "retry_step" and reading.target_step:
+        return f"retry step {reading.target_step}"
+    return reading.intent.replace("_", " ")
