@@ -72,7 +72,7 @@ def plan_review(state: RunState, review: Review) -> Blocks:
         blocks.append(context(note))
     buttons = [
         button("Approve", ids.APPROVE, review.id, style="primary"),
-        button("Request changes", ids.REQUEST_CHANGES, review.id),
+        button("Request changes", ids.REJECT, review.id),
     ]
     if any(t.truncated for t in texts):
         buttons.append(details_button(review.id))

@@ -39,7 +39,7 @@ def _ran_with(step: Step) -> Blocks:
 
 
 def _changes(review: Review) -> ButtonElement:
-    return button("Request changes", ids.REQUEST_CHANGES, review.id)
+    return button("Request changes", ids.REJECT, review.id)
 
 
 def _actions(review: Review, first: ButtonElement, *, truncated: bool, cancel: bool = True) -> Block:

@@ -26,12 +26,12 @@ from tests.blocks.states import (
 )
 
 EXPECTED_ACTIONS: dict[Anchor, list[str]] = {
-    "after_plan": [ids.APPROVE, ids.REQUEST_CHANGES, ids.CANCEL],
+    "after_plan": [ids.APPROVE, ids.REJECT, ids.CANCEL],
     "before_risky_step": [ids.APPROVE, ids.REJECT, ids.CANCEL],
-    "after_risky_step": [ids.APPROVE, ids.REQUEST_CHANGES, ids.CANCEL],
-    "before_result": [ids.APPROVE, ids.REQUEST_CHANGES],
-    "step_failed": [ids.APPROVE, ids.REQUEST_CHANGES, ids.CANCEL],
-    "recovery": [ids.APPROVE, ids.REQUEST_CHANGES, ids.CANCEL],
+    "after_risky_step": [ids.APPROVE, ids.REJECT, ids.CANCEL],
+    "before_result": [ids.APPROVE, ids.REJECT],
+    "step_failed": [ids.APPROVE, ids.REJECT, ids.CANCEL],
+    "recovery": [ids.APPROVE, ids.REJECT, ids.CANCEL],
     "takeover": [ids.CANCEL],
     "takeover_step": [ids.APPROVE, ids.REJECT, ids.CANCEL],
     "handoff": [f"{ids.ANSWER}.0", f"{ids.ANSWER}.1", f"{ids.ANSWER}.2", ids.CANCEL],

@@ -19,7 +19,7 @@ async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Pa
         assert "restart_service" in text_of(plan) and "payments" in text_of(plan)
 
         # Request changes → modal → replan with feedback
-        await env.click("alice", plan, ids.REQUEST_CHANGES)
+        await env.click("alice", plan, ids.REJECT)
         modal = env.ws.state.open_modals("U0ALICE")[-1]
         await env.ws.submit_view(
             "alice", modal.id, {ids.INTENT_BLOCK: "replan", ids.FEEDBACK_BLOCK: "restart checkout, not payments"}

@@ -146,7 +146,7 @@ async def test_event_retry_is_processed_once(tmp_path: Path) -> None:
 async def test_empty_feedback_shows_an_inline_error_and_keeps_the_modal(tmp_path: Path) -> None:
     async with running(tmp_path) as env:
         card, plan = await _start(env)
-        await env.click("alice", plan, ids.REQUEST_CHANGES)
+        await env.click("alice", plan, ids.REJECT)
         modal = env.ws.state.open_modals("U0ALICE")[-1]
         blank = {
             ids.INTENT_BLOCK: {ids.INTENT_ACTION: {"type": "radio_buttons", "selected_option": {"value": "auto"}}},
