@@ -8,15 +8,16 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import TandemError
-from blocks.help import RunRow, help_blocks, list_blocks, status_blocks
+from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.rules import rules_blocks
-from blocks.text import section, waiting_for
+from blocks.text import section
 from bot import messages
 from bot.channel import card_placeholder
 from bot.deps import Deps
 from bot.payloads import SlashCommand
 from bot.render import decision_lines
 from bot.replies import ephemeral
+from bot.runs import open_runs, run_row, waits_on
 
 SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
 COMMAND = "/tandem"
@@ -60,23 +61,10 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
     store = deps.store
     channel, user = cmd.channel_id, cmd.user_id
     if word == "list":
-        rows = await store.list_runs(channel=channel, limit=100)
-        open_rows, mine = [], []
-        for summary in rows:
-            if summary.status in ("done", "cancelled", "failed"):
-                continue
-            state, _ = await store.load(summary.id)
-            row = RunRow(
-                id=state.id,
-                task=state.task,
-                status=state.status,
-                requester=state.requester,
-                updated_at=state.updated_at,
-                waiting_on=waiting_for(state.pending) if state.pending else None,
-            )
-            open_rows.append(row)
-            if state.pending is not None and state.requester == user:
-                mine.append(row)
+        groups = await deps.directory.groups_of(user)
+        states = await open_runs(store, channel=channel)
+        open_rows = [run_row(s) for s in states]
+        mine = [run_row(s) for s in states if waits_on(deps.config, s, user, groups)]
         await ephemeral(client, channel, user, blocks=list_blocks(open_rows, mine))
         return
     if word == "rules":

@@ -5,18 +5,20 @@ This module only composes the surfaces; each surface module registers its own:
 :mod:`bot.commands` (``/tandem``), :mod:`bot.reviews` (review buttons),
 :mod:`bot.handoffs` (answers and clarify buttons), :mod:`bot.rules`
 (always-allow rules), :mod:`bot.feedback` (the feedback modal) and
-:mod:`bot.threads` (thread replies and mentions).
+:mod:`bot.threads` (thread replies and mentions), :mod:`bot.home` (the App Home tab).
 """
 
 from __future__ import annotations
 
 from slack_bolt.async_app import AsyncApp
 
-from bot import commands, feedback, handoffs, reviews, rules, threads
+from bot import commands, feedback, handoffs, home, reviews, rules, threads
 from bot.commands import COMMAND, SUBCOMMANDS
 from bot.deps import Deps
 from bot.handoffs import ANSWER_BUTTONS, CLARIFY_BUTTONS
-from bot.threads import EVENTS
+from bot.threads import EVENTS as THREAD_EVENTS
+
+EVENTS = (*THREAD_EVENTS, home.EVENT)
 
 __all__ = ["ANSWER_BUTTONS", "CLARIFY_BUTTONS", "COMMAND", "EVENTS", "SUBCOMMANDS", "Deps", "register"]
 
@@ -29,3 +31,4 @@ def register(app: AsyncApp, deps: Deps) -> None:
     rules.register(app, deps)
     feedback.register(app, deps)
     threads.register(app, deps)
+    home.register(app, deps)

@@ -112,3 +112,9 @@ class MessageEvent(_In):
     @property
     def from_a_person(self) -> bool:
         return self.user is not None and self.bot_id is None and self.subtype in (None, "thread_broadcast")
+
+
+class HomeOpened(_In):
+    type: str = "app_home_opened"
+    user: str
+    tab: str = "home"

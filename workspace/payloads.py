@@ -246,3 +246,12 @@ def _rich_text(text: str) -> dict[str, Any]:
         "block_id": "rt0",
         "elements": [{"type": "rich_text_section", "elements": [{"type": "text", "text": text}]}],
     }
+
+
+def app_home_opened_event(user: str, channel: str, event_ts: str, view: dict[str, Any] | None) -> dict[str, Any]:
+    """What Slack sends when a person opens the app's Home tab."""
+    event: dict[str, Any] = {"type": "app_home_opened", "user": user, "channel": channel, "tab": "home"}
+    event["event_ts"] = event_ts
+    if view is not None:
+        event["view"] = view
+    return event

@@ -105,6 +105,10 @@ class WorkspaceState:
             return self._dm(ref)
         raise SlackFailure("channel_not_found")
 
+    def dm(self, user: str) -> Channel:
+        """The person's direct-message channel with the app (where App Home events point)."""
+        return self._dm(self.user(user).id)
+
     def _dm(self, user_id: str) -> Channel:
         dm = Channel(id=f"D{user_id[1:]}", name=user_id, is_im=True, im_user=user_id)
         self.channels.setdefault(dm.id, dm)

@@ -25,6 +25,7 @@ import aiohttp
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from workspace import payloads
 from workspace.errors import WorkspaceError
 from workspace.people import Workspace
 from workspace.snapshot import Snapshot, changes, snapshot
@@ -231,6 +232,17 @@ async def _close(ws: Workspace, form: ViewForm) -> Delivery | None:
     return await ws.close_view(form.user, form.view_id)
 
 
+async def _home_opened(ws: Workspace, form: _Action) -> Delivery | None:
+    """Opening the Home tab tells the bot (``app_home_opened``), as Slack does; without a bot, nothing to tell."""
+    if ws.events_url is None:
+        return None
+    person = ws.state.user(form.user)
+    home = ws.state.home_view(person.id)
+    view = home.to_slack() if home else None
+    event = payloads.app_home_opened_event(person.id, ws.state.dm(person.id).id, ws.state.next_ts(), view)
+    return await ws.deliver(event)
+
+
 async def _dismiss(ws: Workspace, form: DismissForm) -> None:
     """Slack's client forgets an ephemeral when its person dismisses it; the bot is not told."""
     me = ws.state.user(form.user).id
@@ -244,6 +256,7 @@ _ACTIONS: dict[str, Handler] = {
     "submit": _action(SubmitForm, _submit),
     "close": _action(ViewForm, _close),
     "dismiss": _action(DismissForm, _dismiss, needs_bot=False),
+    "home_opened": _action(_Action, _home_opened, needs_bot=False),
 }
 
 _TYPED_MENTION = re.compile(r"(?<![\w@<])@([a-z](?:[\w.-]*\w)?)", re.IGNORECASE)

@@ -64,3 +64,24 @@ def test_status_blocks_is_the_run_card_with_a_thread_link() -> None:
     assert_valid_message(blocks)
     assert action_ids(blocks) == []
     assert blocks[-1]["elements"][0]["text"] == "<https://x.slack.com/archives/C1/p1|Open the run's thread>"
+
+
+def test_home_view_is_valid_with_and_without_runs() -> None:
+    from blocks.help import RunRow
+    from blocks.home import home_view
+    from blocks.limits import check_view, validate_view_with_sdk
+
+    rows = [
+        RunRow(
+            id=f"r{i}",
+            task="restart payments " * 20,
+            status="awaiting_review",
+            requester="U1",
+            updated_at=0,
+            waiting_on="plan review",
+        )
+        for i in range(40)
+    ]
+    for view in (home_view([], []), home_view(rows, rows)):
+        validate_view_with_sdk(view)
+        check_view(view)

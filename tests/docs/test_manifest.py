@@ -16,11 +16,17 @@ from tests.scenario.harness import OPS, running
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST: dict[str, Any] = yaml.safe_load((ROOT / "manifest.yml").read_text())
 # Slack's event subscription names → the event type the app receives
-EVENT_TYPES = {"message.channels": "message", "message.groups": "message", "app_mention": "app_mention"}
+EVENT_TYPES = {
+    "message.channels": "message",
+    "message.groups": "message",
+    "app_mention": "app_mention",
+    "app_home_opened": "app_home_opened",
+}
 SCOPES_FOR = {
     "message.channels": "channels:history",
     "message.groups": "groups:history",
     "app_mention": "app_mentions:read",
+    "app_home_opened": "chat:write",  # needs no scope of its own; views.publish works with the bot token
 }
 
 

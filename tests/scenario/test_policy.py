@@ -181,3 +181,25 @@ async def test_deadline_reminds_in_the_thread_then_escalates(tmp_path: Path) -> 
         # deciding from the escalation channel works too
         await env.ws.click("alice", "C0GENERAL", escalated.ts, ids.APPROVE, button_value(escalated, ids.APPROVE))
         await env.wait(lambda: "Step 1 approved" in text_of(env.ws.state.message(OPS, card.ts)))
+
+
+async def test_home_tab_shows_what_waits_on_each_person(tmp_path: Path) -> None:
+    async with running(tmp_path, config=policy(tmp_path, APPROVERS)) as env:
+        card, gate = await gate_of(env, "restart payments and check errors after")
+        for person in ("U0ALICE", "U0BOB", "U0CAROL"):
+            event = {"type": "app_home_opened", "user": person, "channel": "D0X", "tab": "home", "event_ts": "1.2"}
+            assert (await env.ws.deliver(event)).status == 200
+        await env.idle()
+        home = {p: text_of_view(env, p) for p in ("U0ALICE", "U0BOB", "U0CAROL")}
+        run = (await env.bot.deps.store.list_runs())[0].id
+        # bob approves exec steps: the gate waits on him, not on alice (who started it) or carol
+        assert run in home["U0BOB"].split("Runs you started")[0]
+        assert run not in home["U0ALICE"].split("Runs you started")[0]
+        assert run in home["U0ALICE"].split("Runs you started")[1]
+        assert run not in home["U0CAROL"]
+
+
+def text_of_view(env: Env, user: str) -> str:
+    view = env.ws.state.home_view(user)
+    assert view is not None, f"no Home tab published for {user}"
+    return json.dumps(view.spec)

@@ -229,6 +229,7 @@ $("user-switcher").addEventListener("change", (e) => switchUser(e.target.value))
 $("app-home").addEventListener("click", () => {
   app.pane = "home";
   render();
+  act("home_opened", { user: app.user }); // the bot may publish a fresh Home view; the stream shows it
 });
 $("thread-close").addEventListener("click", () => {
   app.thread = null;

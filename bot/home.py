@@ -1,0 +1,41 @@
+"""The App Home tab, published when a person opens it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from blocks.home import home_view
+from bot.deps import Deps
+from bot.payloads import HomeOpened
+from bot.runs import open_runs, run_row, waits_on
+
+EVENT = "app_home_opened"
+RECENT = 50
+
+
+def register(app: AsyncApp, deps: Deps) -> None:
+    async def on_home_opened(event: dict[str, Any], client: AsyncWebClient) -> None:
+        opened = HomeOpened.model_validate(event)
+        if opened.tab != "home":
+            return
+        deps.spawn(publish(deps, client, opened.user), name="home")
+
+    app.event(EVENT)(on_home_opened)
+
+
+async def publish(deps: Deps, client: AsyncWebClient, user: str) -> None:
+    groups = await deps.directory.groups_of(user)
+    states = await open_runs(deps.store, limit=RECENT * 4)
+    waiting = [run_row(s) for s in states if waits_on(deps.config, s, user, groups)]
+    mine = [run_row(s) for s in states if s.requester == user]
+    recent = [
+        s
+        for s in await deps.store.list_runs(limit=RECENT)
+        if s.requester == user and s.status in ("done", "cancelled", "failed")
+    ]
+    for summary in recent[: max(0, 15 - len(mine))]:
+        mine.append(run_row((await deps.store.load(summary.id))[0]))
+    await client.views_publish(user_id=user, view=home_view(waiting, mine))
