@@ -22,6 +22,7 @@ COMMANDS = (
     "`/tandem list` — open runs in this channel and runs waiting on you\n"
     "`/tandem status &lt;run&gt;` — where a run stands\n"
     "`/tandem cancel &lt;run&gt;` — stop a run\n"
+    "`/tandem rules` — always-allow rules in this channel, with Revoke\n"
     "`/tandem help` — this message"
 )
 STEERING = (
