@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 import uuid
+import weakref
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
@@ -54,7 +55,9 @@ class Engine:
         self.clock = clock
         self.new_id = new_id
         self.worker = Worker(brain, tools, self.config, self.tool_context, clock, new_id)
-        self._locks: dict[str, asyncio.Lock] = {}
+        # One lock per run while someone uses it; unused ones are collected (a long-lived bot
+        # sees many runs). Whoever holds or awaits a lock keeps it alive, so exclusion holds.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def _drive(self, state: RunState, version: int, effects: list[Effect]) -> RunState:
         queue = list(effects)
@@ -125,7 +128,8 @@ class Engine:
     def _lock(self, run_id: str) -> asyncio.Lock:
         lock = self._locks.get(run_id)
         if lock is None:
-            lock = self._locks[run_id] = asyncio.Lock()
+            lock = asyncio.Lock()
+            self._locks[run_id] = lock
         return lock
 
     async def _notify(self, change: Change) -> None:
