@@ -1,8 +1,8 @@
 """LangGraph baseline for bench.loop's workload, run in its own virtualenv.
 
-    python3 -m venv /tmp/lg && /tmp/lg/bin/pip install 'langgraph>=1.2,<1.3' langgraph-checkpoint-sqlite
-    /tmp/lg/bin/python -m bench.langgraph_baseline --runs 2000          # from the repo root
-    /tmp/lg/bin/python -m bench.langgraph_baseline --runs 50 --json     # + one JSON line at the end
+    python3 -m venv .venv-langgraph && .venv-langgraph/bin/pip install 'langgraph>=1.2,<1.3' langgraph-checkpoint-sqlite
+    .venv-langgraph/bin/python -m bench.langgraph_baseline --runs 2000          # from the repo root
+    .venv-langgraph/bin/python -m bench.langgraph_baseline --runs 50 --json     # + one JSON line at the end
 
 Standalone: it imports nothing from Tandem (agent, storage, bench.*), so it runs in a
 virtualenv that has LangGraph and not Tandem, and Tandem never depends on LangGraph. The
