@@ -139,15 +139,3 @@ def _action(state: RunState, review: Review) -> str:
     if risk == Risk.READ:
         return "decide here"
     return f"approve {risk.label} steps"
-
-
-def approvers_line(config: PolicyConfig) -> str | None:
-    """What the run card says about approvals (None: the requester decides)."""
-    if not config.has_approvers:
-        return None
-    parts = []
-    for level in sorted(config.approvers, key=lambda n: Risk.parse(n)):
-        people = config.approvers[level]
-        if people:
-            parts.append(f"{level}+: {', '.join(people)}")
-    return "; ".join(parts)

@@ -214,6 +214,11 @@ def mention(user: str) -> str:
     return f"<@{user}>" if _USER_ID.fullmatch(user) else escape(user)
 
 
+def mention_any(entry: str) -> str:
+    """A policy entry as mrkdwn: ``<!subteam^S123>`` for a user group id, else :func:`mention`."""
+    return f"<!subteam^{entry}>" if entry.startswith("S") else mention(entry)
+
+
 def clock(at: float) -> str:
     """``14:02``: the UTC time of day of an epoch."""
     return datetime.fromtimestamp(at, UTC).strftime("%H:%M")

@@ -18,7 +18,7 @@ from agent.ports import Change
 from blocks import review_blocks
 from blocks.decided import DecisionLine, decided, line_for
 from blocks.run_card import run_card
-from blocks.text import context, escaped, mention, section, waiting_for
+from blocks.text import context, escaped, mention_any, section, waiting_for
 from bot.render import decision_lines
 from bot.tasks import Background
 from storage.facade import AsyncStore
@@ -82,7 +82,7 @@ class SlackChannel:
 
     def _people(self, state: RunState, review: Review) -> str:
         who = review.current_assignees or [state.requester]
-        return " ".join(mention(p) if not p.startswith("S") else f"<!subteam^{p}>" for p in who)
+        return " ".join(mention_any(p) for p in who)
 
     async def _remind(self, state: RunState, effect: Remind) -> None:
         await self._say(state, f"⏰ {self._people(state, effect.review)} {escaped(effect.text, 500)}")
@@ -168,7 +168,7 @@ def _approvers(config: PolicyConfig) -> str | None:
     parts = []
     for level, people in sorted(config.approvers.items(), key=lambda kv: Risk.parse(kv[0])):
         if people:
-            names = ", ".join(mention(p) if not p.startswith("S") else f"<!subteam^{p}>" for p in people)
+            names = ", ".join(mention_any(p) for p in people)
             parts.append(f"{level}+ {names}")
     return "; ".join(parts)
 

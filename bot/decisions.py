@@ -13,7 +13,7 @@ from agent.messages import decided_verb
 from agent.models import AuditEvent, Decision
 from blocks.clarify import clarify
 from blocks.decided import already_decided, classified_reply
-from blocks.text import mention
+from blocks.text import mention, mention_any
 from bot import messages
 from bot.channel import review_key
 from bot.deps import Deps
@@ -101,4 +101,4 @@ async def read_and_apply(
 
 
 def _group(group: str) -> str:
-    return f"members of <!subteam^{group}>"
+    return f"members of {mention_any(group)}"
