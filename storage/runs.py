@@ -21,6 +21,14 @@ from agent.models import AuditEvent, Review, ReviewRecord, Rule, RunState, RunSu
 _state = TypeAdapter(RunState)
 
 
+_RULE_COLUMNS = ("id", "channel", "tool", "created_by", "created_at")
+_RULE_SQL = ", ".join(_RULE_COLUMNS)
+
+
+def _rule(row: Sequence[Any]) -> Rule:
+    return Rule.model_validate(dict(zip(_RULE_COLUMNS, row, strict=True)))
+
+
 def _thread_key(channel: dict[str, str]) -> str | None:
     if "channel" in channel and "thread_ts" in channel:
         return f"{channel['channel']}:{channel['thread_ts']}"
@@ -262,23 +270,18 @@ class RunStore:
 
     def rules(self, channel: str) -> list[Rule]:
         rows = self.db.execute(
-            "SELECT id, channel, tool, created_by, created_at FROM rules"
-            " WHERE channel = ? AND revoked_at IS NULL ORDER BY created_at",
-            [channel],
+            f"SELECT {_RULE_SQL} FROM rules WHERE channel = ? AND revoked_at IS NULL ORDER BY created_at", [channel]
         ).fetchall()
-        keys = ("id", "channel", "tool", "created_by", "created_at")
-        return [Rule.model_validate(dict(zip(keys, r, strict=True))) for r in rows]
+        return [_rule(r) for r in rows]
 
     def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         row = self.db.execute(
-            "SELECT id, channel, tool, created_by, created_at FROM rules WHERE id = ? AND revoked_at IS NULL",
-            [rule_id],
+            f"SELECT {_RULE_SQL} FROM rules WHERE id = ? AND revoked_at IS NULL", [rule_id]
         ).fetchone()
         if row is None:
             return None
         self.db.execute("UPDATE rules SET revoked_by = ?, revoked_at = ? WHERE id = ?", [by, at, rule_id])
-        keys = ("id", "channel", "tool", "created_by", "created_at")
-        return Rule.model_validate(dict(zip(keys, row, strict=True)))
+        return _rule(row)
 
     def runs_in_flight(self) -> list[str]:
         """Runs that were working (not waiting on a person) — candidates for recovery."""
