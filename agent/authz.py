@@ -78,7 +78,7 @@ def review_risk(state: RunState, review: Review) -> Risk:
     return Risk.READ
 
 
-def _split(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+def split(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
     entries = list(entries)
     return (
         frozenset(e for e in entries if not e.startswith(_GROUP_PREFIX)),
@@ -89,15 +89,15 @@ def _split(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
 def approvers(config: PolicyConfig, state: RunState, review: Review) -> Eligible:
     """Who may approve this review."""
     if review.assignees:
-        users, groups = _split(review.assignees)
+        users, groups = split(review.assignees)
         return Eligible(users, groups, config)
     risk = review_risk(state, review)
     level = config.level_for(risk)
     if level is None:
         everyone = [p for people in config.approvers.values() for p in people]
-        users, groups = _split(everyone)
+        users, groups = split(everyone)
         return Eligible(users | {state.requester}, groups, config)
-    users, groups = _split(config.approvers[level.label])  # type: ignore[index]
+    users, groups = split(config.approvers[level.label])  # type: ignore[index]
     if config.allow_self_approval:
         users = users | {state.requester}
     elif state.requester in users:

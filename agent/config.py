@@ -34,7 +34,9 @@ from agent.errors import ConfigError
 from agent.models import Risk
 
 RiskName = Literal["read", "write", "exec", "deploy"]
-Strategy = Literal["cancel", "reassign", "use_default", "pause"]
+Strategy = Literal["cancel", "reassign", "use_default", "pause", "degrade"]
+# Reviews whose approval lets a gated step run: their deadline can never approve them.
+GATE_TIMEOUTS: tuple[str, ...] = ("before_risky_step", "recovery")
 TimeoutKind = Literal[
     "after_plan", "before_risky_step", "after_risky_step", "before_result", "step_failed", "recovery", "handoff"
 ]
@@ -93,6 +95,19 @@ class PolicyConfig(_Section):
     confidence_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     groups: dict[str, list[str]] = Field(default_factory=dict)
     confirm_threshold: RiskName = "write"
+
+    @model_validator(mode="after")
+    def _gates_never_default(self) -> PolicyConfig:
+        for kind, rule in self.timeouts.items():
+            key = f"timeouts.{kind}.strategy"
+            if kind in GATE_TIMEOUTS and rule.strategy == "use_default":
+                raise ValueError(
+                    f"{key}: 'use_default' would let a gated step run with nobody's approval; "
+                    "use pause, cancel, reassign or degrade"
+                )
+            if kind not in GATE_TIMEOUTS and rule.strategy == "degrade":
+                raise ValueError(f"{key}: 'degrade' applies to gates only (before_risky_step, recovery)")
+        return self
 
     @property
     def has_approvers(self) -> bool:

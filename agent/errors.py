@@ -66,6 +66,18 @@ class InvalidDecision(RunError):
     """The decision does not fit the anchor it answers."""
 
 
+class NeedsClarification(InvalidDecision):
+    """Free text was not read clearly enough to act on: the person is asked what they meant."""
+
+
+class UseTheButton(InvalidDecision):
+    """Free text may not approve this review (an exec or deploy gate): its own button, or ``--approve``, does."""
+
+    def __init__(self, message: str, *, review_id: str) -> None:
+        super().__init__(message)
+        self.review_id = review_id
+
+
 class NotAllowed(RunError):
     """The policy does not let this person make this decision."""
 

@@ -6,6 +6,7 @@ provide the implementations.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -110,6 +111,7 @@ class Store(Protocol):
         answered: tuple[str, str, float, dict[str, Any]] | None = None,
         closed: str | None = None,
         reschedule: bool = False,
+        rules: Sequence[Rule] = (),
     ) -> int: ...
 
     async def load(self, run_id: str) -> tuple[RunState, int]: ...

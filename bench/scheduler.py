@@ -33,7 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -48,6 +48,7 @@ from agent.models import (
     ProposedStep,
     Reading,
     Review,
+    Rule,
     RunState,
     Step,
     TakeoverReading,
@@ -170,10 +171,18 @@ class BatchedStore(AsyncStore):
         answered: tuple[str, str, float, dict[str, Any]] | None = None,
         closed: str | None = None,
         reschedule: bool = False,
+        rules: Sequence[Rule] = (),
     ) -> int:
         self.calls.append(
             lambda: self.store.commit(
-                state, version, events, opened=opened, answered=answered, closed=closed, reschedule=reschedule
+                state,
+                version,
+                events,
+                opened=opened,
+                answered=answered,
+                closed=closed,
+                reschedule=reschedule,
+                rules=rules,
             )
         )
         return version + 1

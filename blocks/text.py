@@ -219,6 +219,11 @@ def mention_any(entry: str) -> str:
     return f"<!subteam^{entry}>" if entry.startswith("S") else mention(entry)
 
 
+def mention_group(group: str) -> str:
+    """``members of @ops``: how a refusal names a group that may act."""
+    return f"members of {mention_any(group)}"
+
+
 def clock(at: float) -> str:
     """``14:02``: the UTC time of day of an epoch."""
     return datetime.fromtimestamp(at, UTC).strftime("%H:%M")

@@ -7,10 +7,10 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.errors import TandemError
+from agent.errors import NotAllowed, TandemError
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.rules import rules_blocks
-from blocks.text import section
+from blocks.text import mention, mention_group, section
 from bot import messages
 from bot.channel import card_placeholder
 from bot.deps import Deps
@@ -20,6 +20,7 @@ from bot.replies import ephemeral
 from bot.runs import open_runs, run_row, waits_on
 
 SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
+MIN_PREFIX = 4
 COMMAND = "/tandem"
 
 
@@ -73,9 +74,9 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
     if not arg:
         await ephemeral(client, channel, user, f"Say which run: `/tandem {word} <run>`.")
         return
-    run_id = await resolve(deps, arg)
+    run_id = await resolve(deps, arg, channel)
     if run_id is None:
-        await ephemeral(client, channel, user, messages.UNKNOWN_RUN.format(run=arg))
+        await ephemeral(client, channel, user, messages.UNKNOWN_RUN.format(run=arg, min=MIN_PREFIX))
         return
     if word == "status":
         state, _ = await store.load(run_id)
@@ -83,14 +84,25 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
         await ephemeral(client, channel, user, blocks=status_blocks(state, lines))
     elif word == "cancel":
         try:
-            await deps.runtime.cancel(run_id, user, "cancelled with /tandem cancel")
+            groups = await deps.directory.groups_of(user)
+            await deps.runtime.cancel(run_id, user, "cancelled with /tandem cancel", groups=groups)
+        except NotAllowed as exc:
+            await ephemeral(client, channel, user, exc.refusal.describe(user=mention, group=mention_group))
         except TandemError as exc:
             await ephemeral(client, channel, user, str(exc))
         else:
             await ephemeral(client, channel, user, messages.CANCELLED.format(run=run_id))
 
 
-async def resolve(deps: Deps, prefix: str) -> str | None:
-    """The run a (possibly shortened, possibly back-quoted) id names, if exactly one."""
-    matches = await deps.store.find(prefix.strip("`"))
+async def resolve(deps: Deps, prefix: str, channel: str) -> str | None:
+    """The run of this channel a (possibly shortened, possibly back-quoted) id names, if exactly one.
+    A run of another channel is not found from here; a prefix needs at least ``MIN_PREFIX`` characters."""
+    prefix = prefix.strip("`")
+    if len(prefix) < MIN_PREFIX:
+        return None
+    matches = []
+    for run_id in await deps.store.find(prefix):
+        state, _ = await deps.store.load(run_id)
+        if deps.runtime.safety.may_see(state, channel):
+            matches.append(run_id)
     return matches[0] if len(matches) == 1 else (prefix if prefix in matches else None)

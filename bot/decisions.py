@@ -10,10 +10,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import NotAllowed, StaleDecision, TandemError
 from agent.messages import decided_verb
-from agent.models import AuditEvent, Decision
+from agent.models import AuditEvent, Decision, Reading
 from blocks.clarify import clarify
 from blocks.decided import already_decided, classified_reply
-from blocks.text import mention, mention_any
+from blocks.text import mention, mention_group
 from bot import messages
 from bot.channel import review_key
 from bot.deps import Deps
@@ -35,7 +35,14 @@ async def decide_click(
 
 
 async def decide(
-    deps: Deps, client: AsyncWebClient, review_id: str, decision: Decision, user: str, channel: str | None
+    deps: Deps,
+    client: AsyncWebClient,
+    review_id: str,
+    decision: Decision,
+    user: str,
+    channel: str | None,
+    *,
+    reading: Reading | None = None,
 ) -> bool:
     """Apply a decision; tell the person (ephemeral) when it did not take effect."""
     record = await deps.store.get_review(review_id)
@@ -44,9 +51,9 @@ async def decide(
         return False
     try:
         groups = await deps.directory.groups_of(user)
-        await deps.runtime.decide(record.run_id, decision, user, review_id=review_id, groups=groups)
+        await deps.runtime.decide(record.run_id, decision, user, review_id=review_id, groups=groups, reading=reading)
     except NotAllowed as exc:
-        await ephemeral(client, channel, user, exc.refusal.describe(user=mention, group=_group))
+        await ephemeral(client, channel, user, exc.refusal.describe(user=mention, group=mention_group))
         return False
     except StaleDecision as exc:
         if exc.decided_by is None:
@@ -97,8 +104,4 @@ async def read_and_apply(
             blocks=classified_reply(reading, review_id),
             text=f"Read as: {reading.intent}",
         )
-    await decide(deps, client, review_id, decision, user, channel)
-
-
-def _group(group: str) -> str:
-    return f"members of {mention_any(group)}"
+    await decide(deps, client, review_id, decision, user, channel, reading=reading)

@@ -17,7 +17,9 @@ UNKNOWN_SUBCOMMAND = (
     "`{word}` is not a Tandem command. To start a run, describe the task in a few words, "
     "e.g. `/tandem restart payments and check errors after`."
 )
-UNKNOWN_RUN = "No run `{run}` here. `/tandem list` shows the open ones."
+UNKNOWN_RUN = (
+    "No run `{run}` in this channel (give at least {min} characters of its id). `/tandem list` shows the open ones."
+)
 CANCELLED = "🛑 Run `{run}` cancelled."
 FAILED = "Tandem could not do that: {error}"
 STARTING_FAILED = "Tandem could not start the run: {error}"

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.models import Approve, AuditEvent, Risk, Rule
+from agent.models import Approve
 from blocks import ids
 from blocks.text import mention
 from bot import messages
@@ -34,28 +33,9 @@ def register(app: AsyncApp, deps: Deps) -> None:
 
 
 async def approve_always(deps: Deps, client: AsyncWebClient, click: BlockActions) -> None:
-    """Approve the step, then let its tool run without asking in this channel (never a deploy)."""
-    store = deps.store
-    review_id, user, channel = click.action.value or "", click.user.id, click.channel_id
-    record = await store.get_review(review_id)
-    if record is None or record.step is None or channel is None:
-        await ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
-        return
-    state, _ = await store.load(record.run_id)
-    step = state.step(record.step)
-    if step.risk >= Risk.DEPLOY:
-        await ephemeral(client, channel, user, messages.NO_RULE_FOR_DEPLOY.format(tool=step.tool))
-        return
-    if not await decide_click(deps, client, click, Approve()):
-        return
-    rule = Rule(id=uuid.uuid4().hex[:8], channel=channel, tool=step.tool, created_by=user, created_at=deps.clock())
-    await store.add_rule(rule)
-    payload = {"rule": rule.id, "tool": rule.tool, "channel": channel}
-    await store.append_events(
-        state.id, [AuditEvent(at=rule.created_at, actor=user, kind="rule_added", payload=payload)]
-    )
-    text = messages.RULE_ADDED.format(tool=rule.tool, user=mention(user))
-    await client.chat_postMessage(channel=channel, thread_ts=state.channel.get("thread_ts"), text=text)
+    """Approve the step and let its tool run without asking in this channel, where the policy allows
+    (never a deploy, never under a quorum); the machine decides and stores the rule with the approval."""
+    await decide_click(deps, client, click, Approve(remember=True))
 
 
 async def revoke_rule(deps: Deps, client: AsyncWebClient, rule_id: str, user: str, channel: str | None) -> None:

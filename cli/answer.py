@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agent.errors import TandemError
-from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState
+from agent.errors import TandemError, UseTheButton
+from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, Risk, RunState
 from cli.wiring import Services
 
 
@@ -23,11 +23,21 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState:
     if args.intent and args.reject is None:
         raise TandemError("--intent goes with --reject TEXT.")
     run_id = await resolve(services, args.run_id)
-    runtime, user, review = services.runtime, args.user, args.review
+    runtime, user = services.runtime, args.user
+    # Every decision applies to the review pending now (or the one named), never to whatever comes next.
+    state, _ = await services.store.load(run_id)
+    review = args.review or (state.pending.id if state.pending is not None else None)
     if args.approve:
+        pending = state.pending
+        if args.review is None and pending is not None and runtime.safety.review_risk(state, pending) >= Risk.EXEC:
+            what = f"step {pending.step}" if pending.step is not None else pending.anchor
+            raise TandemError(
+                f"Run {run_id} waits for approval of {what}, a {runtime.safety.review_risk(state, pending).label} "
+                f"step; nothing changed. Look at it with `tandem show {run_id}`, then approve it by its id: "
+                f"`tandem answer {run_id} --approve --review {pending.id}`."
+            )
         return await runtime.decide(run_id, Approve(), user, review_id=review)
     if args.cancel:
-        state, _ = await services.store.load(run_id)
         if state.pending is None and not state.finished:
             return await runtime.cancel(run_id, user)
         return await runtime.decide(run_id, Cancel(), user, review_id=review)
@@ -44,10 +54,20 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState:
     reading, said, review_id = await runtime.read(run_id, text, review_id=review)
     if reading is not None:
         print(f"Read as: {reading.intent} ({reading.reason})", file=sys.stderr)
+        if reading.fallback:
+            raise TandemError(
+                "Tandem could not read that, so nothing changed. Say it in other words, or use --approve, "
+                "--cancel or --reject TEXT --intent replan|retry_step|refine_output."
+            )
         if runtime.unsure(reading):
             raise TandemError(
                 f"Not sure what you meant (best guess {reading.intent}, {reading.confidence:.0%} sure); "
                 "nothing changed. Say it in other words, or use --approve, --cancel or "
                 "--reject TEXT --intent replan|retry_step|refine_output."
             )
-    return await runtime.decide(run_id, said, user, review_id=review_id)
+    try:
+        return await runtime.decide(run_id, said, user, review_id=review_id, reading=reading)
+    except UseTheButton as exc:
+        raise TandemError(
+            f"{exc} Approve it with `tandem answer {run_id} --approve --review {exc.review_id}`."
+        ) from None

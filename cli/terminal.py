@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from agent.errors import TandemError
+from agent.errors import TandemError, UseTheButton
 from agent.models import Answer, Approve, Cancel, Correct, Decision, Finish, HandBack, Intent, Reading, RunState
 from cli.render import outcome_text, review_text
 from cli.wiring import Services
@@ -72,6 +72,9 @@ async def interact(services: Services, state: RunState, user: str) -> int:
             else:
                 reading, decision, review_id = await runtime.read(state.id, text, review_id=review.id)
                 if reading is not None:
+                    if reading.fallback:
+                        print("Tandem could not read that; nothing changed. Say it in other words, or use a/r/c.")
+                        continue
                     print(f"Read as: {reading_text(reading)} — {reading.reason}")
                     if runtime.unsure(reading):
                         sure = (
@@ -80,7 +83,11 @@ async def interact(services: Services, state: RunState, user: str) -> int:
                         if sure.lower() not in ("y", "yes"):
                             print("Nothing changed. Say it in other words, or use a/r/c.")
                             continue
-                state = await runtime.decide(state.id, decision, user, review_id=review_id)
+                        reading = None  # the person chose this reading themselves, as with a button
+                try:
+                    state = await runtime.decide(state.id, decision, user, review_id=review_id, reading=reading)
+                except UseTheButton as exc:
+                    print(f"{exc} Type a to approve it.")
         except TandemError as exc:
             print(f"error: {exc}", file=sys.stderr)
             state, _ = await services.store.load(state.id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -81,6 +81,7 @@ class AsyncStore:
         answered: tuple[str, str, float, dict[str, Any]] | None = None,
         closed: str | None = None,
         reschedule: bool = False,
+        rules: Sequence[Rule] = (),
     ) -> int:
         return await self._call(
             self.store.commit,
@@ -91,6 +92,7 @@ class AsyncStore:
             answered=answered,
             closed=closed,
             reschedule=reschedule,
+            rules=rules,
         )
 
     async def load(self, run_id: str) -> tuple[RunState, int]:

@@ -82,6 +82,7 @@ class RunStore:
         answered: tuple[str, str, float, dict[str, Any]] | None = None,
         closed: str | None = None,
         reschedule: bool = False,
+        rules: Sequence[Rule] = (),
     ) -> int:
         """Persist one transition. ``answered`` is (review_id, by, at, answer); ``closed`` a
         review that became moot; ``reschedule``: the pending review's deadline changed.
@@ -117,6 +118,8 @@ class RunStore:
             if closed is not None:
                 self.db.execute("UPDATE reviews SET status = 'closed' WHERE id = ? AND status = 'pending'", [closed])
             self._write_children(state, events, opened)
+            for rule in rules:
+                self.add_rule(rule)
             if reschedule and state.pending is not None:
                 self.db.execute(
                     "UPDATE reviews SET deadline = ?, remind_at = ? WHERE id = ?",

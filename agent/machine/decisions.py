@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from agent.errors import InvalidDecision
+from agent.errors import InvalidDecision, NeedsClarification, UseTheButton
 from agent.machine.execution import _advance, _replan, _run
 from agent.machine.handoffs import _on_answer
 from agent.machine.helpers import Result, _finish, _takeover, _work
 from agent.machine.takeover import _on_takeover_decision
 from agent.models import (
+    AddRule,
     Answer,
     Approval,
     Approve,
     Cancel,
     Correct,
     Decided,
+    Decision,
     Feedback,
     Finish,
     HandBack,
@@ -24,23 +26,33 @@ from agent.models import (
     RefineOutput,
     Review,
     ReviseStep,
+    Rule,
     RunState,
 )
+from agent.policy import SafetyPolicy, rule_scope
 
 
-def _on_decision(s: RunState, event: Decided) -> Result:
+def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
     review = s.pending
     if review is None or review.id != event.review_id:
         raise InvalidDecision(f"Review {event.review_id} is not the pending review of run {s.id}.")
     decision = event.decision
-    if isinstance(decision, Approve | Answer) and any(a.by == event.by for a in review.approvals):
-        raise InvalidDecision(f"{event.by} already approved this; it waits for other approvers.")
-    if event.partial:
-        if not isinstance(decision, Approve | Answer):
-            raise InvalidDecision("Only an approval can count towards a quorum.")
-        review.approvals.append(Approval(by=event.by, at=event.at, digest=review.digest))
-        needed = review.quorum - len(review.approvals)
-        return s, [Notify(text=f"Approved by {event.by}; {needed} more approval{'s' if needed != 1 else ''} needed.")]
+    if isinstance(decision, Answer) and review.anchor != "handoff":
+        raise InvalidDecision("This review is not a question; approve, request changes or cancel.")
+    if event.reading is not None:
+        _check_text(s, review, event, policy)
+    if _counts_as_approval(review, decision):
+        if any(a.by == event.by for a in review.approvals):
+            raise InvalidDecision(f"{event.by} already approved this; it waits for other approvers.")
+        if isinstance(decision, Approve) and decision.remember:
+            refused = policy.may_remember(s, review)
+            if refused is not None:
+                raise InvalidDecision(f"{refused} Nothing changed; press Approve to approve just this once.")
+        if len(review.approvals) + 1 < review.quorum:
+            review.approvals.append(Approval(by=event.by, at=event.at, digest=review.digest))
+            needed = review.quorum - len(review.approvals)
+            text = f"Approved by {event.by}; {needed} more approval{'s' if needed != 1 else ''} needed."
+            return s, [Notify(text=text)]
     if isinstance(decision, Cancel):
         s.pending = None
         s.error = None
@@ -67,6 +79,36 @@ def _on_decision(s: RunState, event: Decided) -> Result:
             assert_never(decision)
 
 
+def _counts_as_approval(review: Review, decision: Decision) -> bool:
+    """Approvals count towards a quorum; at a tool's question only a Yes to a confirm question does."""
+    if review.anchor != "handoff":
+        return isinstance(decision, Approve)
+    if review.handoff is None or review.handoff.input_type != "confirm":
+        return False
+    if isinstance(decision, Approve):
+        return True
+    try:
+        return isinstance(decision, Answer) and review.handoff.validate_answer(decision.value) is True
+    except ValueError:
+        return False
+
+
+def _check_text(s: RunState, review: Review, event: Decided, policy: SafetyPolicy) -> None:
+    """Free text decides only what it may: never on a shaky reading, never an exec or deploy gate."""
+    reading = event.reading
+    assert reading is not None
+    if not policy.text_sure(reading):
+        raise NeedsClarification(
+            "Tandem is not sure what that meant, so nothing changed; say it in other words or use the buttons."
+        )
+    if isinstance(event.decision, Approve) and not policy.text_may_approve(s, review):
+        risk = policy.review_risk(s, review).label
+        raise UseTheButton(
+            f"A {risk} step is approved with its own Approve button, not with a reply; nothing changed.",
+            review_id=review.id,
+        )
+
+
 def _on_approve(s: RunState, event: Decided, review: Review) -> Result:
     s.retry_step = None
     s.retry_failures = 0
@@ -83,7 +125,20 @@ def _on_approve(s: RunState, event: Decided, review: Review) -> Result:
         step.approved_by = event.by
         if anchor == "recovery":
             step.status = "pending"
-        return _run(s, step)
+        state, effects = _run(s, step)
+        decision = event.decision
+        scope = rule_scope(s)
+        if anchor == "before_risky_step" and isinstance(decision, Approve) and decision.remember and scope:
+            rule = Rule(
+                id=event.nonce[:8] or review.id[:8],
+                channel=scope,
+                tool=step.tool,
+                created_by=event.by,
+                created_at=event.at,
+            )
+            note = Notify(text=f"From now on `{step.tool}` runs without asking in this channel (set by {event.by}).")
+            effects = [AddRule(rule=rule), note, *effects]
+        return state, effects
     # after_plan, after_risky_step, step_failed: carry on
     return _advance(s, event)
 

@@ -9,9 +9,11 @@ from agent.models import (
     Effect,
     Event,
     MakePlan,
+    MatchRule,
     Notify,
     PlannedStep,
     PlanProposed,
+    RuleChecked,
     RunState,
     RunStep,
     Step,
@@ -19,6 +21,7 @@ from agent.models import (
     StepRevised,
     Summarize,
 )
+from agent.policy import SafetyPolicy, rule_scope
 
 # --- planning --------------------------------------------------------------
 
@@ -60,7 +63,27 @@ def _advance(s: RunState, event: Event) -> Result:
     if step is None:
         return _work(s, Summarize(), "summarizing")
     if s.policy.is_risky(step.risk) and step.approved_digest != step.digest:
-        return _ask(s, event, "before_risky_step", step.number, digest=step.digest)
+        if rule_scope(s) is not None and not s.takeover:
+            return _work(s, MatchRule(number=step.number), "executing")  # a standing rule may answer it
+        return _gate(s, event, step)
+    return _run(s, step)
+
+
+def _gate(s: RunState, event: Event, step: Step) -> Result:
+    return _ask(s, event, "before_risky_step", step.number, digest=step.digest)
+
+
+def _on_rule_checked(s: RunState, event: RuleChecked, policy: SafetyPolicy) -> Result:
+    if not isinstance(s.inflight, MatchRule) or s.inflight.number != event.number:
+        raise InvalidDecision(f"Run {s.id} was not looking up a rule for step {event.number}.")
+    s.inflight = None
+    step = s.step(event.number)
+    rule = event.rule
+    if rule is None or not policy.rule_applies(s, step, rule):
+        return _gate(s, event, step)
+    # Nobody is asked; the approval is the rule's, and the audit says so.
+    step.approved_digest = step.digest
+    step.approved_by = f"rule:{rule.id}"
     return _run(s, step)
 
 

@@ -12,6 +12,7 @@ from agent.models import (
     Finished,
     Handoff,
     MakePlan,
+    MatchRule,
     Notify,
     Phase,
     ProposeStep,
@@ -27,7 +28,9 @@ Result = tuple[RunState, list[Effect]]
 
 
 def _work(
-    s: RunState, work: MakePlan | RunStep | ReviseStep | Summarize | RefineOutput | ProposeStep, phase: Phase
+    s: RunState,
+    work: MakePlan | RunStep | ReviseStep | Summarize | RefineOutput | ProposeStep | MatchRule,
+    phase: Phase,
 ) -> Result:
     s.inflight = work
     s.phase = phase

@@ -6,15 +6,18 @@ from typing import assert_never
 
 from agent.errors import InvalidDecision
 from agent.machine.decisions import _on_decision
-from agent.machine.execution import _on_plan, _on_step_finished, _on_step_revised
+from agent.machine.execution import _on_plan, _on_rule_checked, _on_step_finished, _on_step_revised
 from agent.machine.handoffs import _on_plan_question, _on_step_paused
 from agent.machine.helpers import Result, _ask, _finish, _takeover, _work
 from agent.machine.recovery import _on_recovered
 from agent.machine.takeover import _on_step_proposed
 from agent.machine.timeouts import _on_timed_out
 from agent.models import (
+    AskHuman,
     CancelRequested,
+    CloseReview,
     Decided,
+    Effect,
     Event,
     MakePlan,
     OutputReady,
@@ -22,7 +25,9 @@ from agent.models import (
     PlanProposed,
     PlanQuestion,
     Recovered,
+    Reschedule,
     ReviseFailed,
+    RuleChecked,
     RunState,
     StepFinished,
     StepPaused,
@@ -30,6 +35,9 @@ from agent.models import (
     StepRevised,
     TimedOut,
 )
+from agent.policy import TIMEOUT, SafetyPolicy
+
+DEFAULT_POLICY = SafetyPolicy()
 
 
 def start(run_id: str, task: str, requester: str, at: float, **fields: object) -> Result:
@@ -40,13 +48,53 @@ def start(run_id: str, task: str, requester: str, at: float, **fields: object) -
     return _work(state, MakePlan(), "planning")
 
 
-def transition(state: RunState, event: Event) -> Result:
-    """Apply one event to a copy of ``state``; return the new state and what to do next."""
+def transition(state: RunState, event: Event, policy: SafetyPolicy = DEFAULT_POLICY) -> Result:
+    """Apply one event to a copy of ``state``; return the new state and what to do next.
+
+    Besides the work and the messages, the effects say what happens to reviews: a new
+    one opens (``AskHuman`` with a new id, its quorum and deadline set by ``policy``),
+    the pending one closes (``CloseReview``, answered or moot) or is rescheduled.
+    """
     if state.finished:
         raise InvalidDecision(f"Run {state.id} is already {state.status}; nothing more can happen to it.")
     # A fresh copy (3x cheaper than deepcopy): the caller's state is never mutated.
     s = RunState.model_validate(state.model_dump())
     s.updated_at = event.at
+    s, effects = _handle(s, event, policy)
+    return s, _reviews(state, s, event, effects, policy)
+
+
+def _reviews(before: RunState, s: RunState, event: Event, effects: list[Effect], policy: SafetyPolicy) -> list[Effect]:
+    """Open, close and reschedule reviews as the handler left them."""
+    old, new = before.pending, s.pending
+    out: list[Effect] = []
+    closed_here = any(isinstance(e, CloseReview) for e in effects)
+    if old is not None and (new is None or new.id != old.id) and not closed_here:
+        out.append(_closed(old.id, event))
+    elif old is not None and new is not None and (new.deadline, new.remind_at) != (old.deadline, old.remind_at):
+        out.append(Reschedule(review_id=new.id, deadline=new.deadline, remind_at=new.remind_at))
+    for effect in effects:
+        if isinstance(effect, AskHuman) and new is not None and effect.review.id == new.id:
+            if old is None or old.id != new.id:
+                policy.open(s, new)  # a new review: its quorum and deadline come from the policy
+            effect = AskHuman(review=new)
+        out.append(effect)
+    return out
+
+
+def _closed(review_id: str, event: Event) -> CloseReview:
+    match event:
+        case Decided() if event.review_id == review_id:
+            return CloseReview(review_id=review_id, by=event.by, answer=event.decision.model_dump(mode="json"))
+        case CancelRequested():
+            return CloseReview(review_id=review_id, by=event.by, answer={"kind": "cancel", "reason": event.reason})
+        case TimedOut() if event.review_id == review_id:
+            return CloseReview(review_id=review_id, by=TIMEOUT, answer={"kind": "timeout"})
+        case _:
+            return CloseReview(review_id=review_id)
+
+
+def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
     match event:
         case PlanProposed():
             return _on_plan(s, event)
@@ -54,7 +102,7 @@ def transition(state: RunState, event: Event) -> Result:
             s.inflight = None
             return _takeover(s, event, f"The planner could not produce a valid plan: {event.error}")
         case Decided():
-            return _on_decision(s, event)
+            return _on_decision(s, event, policy)
         case StepFinished():
             return _on_step_finished(s, event)
         case StepRevised():
@@ -78,16 +126,18 @@ def transition(state: RunState, event: Event) -> Result:
         case StepProposedEvent():
             return _on_step_proposed(s, event)
         case Recovered():
-            return _on_recovered(s, event)
+            return _on_recovered(s, event, policy)
         case CancelRequested():
             note = f"Cancelled by {event.by}" + (f": {event.reason}" if event.reason else "")
             return _finish(s, "cancelled", note=note)
         case StepPaused():
             return _on_step_paused(s, event)
         case TimedOut():
-            return _on_timed_out(s, event)
+            return _on_timed_out(s, event, policy)
         case PlanQuestion():
             return _on_plan_question(s, event)
+        case RuleChecked():
+            return _on_rule_checked(s, event, policy)
         case _:
             assert_never(event)
 

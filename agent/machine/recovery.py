@@ -1,13 +1,14 @@
-"""Recovery after a crash: resume the work in flight, but never re-run a risky step without a person."""
+"""Recovery after a crash: resume the work in flight, but never re-run a step with effects without a person."""
 
 from __future__ import annotations
 
 from agent.machine.execution import _run
 from agent.machine.helpers import Result, _ask
-from agent.models import Recovered, Risk, RunState, RunStep
+from agent.models import Recovered, RunState, RunStep
+from agent.policy import SafetyPolicy
 
 
-def _on_recovered(s: RunState, event: Recovered) -> Result:
+def _on_recovered(s: RunState, event: Recovered, policy: SafetyPolicy) -> Result:
     work = s.inflight
     if work is None:
         return s, []
@@ -15,7 +16,7 @@ def _on_recovered(s: RunState, event: Recovered) -> Result:
         step = s.step(work.number)
         s.inflight = None
         s.executed -= 1  # it is counted again if it re-runs
-        if step.risk >= Risk.WRITE:
+        if policy.rerun_needs_person(step):
             step.status = "failed"
             step.error = "Tandem stopped while this step was running; it may or may not have taken effect."
             return _ask(s, event, "recovery", step.number, digest=step.digest)

@@ -14,6 +14,7 @@ Intent = Literal["replan", "retry_step", "refine_output"]
 
 class Approve(_Tagged):
     kind: Literal["approve"] = "approve"
+    remember: bool = False  # "approve and always allow": the policy decides whether it may
 
 
 class Cancel(_Tagged):

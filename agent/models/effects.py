@@ -3,12 +3,13 @@ event; the rest (ask a person, remind, notify, finished) go to the channels."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from agent.models.base import _Tagged
 from agent.models.reviews import Review
+from agent.models.rules import Rule
 
 
 class MakePlan(_Tagged):
@@ -41,8 +42,15 @@ class ProposeStep(_Tagged):
     instruction: str
 
 
+class MatchRule(_Tagged):
+    """Look up a standing rule for a gated step (a read; the answer comes back as ``RuleChecked``)."""
+
+    kind: Literal["match_rule"] = "match_rule"
+    number: int
+
+
 Work = Annotated[
-    MakePlan | RunStep | ReviseStep | Summarize | RefineOutput | ProposeStep,
+    MakePlan | RunStep | ReviseStep | Summarize | RefineOutput | ProposeStep | MatchRule,
     Field(discriminator="kind"),
 ]
 
@@ -65,12 +73,50 @@ class Notify(_Tagged):
     text: str
 
 
+class CloseReview(_Tagged):
+    """A review stops being pending: answered (``by`` and ``answer`` set) or moot (the run moved on)."""
+
+    kind: Literal["close_review"] = "close_review"
+    review_id: str
+    by: str | None = None
+    answer: dict[str, Any] | None = None
+
+
+class Reschedule(_Tagged):
+    """The pending review's reminder or deadline changed."""
+
+    kind: Literal["reschedule"] = "reschedule"
+    review_id: str
+    deadline: float | None = None
+    remind_at: float | None = None
+
+
+class AddRule(_Tagged):
+    """Store a standing "always allow" rule (in the same transaction as the approval that made it)."""
+
+    kind: Literal["add_rule"] = "add_rule"
+    rule: Rule
+
+
 class Finished(_Tagged):
     kind: Literal["finished"] = "finished"
     status: Literal["done", "cancelled", "failed"]
 
 
 Effect = Annotated[
-    MakePlan | RunStep | ReviseStep | Summarize | RefineOutput | ProposeStep | AskHuman | Remind | Notify | Finished,
+    MakePlan
+    | RunStep
+    | ReviseStep
+    | Summarize
+    | RefineOutput
+    | ProposeStep
+    | MatchRule
+    | AskHuman
+    | Remind
+    | Notify
+    | CloseReview
+    | Reschedule
+    | AddRule
+    | Finished,
     Field(discriminator="kind"),
 ]

@@ -7,8 +7,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from agent.models.base import _Tagged
-from agent.models.decisions import Decision
+from agent.models.decisions import Decision, Reading
 from agent.models.reviews import Handoff
+from agent.models.rules import Rule
 from agent.models.steps import ProposedStep
 
 
@@ -32,7 +33,8 @@ class Decided(_Event):
     review_id: str
     decision: Decision
     by: str
-    partial: bool = False  # an approval recorded while the quorum is not met yet
+    reading: Reading | None = None  # set when the decision was read from free text
+    partial: bool = False  # written by releases that counted quorums outside the machine; ignored
 
 
 class StepFinished(_Event):
@@ -95,12 +97,21 @@ class StepPaused(_Event):
 
 
 class TimedOut(_Event):
-    """The scheduler found a review past its reminder time or deadline."""
+    """The scheduler found a review past its reminder time or deadline; the machine decides what follows."""
 
     kind: Literal["timed_out"] = "timed_out"
     review_id: str
-    action: Literal["remind", "cancel", "reassign", "use_default", "pause"]
-    deadline: float | None = None  # the fresh deadline, for reassign
+    # Written by releases whose scheduler chose the action; ignored now.
+    action: str | None = None
+    deadline: float | None = None
+
+
+class RuleChecked(_Event):
+    """The standing "always allow" rule found for a gated step, or none."""
+
+    kind: Literal["rule_checked"] = "rule_checked"
+    number: int
+    rule: Rule | None = None
 
 
 class CancelRequested(_Event):
@@ -124,6 +135,7 @@ Event = Annotated[
     | CancelRequested
     | StepPaused
     | TimedOut
-    | PlanQuestion,
+    | PlanQuestion
+    | RuleChecked,
     Field(discriminator="kind"),
 ]

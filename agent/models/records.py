@@ -8,7 +8,10 @@ from pydantic import Field
 
 from agent.models.base import _Model
 from agent.models.policy import Anchor
+from agent.models.rules import Rule
 from agent.models.run import Status
+
+__all__ = ["AuditEvent", "ReviewRecord", "Rule", "RunSummary"]
 
 
 class AuditEvent(_Model):
@@ -43,13 +46,3 @@ class RunSummary(_Model):
     updated_at: float
     channel: dict[str, str] = Field(default_factory=dict)
     pending_review: str | None = None
-
-
-class Rule(_Model):
-    """ "Always allow <tool> in this channel": later calls skip the approval gate (still logged)."""
-
-    id: str
-    channel: str
-    tool: str
-    created_by: str
-    created_at: float

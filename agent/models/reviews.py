@@ -70,7 +70,7 @@ class Review(_Model):
     approvals: list[Approval] = Field(default_factory=list)
     deadline: float | None = None
     remind_at: float | None = None
-    strategy: Literal["cancel", "reassign", "use_default", "pause"] | None = None
+    strategy: Literal["cancel", "reassign", "use_default", "pause", "degrade"] | None = None
     default: Any = None
     stale: bool = False
     escalated: bool = False

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent import authz
 from agent.errors import NoPendingReview, NotAllowed, StaleDecision
 from agent.messages import stale_decision
-from agent.models import Answer, Approve, AuditEvent, Decided, Decision, Instruct, Reading, Review, RunState
+from agent.models import AuditEvent, Decided, Decision, Instruct, Reading, RunState
 from agent.ports import ClassifyContext
 from agent.runtime.engine import Engine
 
@@ -21,12 +20,14 @@ class Decisions(Engine):
         *,
         review_id: str | None = None,
         groups: Sequence[str] = (),
+        reading: Reading | None = None,
     ) -> RunState:
         """Apply a person's decision to the run's pending review, then continue.
 
         Refused (NotAllowed, audited, nothing else changes) when the policy does not
-        let ``by`` make it. An approval below the review's quorum is recorded and
-        the review stays open.
+        let ``by`` make it. ``reading`` is how free text was read, when the decision
+        came from free text: the machine applies it only as far as the policy lets text
+        decide. An approval below the review's quorum is recorded and the review stays open.
         """
         async with self._lock(run_id):
             state, version = await self.store.load(run_id)
@@ -34,26 +35,14 @@ class Decisions(Engine):
             pending = state.pending
             assert pending is not None
             at = self.clock()
-            refusal = authz.check(self.config, state, pending, by, decision, groups)
+            refusal = self.safety.check(state, pending, by, decision, groups)
             if refusal is not None:
                 payload = {"review": review_id, "decision": decision.kind, "action": refusal.action}
                 await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
                 raise NotAllowed(refusal)
-            partial = _counts_for_quorum(decision) and len(pending.approvals) + 1 < self._quorum(state, pending)
-            event = Decided(at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, partial=partial)
-            answered = None if partial else (review_id, decision.model_dump(mode="json"))
-            state, version, effects = await self._apply(state, version, event, by, answered=answered)
+            event = Decided(at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, reading=reading)
+            state, version, effects = await self._apply(state, version, event, by)
         return await self._drive(state, version, effects)
-
-    def _quorum(self, state: RunState, review: Review) -> int:
-        if review.anchor == "handoff" or review.quorum > 1:
-            return review.quorum
-        wanted = self.config.quorum_for(authz.review_risk(state, review))
-        if wanted == "any" or not self.config.has_approvers:
-            return 1
-        if wanted == "all":
-            return authz.approvers(self.config, state, review).count()
-        return int(wanted)
 
     async def read(
         self, run_id: str, text: str, *, review_id: str | None = None
@@ -74,16 +63,17 @@ class Decisions(Engine):
         return reading, reading.to_decision(text), review_id
 
     def unsure(self, reading: Reading | None) -> bool:
-        """True when a reading is too uncertain to act on: ask the person instead of guessing.
-        (The documented fallback for an unreadable model answer is applied as is.)"""
-        return reading is not None and not reading.fallback and reading.confidence < self.config.confidence_threshold
+        """True when a reading is too uncertain to act on (an unreadable one always is): ask the person."""
+        return reading is not None and not self.safety.text_sure(reading)
 
     async def say(
-        self, run_id: str, text: str, by: str, *, review_id: str | None = None
+        self, run_id: str, text: str, by: str, *, review_id: str | None = None, groups: Sequence[str] = ()
     ) -> tuple[Reading | None, RunState]:
-        """Free text from a person: classified (or, in takeover, taken as an instruction) and applied."""
+        """Free text from a person: classified (or, in takeover, taken as an instruction) and applied
+        as far as the policy lets text decide (NeedsClarification, UseTheButton otherwise)."""
         reading, decision, review_id = await self.read(run_id, text, review_id=review_id)
-        return reading, await self.decide(run_id, decision, by, review_id=review_id)
+        state = await self.decide(run_id, decision, by, review_id=review_id, groups=groups, reading=reading)
+        return reading, state
 
     async def _check_review(self, state: RunState, review_id: str | None) -> str:
         if review_id is not None and state.pending is not None and state.pending.id == review_id:
@@ -106,7 +96,3 @@ class Decisions(Engine):
         if review_id is not None and state.pending.id != review_id:
             raise StaleDecision("This request is no longer open: the run has moved on.")
         return state.pending.id
-
-
-def _counts_for_quorum(decision: Decision) -> bool:
-    return isinstance(decision, Approve) or (isinstance(decision, Answer) and decision.value is True)

@@ -9,16 +9,30 @@ import uuid
 import weakref
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, TypedDict
 
 from agent import machine
 from agent.config import PolicyConfig
 from agent.errors import ConcurrentUpdate
-from agent.models import Approve, AskHuman, AuditEvent, Decided, Effect, Event, Policy, Risk, RunState
+from agent.models import (
+    AddRule,
+    AskHuman,
+    AuditEvent,
+    CloseReview,
+    Effect,
+    Event,
+    MatchRule,
+    Policy,
+    Reschedule,
+    Review,
+    Risk,
+    Rule,
+    RuleChecked,
+    RunState,
+)
+from agent.policy import SafetyPolicy, rule_scope
 from agent.ports import Brain, Change, Observer, Store
 from agent.runtime.audit import _audit_payload, _effect_payload
-from agent.runtime.deadlines import _schedule
-from agent.runtime.rules import _standing_rule
 from agent.runtime.work import ToolContext, Worker
 from agent.tools import ToolRegistry
 
@@ -49,6 +63,7 @@ class Engine:
         self.brain = brain
         self.tools = tools
         self.config = config or PolicyConfig()
+        self.safety = SafetyPolicy(self.config)
         self.policy = policy or Policy(confirm_threshold=Risk.parse(self.config.confirm_threshold))
         self.observers = list(observers or [])
         self.tool_context = tool_context or nullcontext
@@ -78,52 +93,37 @@ class Engine:
         return state
 
     async def _apply(
-        self,
-        state: RunState,
-        version: int,
-        event: Event,
-        actor: str,
-        *,
-        answered: tuple[str, dict[str, Any]] | None = None,
+        self, state: RunState, version: int, event: Event, actor: str
     ) -> tuple[RunState, int, list[Effect]]:
-        new, effects = machine.transition(state, event)
-        opened = next((e.review for e in effects if isinstance(e, AskHuman)), None)
-        if opened is not None and opened.id == (state.pending.id if state.pending else None):
-            opened = None  # the same review asked again (reassigned): not a new one
-        if opened is not None:
-            _schedule(self.config, opened)
-        audit = [AuditEvent(at=event.at, actor=actor, kind=event.kind, payload=_audit_payload(event))]
-        audit += [
-            AuditEvent(at=event.at, actor="tandem", kind=e.kind, payload=_effect_payload(e))
-            for e in effects
-            if e.kind in ("ask_human", "finished", "notify", "remind")
-        ]
-        answer = (answered[0], actor, event.at, answered[1]) if answered else None
-        before = state.pending
-        after = new.pending
-        closed = None
-        if before is not None and (after is None or after.id != before.id) and before.id != (answered or ("",))[0]:
-            closed = before.id  # moot now (e.g. the run was cancelled while it waited)
-        reschedule = (
-            before is not None
-            and after is not None
-            and after.id == before.id
-            and (after.deadline, after.remind_at) != (before.deadline, before.remind_at)
+        """One transition, persisted with everything it decided in one transaction.
+
+        A rule look-up the machine asks for is a pure read: it is answered at once and its
+        transition shares the commit, so an always-allow rule costs no extra write.
+        """
+        before = state
+        new, effects = machine.transition(state, event, self.safety)
+        audit = _audit(event, actor, effects)
+        earlier: list[Effect] = []
+        while (lookup := next((e for e in effects if isinstance(e, MatchRule)), None)) is not None:
+            earlier += [e for e in effects if e is not lookup]
+            checked = await self._match_rule(new, lookup)
+            new, effects = machine.transition(new, checked, self.safety)
+            audit += _audit(checked, "tandem", effects)
+        effects = earlier + effects
+        writes = _writes(before, effects, event.at)
+        version = await self.store.commit(new, version, audit, **writes)
+        log.info(
+            "run %s: %s -> %s (%s)", new.id, event.kind, new.phase, ", ".join(e.kind for e in effects) or "no effects"
         )
-        version = await self.store.commit(
-            new, version, audit, opened=opened, answered=answer, closed=closed, reschedule=reschedule
-        )
-        rule = None
-        if opened is not None and opened.anchor == "before_risky_step":
-            rule = await _standing_rule(self.store, new, opened)
-        if rule is not None and opened is not None:
-            # An "always allow" rule answers the gate at once: nobody is asked, the approval is logged.
-            auto = Decided(
-                at=event.at, nonce=self.new_id(), review_id=opened.id, decision=Approve(), by=f"rule:{rule.id}"
-            )
-            return await self._apply(new, version, auto, auto.by, answered=(opened.id, {"kind": "approve"}))
-        await self._notify(Change(new, effects, event, actor, answered[0] if answered else None))
+        await self._notify(Change(new, effects, event, actor, writes["answered"][0] if writes["answered"] else None))
         return new, version, effects
+
+    async def _match_rule(self, state: RunState, work: MatchRule) -> RuleChecked:
+        scope = rule_scope(state)
+        tool = state.step(work.number).tool
+        rules = await self.store.rules(scope) if scope is not None else []
+        found = next((r for r in rules if r.tool == tool), None)
+        return RuleChecked(at=self.clock(), nonce=self.new_id(), number=work.number, rule=found)
 
     def _lock(self, run_id: str) -> asyncio.Lock:
         lock = self._locks.get(run_id)
@@ -138,3 +138,45 @@ class Engine:
                 await observer.on_change(change)
             except Exception:  # a channel failing must not lose the run
                 log.exception("observer %r failed on run %s", observer, change.state.id)
+
+
+_AUDITED = ("ask_human", "finished", "notify", "remind", "close_review", "add_rule")
+
+
+def _audit(event: Event, actor: str, effects: list[Effect]) -> list[AuditEvent]:
+    lines = [AuditEvent(at=event.at, actor=actor, kind=event.kind, payload=_audit_payload(event))]
+    lines += [
+        AuditEvent(at=event.at, actor="tandem", kind=e.kind, payload=_effect_payload(e))
+        for e in effects
+        if e.kind in _AUDITED
+    ]
+    return lines
+
+
+class _Writes(TypedDict):
+    opened: Review | None
+    answered: tuple[str, str, float, dict[str, Any]] | None
+    closed: str | None
+    reschedule: bool
+    rules: list[Rule]
+
+
+def _writes(before: RunState, effects: list[Effect], at: float) -> _Writes:
+    """What the store writes beside the run's new state, from the machine's effects."""
+    was = before.pending.id if before.pending is not None else None
+    out = _Writes(opened=None, answered=None, closed=None, reschedule=False, rules=[])
+    for e in effects:
+        match e:
+            case AskHuman() if e.review.id != was:
+                out["opened"] = e.review
+            case CloseReview() if e.by is not None:
+                out["answered"] = (e.review_id, e.by, at, e.answer or {})
+            case CloseReview():
+                out["closed"] = e.review_id
+            case Reschedule():
+                out["reschedule"] = True
+            case AddRule():
+                out["rules"].append(e.rule)
+            case _:
+                pass
+    return out

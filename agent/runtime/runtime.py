@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from agent import machine
-from agent.errors import InvalidDecision, StaleDecision, TandemError
+from agent.errors import InvalidDecision, NotAllowed, StaleDecision, TandemError
 from agent.models import AuditEvent, CancelRequested, Recovered, RunState
 from agent.ports import Change
 from agent.runtime.decisions import Decisions
@@ -27,17 +28,20 @@ class Runtime(Decisions, Scheduling):
         await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)
 
-    async def cancel(self, run_id: str, by: str, reason: str = "") -> RunState:
-        """Stop a run at any point, also while it works."""
+    async def cancel(self, run_id: str, by: str, reason: str = "", *, groups: Sequence[str] = ()) -> RunState:
+        """Stop a run at any point, also while it works; only who may steer it may (NotAllowed otherwise)."""
         async with self._lock(run_id):
             state, version = await self.store.load(run_id)
             if state.finished:
                 raise StaleDecision(f"Run {run_id} is already {state.status}.")
-            event = CancelRequested(at=self.clock(), nonce=self.new_id(), by=by, reason=reason)
-            answered = None
-            if state.pending is not None:
-                answered = (state.pending.id, {"kind": "cancel", "reason": reason})
-            state, _, _ = await self._apply(state, version, event, by, answered=answered)
+            at = self.clock()
+            refusal = self.safety.may_stop(state, by, groups)
+            if refusal is not None:
+                payload = {"decision": "cancel", "action": refusal.action}
+                await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
+                raise NotAllowed(refusal)
+            event = CancelRequested(at=at, nonce=self.new_id(), by=by, reason=reason)
+            state, _, _ = await self._apply(state, version, event, by)
         return state
 
     async def recover(self, run_id: str) -> RunState:

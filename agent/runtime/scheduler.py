@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Literal
 
-from agent import authz
 from agent.errors import ConcurrentUpdate, InvalidDecision, StaleDecision
-from agent.models import Effect, Risk, RunState, TimedOut
-from agent.runtime.deadlines import _timeout_rule
+from agent.models import Effect, RunState, TimedOut
+from agent.policy import TIMEOUT
 from agent.runtime.engine import Engine
 
 log = logging.getLogger("tandem.runtime")
@@ -37,25 +35,14 @@ class Scheduling(Engine):
         return handled
 
     async def _time_out(self, run_id: str, review_id: str, now: float) -> tuple[RunState, int, list[Effect]] | None:
+        """Tell the machine the review is due; what follows (remind, pause, ...) is the policy's, in the machine."""
         async with self._lock(run_id):
             state, version = await self.store.load(run_id)
             review = state.pending
             if review is None or review.id != review_id or state.finished:
                 return None
-            action: Literal["remind", "cancel", "reassign", "use_default", "pause"]
-            if review.deadline is not None and review.deadline <= now:
-                action = review.strategy or "pause"
-                if action == "use_default" and review.anchor != "handoff":
-                    if authz.review_risk(state, review) >= Risk.EXEC:
-                        action = "pause"  # risky reviews never continue on their own
-            elif review.remind_at is not None and review.remind_at <= now:
-                action = "remind"
-            else:
+            due = [t for t in (review.deadline, review.remind_at) if t is not None and t <= now]
+            if not due:
                 return None
-            rule = _timeout_rule(self.config, review)
-            fresh = now + rule.after if rule is not None else now + (now - review.created_at)
-            event = TimedOut(at=now, nonce=self.new_id(), review_id=review_id, action=action, deadline=fresh)
-            answered = None
-            if action in ("cancel", "use_default"):
-                answered = (review_id, {"kind": "timeout", "action": action})
-            return await self._apply(state, version, event, "tandem (timeout)", answered=answered)
+            event = TimedOut(at=now, nonce=self.new_id(), review_id=review_id)
+            return await self._apply(state, version, event, TIMEOUT)

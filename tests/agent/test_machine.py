@@ -15,6 +15,7 @@ from agent.models import (
     AskHuman,
     Cancel,
     CancelRequested,
+    CloseReview,
     Correct,
     Decided,
     Decision,
@@ -73,8 +74,17 @@ def planned(steps: list[ProposedStep], policy: Policy | None = None) -> tuple[Ru
 
 
 def decide(state: RunState, decision: Decision, by: str = "U1") -> tuple[RunState, list[Effect]]:
+    """Decide the pending review; when that closes it, check the machine said so (answered by ``by``)
+    and return the other effects."""
     assert state.pending is not None, "no pending review"
-    return machine.transition(state, Decided(review_id=state.pending.id, decision=decision, by=by, **_at()))
+    review = state.pending.id
+    new, effects = machine.transition(state, Decided(review_id=review, decision=decision, by=by, **_at()))
+    closes = [e for e in effects if isinstance(e, CloseReview)]
+    if new.pending is None or new.pending.id != review:
+        assert closes == [CloseReview(review_id=review, by=by, answer=decision.model_dump(mode="json"))], effects
+    else:
+        assert closes == [], effects
+    return new, [e for e in effects if not isinstance(e, CloseReview)]
 
 
 def finish_step(state: RunState, ok: bool = True, result: Any = "fine") -> tuple[RunState, list[Effect]]:

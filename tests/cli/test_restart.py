@@ -90,7 +90,12 @@ def test_killed_during_a_risky_step_is_never_rerun_silently(env: dict[str, str])
     assert run["pending_review"]["anchor"] == "before_risky_step"
     hold = Path(env["HELD_TOOLS_DIR"]) / "hold"
     hold.touch()
-    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "answer", run["id"], "--approve"], cwd=ROOT, env=env)
+    # a blind --approve does not open a deploy gate: it names the review to approve instead
+    blind = tandem(env, "answer", run["id"], "--approve", check=False)
+    gate = run["pending_review"]["id"]
+    assert blind.returncode == 1 and f"--approve --review {gate}" in blind.stderr
+    command = [sys.executable, "-m", "cli.main", "answer", run["id"], "--approve", "--review", gate]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env)
     wait_for(lambda: calls(env) == ["inspect_cluster", "upgrade_cluster"])
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
@@ -108,7 +113,7 @@ def test_killed_during_a_risky_step_is_never_rerun_silently(env: dict[str, str])
     again = run_json(env, "resume", run["id"], "--detach")
     assert again["pending_review"]["id"] == resumed["pending_review"]["id"]
 
-    done = run_json(env, "answer", run["id"], "--approve")
+    done = run_json(env, "answer", run["id"], "--approve", "--review", resumed["pending_review"]["id"])
     assert calls(env) == ["inspect_cluster", "upgrade_cluster", "upgrade_cluster"]
     assert done["pending_review"]["anchor"] == "before_result"
     assert done["steps"][1]["status"] == "done" and done["steps"][1]["attempts"] == 2

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blocks import ids
 from bot.settings import SlackSettings
 from cli.serve import Bot, serving
 from workspace import Workspace, run_workspace
@@ -121,3 +122,22 @@ async def running(tmp_path: Path, **extra: Any) -> AsyncIterator[Env]:
             ws.events_url = f"{bot.url}/slack/events"
             yield Env(ws=ws, bot=bot, db=db)
             await bot.deps.background.idle()
+
+
+def policy_file(tmp_path: Path, text: str) -> str:
+    """A policy file (TOML ``text``) for the bot's ``config`` setting."""
+    path = tmp_path / "tandem.toml"
+    path.write_text(text)
+    return str(path)
+
+
+async def gate_of(env: Env, task: str, user: str = "alice", approver: str | None = None) -> tuple[Message, Message]:
+    """Start ``task`` as ``user`` and approve (as ``approver``, default ``user``) up to its first risky-step gate."""
+    await env.ws.slash_command(user, OPS, task)
+    await env.wait(env.cards)
+    card = env.cards()[-1]
+    review = await env.next_review(card)
+    while "needs approval" not in text_of(review):
+        await env.click(approver or user, review, ids.APPROVE)
+        review = await env.next_review(card, after=review)
+    return card, review

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, button_value, running, text_of
-from workspace.models import Message
+from tests.scenario.harness import OPS, Env, button_value, gate_of, policy_file, running, text_of
 
 APPROVERS = """
 [approvers]
@@ -19,25 +18,8 @@ deploy = ["U0BOB"]
 """
 
 
-def policy(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "tandem.toml"
-    path.write_text(text)
-    return str(path)
-
-
-async def gate_of(env: Env, task: str, user: str = "alice") -> tuple[Message, Message]:
-    await env.ws.slash_command(user, OPS, task)
-    await env.wait(env.cards)
-    card = env.cards()[-1]
-    review = await env.next_review(card)
-    while "needs approval" not in text_of(review):
-        await env.click(user, review, ids.APPROVE)
-        review = await env.next_review(card, after=review)
-    return card, review
-
-
 async def test_outsider_is_refused_approver_approves_and_card_names_approvers(tmp_path: Path) -> None:
-    async with running(tmp_path, config=policy(tmp_path, APPROVERS)) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, APPROVERS)) as env:
         card, gate = await gate_of(env, "restart payments and check errors after")
         await env.click("carol", gate, ids.APPROVE)
         await env.click("alice", gate, ids.APPROVE)  # the requester may not approve exec steps now
@@ -56,7 +38,7 @@ async def test_fifty_simultaneous_approvals_run_the_risky_step_once(
 ) -> None:
     monkeypatch.setenv("HELD_TOOLS_DIR", str(tmp_path))
     people = ", ".join(f'"U0P{i:02d}"' for i in range(50))
-    config = policy(tmp_path, f"[approvers]\ndeploy = [{people}]\n")
+    config = policy_file(tmp_path, f"[approvers]\ndeploy = [{people}]\n")
     async with running(tmp_path, config=config, tools="tests.cli.held_tools") as env:
         for i in range(50):
             person = env.ws.state.user("carol").model_copy(update={"id": f"U0P{i:02d}", "name": f"p{i}"})
@@ -122,8 +104,12 @@ async def test_always_allow_rule_skips_the_gate_next_time_and_can_be_revoked(tmp
         assert "needs approval" not in text_of(result)
         assert "Restarted checkout" in text_of(result)
         run_id = (await env.bot.deps.store.list_runs())[0].id
-        approvals = [e for e in await env.bot.deps.store.events(run_id) if e.kind == "decided"]
-        assert [e.actor.split(":")[0] for e in approvals] == ["U0ALICE", "rule"]  # plan by alice, gate by the rule
+        events = await env.bot.deps.store.events(run_id)
+        (rule,) = await env.bot.deps.store.rules(OPS)
+        assert [e.actor for e in events if e.kind == "decided"] == ["U0ALICE"]  # the plan; nobody asked at the gate
+        assert [e.payload["rule"]["id"] for e in events if e.kind == "rule_checked"] == [rule.id]
+        state, _ = await env.bot.deps.store.load(run_id)
+        assert [s.approved_by for s in state.plan if s.tool == "restart_service"] == [f"rule:{rule.id}"]
         await env.ws.slash_command("alice", OPS, "rules")
         await env.idle()
         listing = env.ws.state.ephemerals_for("U0ALICE")[-1]
@@ -158,7 +144,7 @@ async def test_button_from_another_workspace_changes_nothing(tmp_path: Path) -> 
 
 
 async def test_deadline_reminds_in_the_thread_then_escalates(tmp_path: Path) -> None:
-    config = policy(
+    config = policy_file(
         tmp_path,
         """
         escalation_channel = "C0GENERAL"
@@ -184,7 +170,7 @@ async def test_deadline_reminds_in_the_thread_then_escalates(tmp_path: Path) -> 
 
 
 async def test_home_tab_shows_what_waits_on_each_person(tmp_path: Path) -> None:
-    async with running(tmp_path, config=policy(tmp_path, APPROVERS)) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, APPROVERS)) as env:
         card, gate = await gate_of(env, "restart payments and check errors after")
         for person in ("U0ALICE", "U0BOB", "U0CAROL"):
             event = {"type": "app_home_opened", "user": person, "channel": "D0X", "tab": "home", "event_ts": "1.2"}

@@ -189,7 +189,19 @@ async def test_list_status_and_cancel_subcommands(tmp_path: Path) -> None:
         told = env.ws.state.ephemerals_for("U0ALICE")
         assert run_id in text_of(told[0]) and "Waiting on you" in text_of(told[0])  # type: ignore[arg-type]
         assert "restart payments" in text_of(told[1])  # type: ignore[arg-type]
+        # bob is neither the requester nor an approver: refused, and the run waits on
         await env.ws.slash_command("bob", OPS, f"cancel {run_id}")
+        await env.idle()
+        assert "Only <@U0ALICE> can steer or stop this run" in text_of(env.ws.state.ephemerals_for("U0BOB")[-1])  # type: ignore[arg-type]
+        assert (await env.bot.deps.store.load(run_id))[0].status == "awaiting_review"
+        # from another channel the run is not even found; too short a prefix finds nothing either
+        await env.ws.slash_command("alice", "C0GENERAL", f"cancel {run_id}")
+        await env.ws.slash_command("alice", OPS, f"status {run_id[:1]}")
+        await env.idle()
+        assert "No run" in text_of(env.ws.state.ephemerals_for("U0ALICE")[-2])  # type: ignore[arg-type]
+        assert "No run" in text_of(env.ws.state.ephemerals_for("U0ALICE")[-1])  # type: ignore[arg-type]
+        assert (await env.bot.deps.store.load(run_id))[0].status == "awaiting_review"
+        await env.ws.slash_command("alice", OPS, f"cancel {run_id[:6]}")
         await env.idle()
         assert (await env.bot.deps.store.load(run_id))[0].status == "cancelled"
         assert "Cancelled" in text_of(env.ws.state.message(OPS, plan.ts))

@@ -1,0 +1,173 @@
+"""The one place that answers every safety question.
+
+The machine asks it, the runtime asks it, channels ask it to show the right
+buttons; nothing else hard-codes a threshold. Each answer is a pure function of
+the configuration (:class:`~agent.config.PolicyConfig`), the run and its review:
+
+* **may this step run now** (:meth:`SafetyPolicy.gated`, :meth:`SafetyPolicy.may_run`);
+* **what a review gets when it opens**: quorum, reminder, deadline, strategy (:meth:`SafetyPolicy.open`);
+* **what its deadline does** (:meth:`SafetyPolicy.on_deadline`): a gate's deadline never approves it;
+* **may this approval become a standing rule**, and does a rule cover this step
+  (:meth:`SafetyPolicy.may_remember`, :meth:`SafetyPolicy.rule_applies`): never under a quorum, never a deploy;
+* **does a re-run need a person** (:meth:`SafetyPolicy.rerun_needs_person`);
+* **may free text decide this** (:meth:`SafetyPolicy.text_sure`, :meth:`SafetyPolicy.text_may_approve`);
+* **who may approve, steer, stop or see this run** (:meth:`SafetyPolicy.check`, :meth:`SafetyPolicy.may_stop`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agent import authz
+from agent.authz import Refusal
+from agent.config import PolicyConfig, Strategy, TimeoutRule
+from agent.models import Anchor, Cancel, Decision, Reading, Review, Risk, Rule, RunState, Step
+
+# Reviews whose approval lets a gated step run.
+GATES: frozenset[Anchor] = frozenset({"before_risky_step", "recovery", "takeover_step"})
+# Free text ("yes", "可以，执行吧") approves at most this much; above it, the gate's own button (or --approve).
+TEXT_APPROVES_UP_TO = Risk.WRITE
+TIMEOUT = "tandem (timeout)"
+
+
+def rule_scope(state: RunState) -> str | None:
+    """Where a standing rule of this run lives (its channel), or None where rules do not apply."""
+    return state.channel.get("channel")
+
+
+class SafetyPolicy:
+    """Every safety question, answered from the policy configuration."""
+
+    def __init__(self, config: PolicyConfig | None = None) -> None:
+        self.config = config or PolicyConfig()
+
+    # --- what may run ----------------------------------------------------------
+
+    def gated(self, state: RunState, step: Step) -> bool:
+        """True when ``step`` needs a person's approval of its exact params before it runs."""
+        return step.risk >= state.policy.confirm_threshold
+
+    def may_run(self, state: RunState, step: Step) -> bool:
+        return not self.gated(state, step) or step.approved_digest == step.digest
+
+    def review_risk(self, state: RunState, review: Review) -> Risk:
+        return authz.review_risk(state, review)
+
+    def is_gate(self, review: Review) -> bool:
+        """True when approving ``review`` lets a step run that a person must approve."""
+        return review.anchor in GATES
+
+    # --- opening a review --------------------------------------------------------
+
+    def open(self, state: RunState, review: Review) -> None:
+        """Give a newly opened review its quorum, reminder, deadline and strategy."""
+        if review.anchor != "handoff":
+            review.quorum = self.quorum(state, review)
+        if review.deadline is not None:
+            return  # a tool's question brings its own deadline
+        rule = self.timeout_rule(review)
+        if rule is None:
+            return
+        review.deadline = review.created_at + rule.after
+        review.remind_at = review.deadline - rule.reminder_lead
+        review.strategy = rule.strategy
+        review.default = rule.default
+
+    def quorum(self, state: RunState, review: Review) -> int:
+        """How many distinct approvals ``review`` needs."""
+        if review.anchor == "handoff":
+            return review.quorum
+        wanted = self.config.quorum_for(self.review_risk(state, review))
+        if wanted == "any" or not self.config.has_approvers:
+            return 1
+        if wanted == "all":
+            return authz.approvers(self.config, state, review).count()
+        return int(wanted)
+
+    def timeout_rule(self, review: Review) -> TimeoutRule | None:
+        return self.config.timeouts.get(review.anchor)  # type: ignore[arg-type]
+
+    # --- deadlines -------------------------------------------------------------------
+
+    def on_deadline(self, state: RunState, review: Review) -> Strategy:
+        """What a review's passed deadline does. A gate is never approved by its deadline, and a
+        review that needs several approvals is never decided by one default."""
+        strategy: Strategy = review.strategy or "pause"
+        if strategy == "use_default" and review.anchor != "handoff":
+            if (
+                self.is_gate(review)
+                or review.quorum > 1
+                or self.review_risk(state, review) >= state.policy.confirm_threshold
+            ):
+                return "pause"
+        if strategy == "degrade" and not self.is_gate(review):
+            return "pause"
+        return strategy
+
+    def fresh_deadline(self, review: Review, now: float) -> float:
+        """The next deadline after a reassignment: the rule's span again, else as long as it waited."""
+        rule = self.timeout_rule(review)
+        return now + (rule.after if rule is not None else max(now - review.created_at, 60.0))
+
+    # --- standing rules ------------------------------------------------------------
+
+    def may_remember(self, state: RunState, review: Review) -> str | None:
+        """None when approving ``review`` may also create an "always allow" rule; else why not."""
+        if review.anchor != "before_risky_step" or review.step is None:
+            return "Only a risky step's approval can become an always-allow rule."
+        step = state.step(review.step)
+        if step.risk >= Risk.DEPLOY:
+            return f"`{step.tool}` deploys: it always asks, and cannot be always-allowed."
+        needed = self.quorum(state, review)
+        if needed > 1:
+            return f"`{step.tool}` needs {needed} approvals here, so it cannot be always-allowed."
+        if rule_scope(state) is None:
+            return "Always-allow rules belong to a channel; this run has none."
+        return None
+
+    def rule_applies(self, state: RunState, step: Step, rule: Rule) -> bool:
+        """True when a standing rule may approve ``step`` with nobody asked (re-checked on every use)."""
+        if rule.tool != step.tool or rule.channel != rule_scope(state) or step.risk >= Risk.DEPLOY:
+            return False
+        gate = Review(id="", anchor="before_risky_step", step=step.number, created_at=0.0)
+        return self.quorum(state, gate) == 1
+
+    # --- re-runs ---------------------------------------------------------------------
+
+    def rerun_needs_person(self, step: Step) -> bool:
+        """A step cut off mid-way may have taken effect: anything but a read asks before it runs again."""
+        return step.risk > Risk.READ
+
+    # --- free text ---------------------------------------------------------------------
+
+    def text_sure(self, reading: Reading) -> bool:
+        """True when a reading of free text may be applied as it is (an unreadable one never is)."""
+        return not reading.fallback and reading.confidence >= self.config.confidence_threshold
+
+    def text_may_approve(self, state: RunState, review: Review) -> bool:
+        return self.review_risk(state, review) <= TEXT_APPROVES_UP_TO
+
+    # --- who -------------------------------------------------------------------------------
+
+    def check(
+        self, state: RunState, review: Review, actor: str, decision: Decision, groups: Iterable[str] = ()
+    ) -> Refusal | None:
+        """None when ``actor`` may make ``decision`` on ``review``; else why not."""
+        return authz.check(self.config, state, review, actor, decision, groups)
+
+    def may_stop(self, state: RunState, actor: str, groups: Iterable[str] = ()) -> Refusal | None:
+        """Stopping a run (also while it works) is open to its requester and whoever may approve it."""
+        groups = list(groups)
+        if state.pending is not None:
+            return authz.check(self.config, state, state.pending, actor, Cancel(), groups)
+        if actor == state.requester:
+            return None
+        everyone = [p for people in self.config.approvers.values() for p in people]
+        users, named = authz.split(everyone)
+        if authz.Eligible(users, named, self.config).has(actor, groups):
+            return None
+        return Refusal(actor, "steer or stop this run", tuple(sorted(users | {state.requester})), tuple(sorted(named)))
+
+    def may_see(self, state: RunState, where: str | None) -> bool:
+        """A run is shown where it lives (its channel); the terminal sees every run on its own machine."""
+        return where is None or rule_scope(state) == where
