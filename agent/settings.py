@@ -2,11 +2,48 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from collections.abc import Callable
+from typing import TypeVar
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agent.errors import ConfigError
+from agent.logs import FORMATS, LEVELS, Format, Level
 
-class CoreSettings(BaseSettings):
+S = TypeVar("S", bound=BaseSettings)
+
+
+class LogSettings(BaseSettings):
+    """The two log settings, readable on their own: ``main`` sets up logging before anything else."""
+
+    model_config = SettingsConfigDict(env_prefix="TANDEM_", extra="ignore")
+
+    log_level: Level | None = Field(
+        default=None, description="TANDEM_LOG_LEVEL; unset: INFO for serve/socket/dev, WARNING for the rest"
+    )
+    log_format: Format = Field(default="text", description="text or json (TANDEM_LOG_FORMAT)")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _level_any_case(cls, value: object) -> object:
+        return None if value in (None, "") else _one_of(value, LEVELS, str.upper)
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _format_any_case(cls, value: object) -> object:
+        return "text" if value in (None, "") else _one_of(value, FORMATS, str.lower)
+
+
+def _one_of(value: object, allowed: tuple[str, ...], case: Callable[[str], str]) -> str:
+    """``value`` in the spelling of ``allowed`` (any case, spaces around ignored), or the error naming the choices."""
+    if isinstance(value, str) and case(value.strip()) in allowed:
+        return case(value.strip())
+    raise PydanticCustomError("one_of", "should be one of {allowed}", {"allowed": ", ".join(allowed)})
+
+
+class CoreSettings(LogSettings):
     model_config = SettingsConfigDict(env_prefix="TANDEM_", extra="ignore")
 
     db: str = Field(default="./tandem.db", description="SQLite file (TANDEM_DB)")
@@ -25,3 +62,25 @@ class CoreSettings(BaseSettings):
     @property
     def tool_modules(self) -> list[str]:
         return [m.strip() for m in self.tools.split(",") if m.strip()]
+
+
+def read_settings(factory: Callable[[], S]) -> S:
+    """Settings from the environment; a bad value is a :class:`ConfigError` that names its variable."""
+    try:
+        return factory()
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            variable = _variable(error["loc"])
+            secret = any(word in variable for word in ("TOKEN", "SECRET", "KEY"))
+            given = "" if secret else f" (got {str(error['input'])[:80]!r})"
+            problems.append(f"{variable}: {error['msg']}{given}")
+        raise ConfigError(
+            f"Invalid setting {'; '.join(problems)}. Fix it in the environment and start again."
+        ) from None
+
+
+def _variable(loc: tuple[int | str, ...]) -> str:
+    """The environment variable behind a field: its alias (``SLACK_BOT_TOKEN``) or ``TANDEM_`` + its name."""
+    name = str(loc[0]) if loc else "?"
+    return name if name.isupper() else f"TANDEM_{name.upper()}"

@@ -16,8 +16,9 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from agent.errors import TandemError
+from agent.logs import configure
 from agent.models import RunState
-from agent.settings import CoreSettings
+from agent.settings import CoreSettings, LogSettings, read_settings
 from agent.views import run_json
 from cli.answer import answer, resolve
 from cli.parser import build_parser
@@ -26,6 +27,11 @@ from cli.terminal import interact
 from cli.wiring import Services, open_services
 
 __all__ = ["build_parser", "main"]
+
+log = logging.getLogger("tandem.cli")
+
+BOT_COMMANDS = ("serve", "socket", "dev")
+"""Long-running: they log at INFO unless TANDEM_LOG_LEVEL says otherwise; the rest at WARNING (a clean terminal)."""
 
 
 async def _print_json(services: Services, state: RunState) -> None:
@@ -89,7 +95,7 @@ async def _slack(args: argparse.Namespace) -> int:
     from bot.settings import SlackSettings
     from cli.serve import serve_forever, socket_forever
 
-    settings = SlackSettings()
+    settings = read_settings(SlackSettings)
     if args.command == "serve":
         await serve_forever(settings, args.host, args.port)
     else:
@@ -99,17 +105,18 @@ async def _slack(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], CoreSettings] = CoreSettings) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    if args.command == "dev":
-        from cli.dev import main as dev_main
-
-        return dev_main(args)
     try:
+        logs = read_settings(LogSettings)
+        configure(logs.log_level or ("INFO" if args.command in BOT_COMMANDS else "WARNING"), logs.log_format)
+        if args.command == "dev":
+            from cli.dev import main as dev_main
+
+            return dev_main(args)
         coro: Coroutine[Any, Any, int]
         if args.command in ("serve", "socket"):
             coro = _slack(args)
         else:
-            coro = _main(args, settings_factory())
+            coro = _main(args, read_settings(settings_factory))
         return asyncio.run(coro)
     except TandemError as exc:
         print(f"error: {exc}", file=sys.stderr)
