@@ -12,6 +12,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from agent.errors import ConfigError
 from agent.logs import FORMATS, LEVELS, Format, Level
 
+DEMO_TOOLS = "agent.demo_tools"
+"""The demo toolset: a simulated ops world in which nothing real is touched."""
+
 S = TypeVar("S", bound=BaseSettings)
 
 
@@ -49,7 +52,10 @@ class CoreSettings(LogSettings):
     db: str = Field(default="./tandem.db", description="SQLite file (TANDEM_DB)")
     model: str = Field(default="offline", description="any litellm model string, or 'offline' (TANDEM_MODEL)")
     llm_api_base: str | None = Field(default=None, description="base URL for the model (TANDEM_LLM_API_BASE)")
-    tools: str = Field(default="agent.demo_tools", description="comma-separated tool modules (TANDEM_TOOLS)")
+    tools: str | None = Field(
+        default=None,
+        description="comma-separated tool modules (TANDEM_TOOLS); unset: the demo toolset, which serve/socket refuse",
+    )
     step_timeout: float = Field(default=30.0, gt=0, description="seconds a step may run (TANDEM_STEP_TIMEOUT)")
     config: str | None = Field(default=None, description="policy TOML file (TANDEM_CONFIG; default ./tandem.toml)")
     scheduler_interval: float = Field(default=15.0, gt=0, description="seconds between deadline checks")
@@ -59,9 +65,19 @@ class CoreSettings(LogSettings):
     def _blank_is_offline(cls, value: object) -> object:
         return value if value not in (None, "") else "offline"
 
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip(" ,") else value
+
     @property
     def tool_modules(self) -> list[str]:
-        return [m.strip() for m in self.tools.split(",") if m.strip()]
+        return [m.strip() for m in (self.tools or DEMO_TOOLS).split(",") if m.strip()]
+
+    @property
+    def demo(self) -> bool:
+        """Whether the demo toolset is loaded (its results are simulated)."""
+        return DEMO_TOOLS in self.tool_modules
 
 
 def read_settings(factory: Callable[[], S]) -> S:

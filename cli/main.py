@@ -32,6 +32,8 @@ log = logging.getLogger("tandem.cli")
 
 BOT_COMMANDS = ("serve", "socket", "dev")
 """Long-running: they log at INFO unless TANDEM_LOG_LEVEL says otherwise; the rest at WARNING (a clean terminal)."""
+TOOL_COMMANDS = ("run", "answer", "resume", "tick")
+"""The terminal commands that may run tools (and say so when those are the demo's)."""
 
 
 async def _print_json(services: Services, state: RunState) -> None:
@@ -40,6 +42,8 @@ async def _print_json(services: Services, state: RunState) -> None:
 
 
 async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
+    if settings.tools is None and args.command in TOOL_COMMANDS:
+        log.warning("TANDEM_TOOLS is not set: using the demo toolset (simulated; nothing real happens)")
     async with open_services(settings) as services:
         match args.command:
             case "run":
@@ -97,9 +101,9 @@ async def _slack(args: argparse.Namespace) -> int:
 
     settings = read_settings(SlackSettings)
     if args.command == "serve":
-        await serve_forever(settings, args.host, args.port)
+        await serve_forever(settings, args.host, args.port, demo=args.demo)
     else:
-        await socket_forever(settings)
+        await socket_forever(settings, demo=args.demo)
     return 0
 
 
