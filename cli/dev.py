@@ -4,7 +4,8 @@ The local workspace (:mod:`workspace`) plays Slack: it serves the Web API and a
 Slack-like page, and turns what people do on the page into signed requests.
 The real bot runs in HTTP mode beside it, on the offline model and the demo
 toolset. The two are pointed at each other; nothing is read from ``SLACK_*`` or
-``TANDEM_*`` variables, so a shell set up for real Slack cannot leak in.
+``TANDEM_*`` variables, so a shell set up for real Slack cannot leak in (only
+``TANDEM_LOG_LEVEL`` and ``TANDEM_LOG_FORMAT``, which shape the log lines, count).
 """
 
 from __future__ import annotations

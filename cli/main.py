@@ -16,8 +16,9 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from agent.errors import TandemError
+from agent.logs import configure
 from agent.models import RunState
-from agent.settings import CoreSettings
+from agent.settings import CoreSettings, LogSettings, read_settings
 from agent.views import run_json
 from cli.answer import answer, resolve
 from cli.parser import build_parser
@@ -27,6 +28,13 @@ from cli.wiring import Services, open_services
 
 __all__ = ["build_parser", "main"]
 
+log = logging.getLogger("tandem.cli")
+
+BOT_COMMANDS = ("serve", "socket", "dev")
+"""Long-running: they log at INFO unless TANDEM_LOG_LEVEL says otherwise; the rest at WARNING (a clean terminal)."""
+TOOL_COMMANDS = ("run", "answer", "resume", "tick")
+"""The terminal commands that may run tools (and say so when those are the demo's)."""
+
 
 async def _print_json(services: Services, state: RunState) -> None:
     events = await services.store.events(state.id)
@@ -34,6 +42,8 @@ async def _print_json(services: Services, state: RunState) -> None:
 
 
 async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
+    if settings.tools is None and args.command in TOOL_COMMANDS:
+        log.warning("TANDEM_TOOLS is not set: using the demo toolset (simulated; nothing real happens)")
     async with open_services(settings) as services:
         match args.command:
             case "run":
@@ -89,27 +99,28 @@ async def _slack(args: argparse.Namespace) -> int:
     from bot.settings import SlackSettings
     from cli.serve import serve_forever, socket_forever
 
-    settings = SlackSettings()
+    settings = read_settings(SlackSettings)
     if args.command == "serve":
-        await serve_forever(settings, args.host, args.port)
+        await serve_forever(settings, args.host, args.port, demo=args.demo)
     else:
-        await socket_forever(settings)
+        await socket_forever(settings, demo=args.demo)
     return 0
 
 
 def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], CoreSettings] = CoreSettings) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    if args.command == "dev":
-        from cli.dev import main as dev_main
-
-        return dev_main(args)
     try:
+        logs = read_settings(LogSettings)
+        configure(logs.log_level or ("INFO" if args.command in BOT_COMMANDS else "WARNING"), logs.log_format)
+        if args.command == "dev":
+            from cli.dev import main as dev_main
+
+            return dev_main(args)
         coro: Coroutine[Any, Any, int]
         if args.command in ("serve", "socket"):
             coro = _slack(args)
         else:
-            coro = _main(args, settings_factory())
+            coro = _main(args, read_settings(settings_factory))
         return asyncio.run(coro)
     except TandemError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -6,6 +6,7 @@ import argparse
 import getpass
 
 INTENTS = ("replan", "retry_step", "refine_output")
+DEMO_HELP = "run on the demo toolset (simulated; nothing real happens) instead of TANDEM_TOOLS"
 
 
 def _default_user() -> str:
@@ -55,8 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the Slack bot in HTTP mode (POST /slack/events)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=3000)
+    serve.add_argument("--demo", action="store_true", help=DEMO_HELP)
 
-    sub.add_parser("socket", help="run the Slack bot in Socket Mode (needs SLACK_APP_TOKEN)")
+    socket = sub.add_parser("socket", help="run the Slack bot in Socket Mode (needs SLACK_APP_TOKEN)")
+    socket.add_argument("--demo", action="store_true", help=DEMO_HELP)
 
     tick = sub.add_parser("tick", help="handle due reminders and deadlines once (the bot does this by itself)")
     tick.add_argument("--json", action="store_true")

@@ -12,7 +12,10 @@ from dataclasses import dataclass
 import aiohttp
 from aiohttp import web
 
+from agent.errors import ConfigError
+from agent.logs import ctx
 from agent.runtime import Runtime
+from agent.settings import DEMO_TOOLS
 from bot.app import AsyncApp, build_app, build_client, run_socket_mode
 from bot.channel import SlackChannel
 from bot.directory import Directory
@@ -105,14 +108,54 @@ async def serving(settings: SlackSettings, host: str = "127.0.0.1", port: int = 
             await runner.cleanup()
 
 
-async def serve_forever(settings: SlackSettings, host: str, port: int) -> None:
+DEMO_NOTICE = "Demo toolset: a simulated ops world; nothing real is restarted or deployed."
+
+
+def choose_tools(settings: SlackSettings, *, demo: bool) -> SlackSettings:
+    """The bot's toolset: the modules in ``TANDEM_TOOLS``, or the demo only when asked for with ``--demo``.
+
+    Without either, the bot would run the demo's simulated tools in a real channel and
+    report their pretend successes, so it does not start.
+    """
+    if settings.tools is None:
+        if not demo:
+            raise ConfigError(
+                "TANDEM_TOOLS is not set, so the bot has no real tools. Set TANDEM_TOOLS to your tool modules "
+                "(comma-separated, e.g. TANDEM_TOOLS=mycompany.ops_tools), or pass --demo to run on the demo "
+                "toolset, a simulated ops world in which nothing real happens."
+            )
+        return settings.model_copy(update={"tools": DEMO_TOOLS})
+    if demo and settings.tool_modules != [DEMO_TOOLS]:
+        raise ConfigError(
+            f"--demo runs the demo toolset, but TANDEM_TOOLS={settings.tools} is set: unset TANDEM_TOOLS "
+            "to run the demo, or drop --demo to run those tools."
+        )
+    return settings
+
+
+def _started(settings: SlackSettings, what: str, **context: object) -> None:
+    """The start-up log line: what is served, with which tools as context; for the demo, a warning after a notice."""
+    tools = ",".join(settings.tool_modules)
+    if settings.demo:
+        print(DEMO_NOTICE, flush=True)
+        log.warning("%s on the demo toolset (simulated; nothing real happens)", what, extra=ctx(tools=tools, **context))
+    else:
+        log.info("%s", what, extra=ctx(tools=tools, **context))
+
+
+async def serve_forever(settings: SlackSettings, host: str, port: int, *, demo: bool = False) -> None:
+    settings.require("bot_token", "signing_secret")  # the secrets are named first, as before the toolset
+    settings = choose_tools(settings, demo=demo)
     async with serving(settings, host, port) as bot:
         print(f"Tandem is listening on {bot.url}/slack/events (health: {bot.url}/healthz)", flush=True)
+        _started(settings, "serving Slack over HTTP", mode="http", url=bot.url)
         await asyncio.Event().wait()
 
 
-async def socket_forever(settings: SlackSettings) -> None:
+async def socket_forever(settings: SlackSettings, *, demo: bool = False) -> None:
     settings.require("bot_token", "app_token")
+    settings = choose_tools(settings, demo=demo)
     async with bot_services(settings) as bot:
         print("Tandem is connecting to Slack in Socket Mode.", flush=True)
+        _started(settings, "connecting to Slack in Socket Mode", mode="socket")
         await run_socket_mode(bot.app, settings.secret("app_token"))

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @asynccontextmanager
 async def bot_process(ws: Workspace, db: Path, **more: str) -> AsyncIterator[asyncio.subprocess.Process]:
     env = {
+        "TANDEM_TOOLS": "agent.demo_tools",  # serve refuses to fall back to the demo on its own
         **more,
         **os.environ,
         "SLACK_BOT_TOKEN": ws.bot_token,
