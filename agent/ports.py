@@ -14,8 +14,10 @@ from pydantic import BaseModel, Field
 
 from agent.models import (
     AuditEvent,
+    Delivery,
     Effect,
     Event,
+    Outgoing,
     PlannedStep,
     ProposedStep,
     Reading,
@@ -99,7 +101,13 @@ class Brain(Protocol):
 class Store(Protocol):
     """Persistence of runs (implemented by ``storage.facade.AsyncStore``)."""
 
-    async def create(self, state: RunState, events: list[AuditEvent], opened: Review | None = None) -> int: ...
+    async def create(
+        self,
+        state: RunState,
+        events: list[AuditEvent],
+        opened: Review | None = None,
+        outbox: tuple[str, Sequence[Outgoing]] | None = None,
+    ) -> int: ...
 
     async def commit(
         self,
@@ -112,6 +120,7 @@ class Store(Protocol):
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        outbox: tuple[str, Sequence[Outgoing]] | None = None,
     ) -> int: ...
 
     async def load(self, run_id: str) -> tuple[RunState, int]: ...
@@ -128,11 +137,31 @@ class Store(Protocol):
 
     async def runs_in_flight(self) -> list[str]: ...
 
-    async def append_events(self, run_id: str, events: list[AuditEvent]) -> None: ...
+    async def append_events(
+        self, run_id: str, events: list[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
+    ) -> None: ...
 
     async def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]: ...
 
     async def rules(self, channel: str) -> list[Rule]: ...
+
+
+class OutboxStore(Protocol):
+    """The outbox as a delivery worker uses it (implemented by ``storage.facade.AsyncStore``)."""
+
+    async def due_deliveries(self, channel: str, now: float, lease: float, limit: int = 100) -> list[Delivery]: ...
+
+    async def claim_delivery_row(self, delivery_id: int, now: float, lease: float) -> tuple[bool, bool]: ...
+
+    async def delivered(self, delivery_id: int, at: float) -> None: ...
+
+    async def retry_delivery(self, delivery_id: int, attempts: int, next_at: float, error: str) -> None: ...
+
+    async def fail_delivery(self, delivery_id: int, attempts: int, error: str) -> None: ...
+
+    async def add_outgoing(self, run_id: str, channel: str, messages: Sequence[Outgoing], at: float) -> None: ...
+
+    async def busy_deliveries(self, channel: str, now: float) -> int: ...
 
 
 @dataclass(frozen=True)

@@ -412,10 +412,16 @@ class Plan:
 
 
 async def settle(bot: Bot, within: float = 120.0) -> float:
-    """``bot.deps.background.idle()``, bounded: the bench must stop by itself. Returns seconds waited."""
+    """The bot's background work and the messages it caused, bounded: the bench must stop by itself.
+    Returns seconds waited."""
     start = time.perf_counter()
+
+    async def quiet() -> None:
+        await bot.deps.background.idle()
+        await bot.deps.delivery.idle()
+
     try:
-        await asyncio.wait_for(bot.deps.background.idle(), timeout=within)
+        await asyncio.wait_for(quiet(), timeout=within)
     except TimeoutError:
         me = asyncio.current_task()
         left = sorted({t.get_name() for t in asyncio.all_tasks() if t is not me and not t.done()})

@@ -44,6 +44,7 @@ from agent.config import PolicyConfig, Strategy, TimeoutRule
 from agent.models import (
     Approve,
     AuditEvent,
+    Outgoing,
     PlannedStep,
     ProposedStep,
     Reading,
@@ -157,8 +158,14 @@ class BatchedStore(AsyncStore):
         super().__init__(path)
         self.calls: list[Callable[[], object]] = []
 
-    async def create(self, state: RunState, events: list[AuditEvent], opened: Review | None = None) -> int:
-        self.calls.append(lambda: self.store.create(state, events, opened))
+    async def create(
+        self,
+        state: RunState,
+        events: list[AuditEvent],
+        opened: Review | None = None,
+        outbox: tuple[str, Sequence[Outgoing]] | None = None,
+    ) -> int:
+        self.calls.append(lambda: self.store.create(state, events, opened, outbox))
         return 1
 
     async def commit(
@@ -172,6 +179,7 @@ class BatchedStore(AsyncStore):
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        outbox: tuple[str, Sequence[Outgoing]] | None = None,
     ) -> int:
         self.calls.append(
             lambda: self.store.commit(
@@ -183,6 +191,7 @@ class BatchedStore(AsyncStore):
                 closed=closed,
                 reschedule=reschedule,
                 rules=rules,
+                outbox=outbox,
             )
         )
         return version + 1

@@ -1,31 +1,42 @@
-"""The Slack channel: posts each review in the run's thread, keeps the run card current.
+"""The Slack channel: renders and delivers the outbox rows of runs that live in a Slack thread.
 
-It observes persisted transitions only, so what people see never runs ahead of
-what is on disk.
+Transitions write what people should see into the outbox, in their own transaction;
+this module turns one row into Slack calls when the delivery worker
+(:class:`agent.delivery.DeliveryWorker`) hands it over, reading the run as it is by
+then. It never runs under a run's lock, and a failed call raises
+:class:`~agent.delivery.DeliveryFailed` so the worker retries it or makes it visible.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from typing import Any
+import time
+from collections.abc import Callable
+from typing import Any, assert_never
 
+import aiohttp
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.config import PolicyConfig
-from agent.models import AskHuman, CancelRequested, Decided, Finished, Notify, Remind, Review, Risk, RunState, TimedOut
+from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
+from agent.models import CancelRequested, Decided, Delivery, Reading, Review, Risk, RunState, TimedOut
 from agent.ports import Change
 from blocks import review_blocks
-from blocks.decided import DecisionLine, decided, line_for
+from blocks.clarify import clarify
+from blocks.decided import DecisionLine, classified_reply, decided, line_for
 from blocks.run_card import run_card
 from blocks.text import context, escaped, mention_any, section, waiting_for
 from bot.render import decision_lines
-from bot.tasks import Background
 from storage.facade import AsyncStore
 
 log = logging.getLogger("tandem.bot")
 
+CHANNEL = "slack"
 _OUTCOME = {"done": "✅ Done.", "cancelled": "🛑 Cancelled.", "failed": "❌ Failed."}
+# Errors that no retry can cure: the message itself is wrong.
+_PERMANENT = frozenset({"msg_too_long", "invalid_blocks", "invalid_blocks_format", "invalid_arguments", "no_text"})
+METADATA_TYPE = "tandem_delivery"
 
 
 def review_key(review_id: str) -> str:
@@ -33,133 +44,213 @@ def review_key(review_id: str) -> str:
 
 
 class SlackChannel:
+    """Delivers Slack-bound outbox rows (a :class:`~agent.delivery.Sender`) and wakes the worker on change."""
+
     def __init__(
         self,
         client: AsyncWebClient,
         store: AsyncStore,
-        background: Background,
         *,
-        card_interval: float = 1.0,
         config: PolicyConfig | None = None,
+        card_interval: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config or PolicyConfig()
         self.client = client
         self.store = store
-        self.background = background
         self.card_interval = card_interval
-        self._dirty: set[str] = set()
+        self.clock = clock
+        self.worker: DeliveryWorker | None = None
+        self._card_at: dict[str, float] = {}
 
     async def on_change(self, change: Change) -> None:
-        state = change.state
+        """A transition was committed (its messages are in the outbox): deliver them now."""
+        if self.worker is not None:
+            self.worker.wake()
+
+    # --- delivering one row ------------------------------------------------------
+
+    async def send(self, delivery: Delivery, *, uncertain: bool) -> None:
+        try:
+            await self._send(delivery, uncertain)
+        except SlackApiError as exc:
+            error = str(exc.response.get("error") or f"HTTP {exc.response.status_code}")
+            retry_after = exc.response.headers.get("Retry-After") if exc.response.headers else None
+            raise DeliveryFailed(
+                error,
+                retry_after=float(retry_after) if retry_after else None,
+                permanent=error in _PERMANENT,
+            ) from None
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise DeliveryFailed(f"connection failed: {type(exc).__name__}") from None
+
+    async def _send(self, delivery: Delivery, uncertain: bool) -> None:
+        state, _ = await self.store.load(delivery.run_id)
         where = state.channel
-        if "channel" not in where or "thread_ts" not in where:
-            return  # not a Slack run (e.g. started from the terminal)
-        if change.answered is not None:
-            await self._mark_decided(change)
-        for effect in change.effects:
-            if isinstance(effect, AskHuman) and effect.review.escalated and self.config.escalation_channel:
-                await self._escalate(state, effect.review)
-            elif isinstance(effect, AskHuman) and change.answered is None and effect.review.id == _asked_before(change):
-                await self._reassigned(state, effect.review)
-            elif isinstance(effect, AskHuman):
-                blocks = review_blocks(state, effect.review)
-                text = f"Tandem needs a decision on run {state.id}"
-                resp = await self.client.chat_postMessage(
-                    channel=where["channel"], thread_ts=where["thread_ts"], blocks=blocks, text=text
-                )
-                await self.store.save_message(
-                    review_key(effect.review.id), state.id, where["channel"], str(resp["ts"]), blocks
-                )
-            elif isinstance(effect, Remind):
-                await self._remind(state, effect)
-            elif isinstance(effect, Notify):
-                await self._say(state, escaped(effect.text, 2900))
-            elif isinstance(effect, Finished):
-                await self._say(
-                    state, _OUTCOME[effect.status] + (f" {escaped(state.error, 2000)}" if state.error else "")
-                )
-        self.schedule_card(state.id)
+        message = delivery.message
+        post = _Post(self.client, delivery, where["channel"], where["thread_ts"])
+        if uncertain and message.kind != "card":
+            earlier = await post.already_there()
+            if earlier is not None:  # the earlier attempt went through before its worker stopped
+                if message.kind == "review" and message.review_id:
+                    blocks = list(earlier.get("blocks") or [])
+                    key = review_key(message.review_id)
+                    await self.store.save_message(key, state.id, where["channel"], str(earlier["ts"]), blocks)
+                return
+        match message.kind:
+            case "review":
+                review = await self._review(state, message.review_id or "")
+                blocks = review_blocks(state, review)
+                ts = await post.blocks(blocks, f"Tandem needs a decision on run {state.id}")
+                await self.store.save_message(review_key(review.id), state.id, where["channel"], ts, blocks)
+            case "reassigned":
+                review = await self._review(state, message.review_id or "")
+                await post.line(f"👉 {self._people(state, review)} this now waits on you.")
+            case "escalate":
+                await self._escalate(state, await self._review(state, message.review_id or ""), post)
+            case "decided" | "closed":
+                await self._mark(state, delivery)
+            case "remind":
+                review = await self._review(state, message.review_id or "")
+                await post.line(f"⏰ {self._people(state, review)} {escaped(message.text, 500)}")
+            case "notify":
+                await post.line(escaped(message.text, 2900))
+            case "read_as":
+                reading = Reading.model_validate(message.data["reading"])
+                await post.blocks(classified_reply(reading, message.review_id or ""), f"Read as: {reading.intent}")
+            case "clarify":
+                reading = Reading.model_validate(message.data["reading"])
+                text, anchor = str(message.data.get("text", "")), str(message.data.get("anchor", ""))
+                await post.blocks(clarify(reading, message.review_id or "", text, anchor), "Not sure what you meant")
+            case "finished":
+                status = str(message.data.get("status", state.status))
+                error = f" {escaped(state.error, 2000)}" if state.error else ""
+                await post.line(_OUTCOME.get(status, status) + error)
+            case "card":
+                wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
+                if wait > 0:
+                    raise DeliveryDeferred(wait)  # one edit per interval; later changes join this one
+                self._card_at[state.id] = self.clock()
+                await self.update_card(state)
+            case "undelivered":
+                await self._undelivered(state, delivery)
+            case _:
+                assert_never(message.kind)
+
+    async def _review(self, state: RunState, review_id: str) -> Review:
+        if state.pending is not None and state.pending.id == review_id:
+            return state.pending
+        record = await self.store.get_review(review_id)
+        if record is None:
+            raise DeliveryFailed(f"review {review_id} is not in the database", permanent=True)
+        return Review(id=record.id, anchor=record.anchor, step=record.step, created_at=record.created_at)
 
     def _people(self, state: RunState, review: Review) -> str:
         who = review.current_assignees or [state.requester]
         return " ".join(mention_any(p) for p in who)
 
-    async def _remind(self, state: RunState, effect: Remind) -> None:
-        await self._say(state, f"⏰ {self._people(state, effect.review)} {escaped(effect.text, 500)}")
-
-    async def _reassigned(self, state: RunState, review: Review) -> None:
-        await self._say(state, f"👉 {self._people(state, review)} this now waits on you.")
-
-    async def _escalate(self, state: RunState, review: Review) -> None:
+    async def _escalate(self, state: RunState, review: Review, post: _Post) -> None:
         channel = self.config.escalation_channel
-        assert channel is not None
-        where = state.channel
-        link = f"run `{state.id}` in <#{where['channel']}>"
+        if channel is None:
+            await post.line(f"👉 {self._people(state, review)} this now waits on you.")
+            return
+        link = f"run `{state.id}` in <#{state.channel['channel']}>"
         text = f"🚨 Nobody decided on {link} in time: it waits for {waiting_for(review)}."
-        blocks = [section(text), *review_blocks(state, review)]
-        await self.client.chat_postMessage(channel=channel, blocks=blocks[:50], text=text)
-
-    async def _say(self, state: RunState, mrkdwn: str) -> None:
         await self.client.chat_postMessage(
-            channel=state.channel["channel"],
-            thread_ts=state.channel["thread_ts"],
-            blocks=[context(mrkdwn)],
-            text=mrkdwn,
+            channel=channel, blocks=[section(text), *review_blocks(state, review)][:50], text=text
         )
 
-    async def _mark_decided(self, change: Change) -> None:
-        assert change.answered is not None
-        posted = await self.store.message(review_key(change.answered))
+    async def _undelivered(self, state: RunState, delivery: Delivery) -> None:
+        channel = self.config.escalation_channel
+        if channel is None:
+            return
+        text = (
+            f"⚠️ Tandem could not deliver a message of run `{state.id}` in <#{state.channel['channel']}>: "
+            f"{escaped(delivery.message.text, 300)}. `tandem redeliver {state.id}` tries again."
+        )
+        await self.client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
+
+    async def _mark(self, state: RunState, delivery: Delivery) -> None:
+        """Show who decided on a review's message (or that it is moot), without its buttons."""
+        review_id = delivery.message.review_id or ""
+        posted = await self.store.message(review_key(review_id))
         if posted is None:
-            return
+            status = await self.store.delivery_status(state.id, "review", review_id)
+            if status in ("pending", "sending"):
+                raise DeliveryFailed("the review's own message is not posted yet")
+            return  # the review was never shown (e.g. answered at once by a deadline)
         channel, ts, blocks = posted
-        record = await self.store.get_review(change.answered)
-        review = None
-        if record is not None:
-            review = Review(id=record.id, anchor=record.anchor, step=record.step, created_at=record.created_at)
-        line = _line(change, review)
-        if line is None:
-            return
+        review = await self._review(state, review_id)
+        line = _line(delivery, review)
         await self.client.chat_update(channel=channel, ts=ts, blocks=decided(blocks, line), text=line.verb)
 
-    # --- the run card: throttled and coalesced ----------------------------------
-
-    def schedule_card(self, run_id: str) -> None:
-        if run_id in self._dirty:
-            return  # an update is already on its way and will read the latest state
-        self._dirty.add(run_id)
-        self.background.spawn(self._flush_card(run_id), name=f"card:{run_id}")
-
-    async def _flush_card(self, run_id: str) -> None:
-        await asyncio.sleep(self.card_interval)
-        self._dirty.discard(run_id)
-        state, _ = await self.store.load(run_id)
-        lines = decision_lines(await self.store.events(run_id))
-        await self.update_card(state, lines)
-
-    async def update_card(self, state: RunState, lines: list[DecisionLine]) -> None:
-        where = state.channel
+    async def update_card(self, state: RunState) -> None:
+        lines = decision_lines(await self.store.events(state.id))
+        undelivered = await self.store.undelivered(state.id)
+        blocks = run_card(state, lines, approvers=_approvers(self.config))
+        if undelivered:
+            last = undelivered[-1]
+            note = (
+                f"⚠️ {len(undelivered)} message{'s' if len(undelivered) != 1 else ''} of this run could not be "
+                f"delivered ({escaped(last.error or 'unknown error', 200)}); `tandem redeliver {state.id}` retries."
+            )
+            blocks = [*blocks[:49], context(note)]
         await self.client.chat_update(
-            channel=where["channel"],
-            ts=where["thread_ts"],
-            blocks=run_card(state, lines, approvers=_approvers(self.config)),
+            channel=state.channel["channel"],
+            ts=state.channel["thread_ts"],
+            blocks=blocks,
             text=f"Tandem run: {state.task} ({state.status})",
         )
 
 
-def _line(change: Change, review: Review | None) -> DecisionLine | None:
-    event = change.event
-    if isinstance(event, Decided):
-        return line_for(event, review)
-    if isinstance(event, CancelRequested):
-        return DecisionLine(actor=event.by, verb="Cancelled", at=event.at, detail=event.reason, outcome="cancelled")
-    return None
+class _Post:
+    """Posting one delivery in a run's thread, stamped with the delivery id so a retry can find it."""
+
+    def __init__(self, client: AsyncWebClient, delivery: Delivery, channel: str, thread_ts: str) -> None:
+        self.client = client
+        self.delivery = delivery
+        self.channel = channel
+        self.thread_ts = thread_ts
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        payload = {"delivery": self.delivery.id, "run": self.delivery.run_id}
+        return {"event_type": METADATA_TYPE, "event_payload": payload}
+
+    async def blocks(self, blocks: list[dict[str, Any]], text: str) -> str:
+        resp = await self.client.chat_postMessage(
+            channel=self.channel, thread_ts=self.thread_ts, blocks=blocks, text=text, metadata=self.metadata
+        )
+        return str(resp["ts"])
+
+    async def line(self, mrkdwn: str) -> None:
+        await self.blocks([context(mrkdwn)], mrkdwn)
+
+    async def already_there(self) -> dict[str, Any] | None:
+        """The thread's message carrying this delivery, if an earlier attempt went through."""
+        resp = await self.client.conversations_replies(
+            channel=self.channel, ts=self.thread_ts, include_all_metadata=True, limit=200
+        )
+        for message in resp.get("messages") or []:
+            meta = message.get("metadata") or {}
+            payload = meta.get("event_payload") or {}
+            if meta.get("event_type") == METADATA_TYPE and payload.get("delivery") == self.delivery.id:
+                return dict(message)
+        return None
 
 
-def _asked_before(change: Change) -> str | None:
-    """The review that was pending before this change, if it was asked again (reassigned)."""
-    event = change.event
-    return event.review_id if isinstance(event, TimedOut) else None
+def _line(delivery: Delivery, review: Review) -> DecisionLine:
+    data = delivery.message.data.get("event")
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind == "decided":
+        return line_for(Decided.model_validate(data), review)
+    if kind == "cancel_requested":
+        cancel = CancelRequested.model_validate(data)
+        return DecisionLine(actor=cancel.by, verb="Cancelled", at=cancel.at, detail=cancel.reason, outcome="cancelled")
+    if kind == "timed_out":
+        late = TimedOut.model_validate(data)
+        return DecisionLine(actor=None, verb="Decided by the deadline: nobody answered in time", at=late.at)
+    return DecisionLine(actor=None, verb="No longer open: the run moved on", at=delivery.created_at)
 
 
 def _approvers(config: PolicyConfig) -> str | None:

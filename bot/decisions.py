@@ -10,9 +10,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import NotAllowed, StaleDecision, TandemError
 from agent.messages import decided_verb
-from agent.models import AuditEvent, Decision, Reading
-from blocks.clarify import clarify
-from blocks.decided import already_decided, classified_reply
+from agent.models import Decision, Reading
+from blocks.decided import already_decided
 from blocks.text import mention, mention_group
 from bot import messages
 from bot.channel import review_key
@@ -73,35 +72,23 @@ async def decide(
 async def read_and_apply(
     deps: Deps, client: AsyncWebClient, run_id: str, review_id: str | None, text: str, user: str, channel: str | None
 ) -> None:
-    """Read free text as a decision and apply it; when unsure, ask with one button per reading."""
+    """Read free text as a decision and apply it; when unsure, ask with one button per reading.
+
+    What people see in the thread ("Read as …", the question) is written with the decision
+    itself, so a refused reply shows nothing in public.
+    """
     try:
         reading, decision, review_id = await deps.runtime.read(run_id, text, review_id=review_id)
     except TandemError as exc:
         await ephemeral(client, channel, user, str(exc))
         return
-    state, _ = await deps.store.load(run_id)
-    if deps.runtime.unsure(reading) and reading is not None and state.pending is not None:
-        where = state.channel
-        blocks = clarify(reading, review_id, text, state.pending.anchor)
-        if "thread_ts" in where:
-            await client.chat_postMessage(
-                channel=where["channel"],
-                thread_ts=where["thread_ts"],
-                blocks=blocks,
-                text="Not sure what you meant",
-            )
-        else:
-            await ephemeral(client, channel, user, "Not sure what you meant", blocks=blocks)
-        payload = {"text": text[:500], "intent": reading.intent, "confidence": reading.confidence}
-        await deps.store.append_events(
-            run_id, [AuditEvent(at=deps.clock(), actor=user, kind="clarify_asked", payload=payload)]
-        )
+    if deps.runtime.unsure(reading) and reading is not None:
+        try:
+            groups = await deps.directory.groups_of(user)
+            await deps.runtime.clarify(run_id, review_id, reading, text, user, decision, groups=groups)
+        except NotAllowed as exc:
+            await ephemeral(client, channel, user, exc.refusal.describe(user=mention, group=mention_group))
+        except TandemError as exc:
+            await ephemeral(client, channel, user, str(exc))
         return
-    if reading is not None and "thread_ts" in state.channel:
-        await client.chat_postMessage(
-            channel=state.channel["channel"],
-            thread_ts=state.channel["thread_ts"],
-            blocks=classified_reply(reading, review_id),
-            text=f"Read as: {reading.intent}",
-        )
     await decide(deps, client, review_id, decision, user, channel, reading=reading)

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from agent.config import PolicyConfig
+from agent.delivery import DeliveryWorker
 from agent.runtime import Runtime
 from bot.channel import SlackChannel
 from bot.directory import Directory
@@ -20,6 +21,7 @@ class Deps:
     store: AsyncStore
     channel: SlackChannel
     directory: Directory
+    delivery: DeliveryWorker
     background: Background = field(default_factory=Background)
     clock: Callable[[], float] = time.time
 

@@ -18,6 +18,8 @@ class SlackSettings(CoreSettings):
     app_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "app_token"))
     api_url: str = Field(default=SLACK_API_URL, validation_alias=AliasChoices("SLACK_API_URL", "api_url"))
     card_update_interval: float = Field(default=1.0, ge=0, description="seconds between run card edits")
+    delivery_poll: float = Field(default=1.0, gt=0, description="seconds between outbox checks")
+    delivery_lease: float = Field(default=120.0, gt=0, description="seconds before a stuck delivery is taken over")
 
     def require(self, *names: str) -> None:
         """Fail at start-up, naming the variable, when a secret is missing or empty."""

@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import sys
+import time
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
@@ -74,8 +75,10 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                 else:
                     if not summaries:
                         print('No runs yet. Start one with: tandem run "restart payments and check errors after"')
+                    failed = await services.store.undelivered_runs([s.id for s in summaries])
                     for s in summaries:
-                        print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}")
+                        note = f"  ⚠ {failed[s.id]} not delivered" if s.id in failed else ""
+                        print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}{note}")
                 return 0
             case "show":
                 state, _ = await services.store.load(await resolve(services, args.run_id))
@@ -86,11 +89,21 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                     if state.pending is not None:
                         print()
                         print(review_text(state, state.pending))
+                    for d in await services.store.undelivered(state.id):
+                        what = f"{d.message.kind} {d.message.review_id or ''}".strip()
+                        print(f"  ⚠ {what} not delivered: {d.error} ({d.attempts} tries, {d.status})")
                     for e in await services.store.events(state.id):
                         print(
                             f"  {e.at:.3f}  {e.actor:<10} {e.kind:<16} "
                             + json.dumps(e.payload, ensure_ascii=False)[:160]
                         )
+                return 0
+            case "redeliver":
+                run_id = await resolve(services, args.run_id)
+                await services.store.load(run_id)  # a clear error for an unknown run
+                count = await services.store.redeliver(run_id, time.time())
+                plural = "s" if count != 1 else ""
+                print(f"{count} message{plural} of run {run_id} will be delivered again by the running bot.")
                 return 0
     raise AssertionError(args.command)
 

@@ -73,4 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="show one run with its history")
     show.add_argument("run_id")
     show.add_argument("--json", action="store_true")
+
+    redeliver = sub.add_parser("redeliver", help="try again to deliver a run's messages that could not be delivered")
+    redeliver.add_argument("run_id")
     return parser

@@ -6,18 +6,19 @@ import asyncio
 import gc
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 
 import aiohttp
 from aiohttp import web
 
+from agent.delivery import DeliveryWorker
 from agent.errors import ConfigError
 from agent.logs import ctx
 from agent.runtime import Runtime
 from agent.settings import DEMO_TOOLS
 from bot.app import AsyncApp, build_app, build_client, run_socket_mode
-from bot.channel import SlackChannel
+from bot.channel import CHANNEL, SlackChannel
 from bot.directory import Directory
 from bot.handlers import Deps
 from bot.settings import SlackSettings
@@ -39,23 +40,34 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
     background = Background()
     async with aiohttp.ClientSession() as session, open_services(settings) as services:
         client = build_client(settings, session)
-        channel = SlackChannel(
-            client,
+        config = services.runtime.config
+        channel = SlackChannel(client, services.store, card_interval=settings.card_update_interval, config=config)
+        # What transitions write to the outbox goes out from here, after their commit, never under a run lock.
+        delivery = DeliveryWorker(
             services.store,
-            background,
-            card_interval=settings.card_update_interval,
-            config=services.runtime.config,
+            CHANNEL,
+            channel,
+            poll=settings.delivery_poll,
+            lease=settings.delivery_lease,
+            escalate=config.escalation_channel is not None,
         )
+        channel.worker = delivery
         services.runtime.observers.append(channel)
         directory = Directory(client, services.runtime.config)
         deps = Deps(
-            runtime=services.runtime, store=services.store, channel=channel, directory=directory, background=background
+            runtime=services.runtime,
+            store=services.store,
+            channel=channel,
+            directory=directory,
+            delivery=delivery,
+            background=background,
         )
         app = build_app(settings, deps, client)
         # Runs whose process died mid-step resume (risky steps ask a person first), and
         # deadlines that passed while the bot was down are handled now, then periodically.
         background.spawn(services.runtime.recover_all(), name="recover")
         background.spawn(scheduler(services.runtime, settings.scheduler_interval), name="scheduler", service=True)
+        background.spawn(delivery.run(), name="delivery", service=True)
         # Start-up objects live as long as the process: keep them out of full GC passes,
         # which otherwise pause every ack for tens of milliseconds.
         gc.collect()
@@ -64,6 +76,9 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
             yield Bot(app=app, deps=deps)
         finally:
             await background.drain()
+            if services.store.is_open:
+                with suppress(TimeoutError):  # what is left stays in the outbox for the next start
+                    await asyncio.wait_for(delivery.idle(), timeout=5.0)
             gc.unfreeze()
 
 

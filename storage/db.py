@@ -111,6 +111,33 @@ def m003_deadlines_and_rules(db: Database) -> None:
     db.execute("CREATE INDEX rules_channel ON rules(channel, tool) WHERE revoked_at IS NULL")
 
 
+@migrations()
+def m004_outbox(db: Database) -> None:
+    """Messages transitions cause, written in their transaction and delivered after (see storage.outbox)."""
+    db.execute(
+        """
+        CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            run_id TEXT NOT NULL,
+            channel TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            message TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending',
+            attempts INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            next_at REAL NOT NULL,
+            started_at REAL,
+            sent_at REAL,
+            error TEXT
+        )
+        """
+    )
+    db.execute("CREATE INDEX outbox_due ON outbox(channel, next_at) WHERE status IN ('pending', 'sending')")
+    db.execute("CREATE INDEX outbox_run ON outbox(run_id)")
+    # At most one card update waits per run: later transitions coalesce into it.
+    db.execute("CREATE UNIQUE INDEX outbox_card ON outbox(run_id) WHERE kind = 'card' AND status = 'pending'")
+
+
 def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
     """Open (and migrate) the database. ``:memory:`` works for tests."""
     if str(path) != ":memory:":

@@ -16,8 +16,9 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlite_utils import Database
 
-from agent.models import AuditEvent, Review, ReviewRecord, Rule, RunState, RunSummary
+from agent.models import AuditEvent, Delivery, Outgoing, Review, ReviewRecord, Rule, RunState, RunSummary
 from storage.db import connect
+from storage.outbox import OutboxStore
 from storage.runs import RunStore
 
 P = ParamSpec("P")
@@ -29,12 +30,23 @@ class AsyncStore:
         self.path = str(path)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tandem-db")
         self._store: RunStore | None = None
+        self._outbox: OutboxStore | None = None
 
     @property
     def store(self) -> RunStore:
         if self._store is None:
             raise RuntimeError("AsyncStore.open() was not awaited")
         return self._store
+
+    @property
+    def is_open(self) -> bool:
+        return self._store is not None
+
+    @property
+    def outbox(self) -> OutboxStore:
+        if self._outbox is None:
+            raise RuntimeError("AsyncStore.open() was not awaited")
+        return self._outbox
 
     @property
     def db(self) -> Database:
@@ -44,6 +56,7 @@ class AsyncStore:
         if self._store is None:
             db = await self._call(connect, self.path)
             self._store = RunStore(db)
+            self._outbox = OutboxStore(db)
         return self
 
     async def close(self) -> None:
@@ -68,8 +81,14 @@ class AsyncStore:
 
     # --- RunStore, async ------------------------------------------------------
 
-    async def create(self, state: RunState, events: list[AuditEvent], opened: Review | None = None) -> int:
-        return await self._call(self.store.create, state, events, opened)
+    async def create(
+        self,
+        state: RunState,
+        events: list[AuditEvent],
+        opened: Review | None = None,
+        outbox: tuple[str, Sequence[Outgoing]] | None = None,
+    ) -> int:
+        return await self._call(self.store.create, state, events, opened, outbox)
 
     async def commit(
         self,
@@ -82,6 +101,7 @@ class AsyncStore:
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        outbox: tuple[str, Sequence[Outgoing]] | None = None,
     ) -> int:
         return await self._call(
             self.store.commit,
@@ -93,6 +113,7 @@ class AsyncStore:
             closed=closed,
             reschedule=reschedule,
             rules=rules,
+            outbox=outbox,
         )
 
     async def load(self, run_id: str) -> tuple[RunState, int]:
@@ -129,8 +150,45 @@ class AsyncStore:
     async def message(self, key: str) -> tuple[str, str, list[dict[str, Any]]] | None:
         return await self._call(self.store.message, key)
 
-    async def append_events(self, run_id: str, events: list[AuditEvent]) -> None:
-        await self._call(self.store.append_events, run_id, events)
+    async def append_events(
+        self, run_id: str, events: list[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
+    ) -> None:
+        await self._call(self.store.append_events, run_id, events, outbox)
+
+    # --- the outbox ---------------------------------------------------------------
+
+    async def due_deliveries(self, channel: str, now: float, lease: float, limit: int = 100) -> list[Delivery]:
+        return await self._call(self.outbox.due, channel, now, lease, limit)
+
+    async def claim_delivery_row(self, delivery_id: int, now: float, lease: float) -> tuple[bool, bool]:
+        return await self._call(self.outbox.claim, delivery_id, now, lease)
+
+    async def delivered(self, delivery_id: int, at: float) -> None:
+        await self._call(self.outbox.sent, delivery_id, at)
+
+    async def retry_delivery(self, delivery_id: int, attempts: int, next_at: float, error: str) -> None:
+        await self._call(self.outbox.retry, delivery_id, attempts, next_at, error)
+
+    async def fail_delivery(self, delivery_id: int, attempts: int, error: str) -> None:
+        await self._call(self.outbox.fail, delivery_id, attempts, error)
+
+    async def add_outgoing(self, run_id: str, channel: str, messages: Sequence[Outgoing], at: float) -> None:
+        await self._call(self.outbox.add, run_id, channel, messages, at)
+
+    async def busy_deliveries(self, channel: str, now: float) -> int:
+        return await self._call(self.outbox.busy, channel, now)
+
+    async def undelivered(self, run_id: str) -> list[Delivery]:
+        return await self._call(self.outbox.undelivered, run_id)
+
+    async def undelivered_runs(self, run_ids: Sequence[str]) -> dict[str, int]:
+        return await self._call(self.outbox.undelivered_runs, run_ids)
+
+    async def redeliver(self, run_id: str, now: float) -> int:
+        return await self._call(self.outbox.redeliver, run_id, now)
+
+    async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None:
+        return await self._call(self.outbox.status_of, run_id, kind, review_id)
 
     async def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]:
         return await self._call(self.store.due_reviews, now, limit)

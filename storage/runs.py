@@ -16,7 +16,8 @@ from sqlite_utils import Database
 
 from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
 from agent.messages import decided_verb
-from agent.models import AuditEvent, Review, ReviewRecord, Rule, RunState, RunSummary
+from agent.models import AuditEvent, Outgoing, Review, ReviewRecord, Rule, RunState, RunSummary
+from storage import outbox as outbox_rows
 
 _state = TypeAdapter(RunState)
 
@@ -51,7 +52,13 @@ class RunStore:
 
     # --- writes -------------------------------------------------------------
 
-    def create(self, state: RunState, events: Sequence[AuditEvent], opened: Review | None = None) -> int:
+    def create(
+        self,
+        state: RunState,
+        events: Sequence[AuditEvent],
+        opened: Review | None = None,
+        outbox: tuple[str, Sequence[Outgoing]] | None = None,
+    ) -> int:
         with self.db.atomic():
             self.db.execute(
                 "INSERT INTO runs (id, task, requester, status, channel, thread, pending_review, version,"
@@ -70,6 +77,8 @@ class RunStore:
                 ],
             )
             self._write_children(state, events, opened)
+            if outbox is not None:
+                outbox_rows.insert(self.db, state.id, outbox[0], outbox[1], state.updated_at)
         return 1
 
     def commit(
@@ -83,6 +92,7 @@ class RunStore:
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        outbox: tuple[str, Sequence[Outgoing]] | None = None,
     ) -> int:
         """Persist one transition. ``answered`` is (review_id, by, at, answer); ``closed`` a
         review that became moot; ``reschedule``: the pending review's deadline changed.
@@ -120,6 +130,8 @@ class RunStore:
             self._write_children(state, events, opened)
             for rule in rules:
                 self.add_rule(rule)
+            if outbox is not None:
+                outbox_rows.insert(self.db, state.id, outbox[0], outbox[1], state.updated_at)
             if reschedule and state.pending is not None:
                 self.db.execute(
                     "UPDATE reviews SET deadline = ?, remind_at = ? WHERE id = ?",
@@ -245,12 +257,17 @@ class RunStore:
         row = self.db.execute("SELECT channel, ts, blocks FROM chat_messages WHERE key = ?", [key]).fetchone()
         return None if row is None else (str(row[0]), str(row[1]), json.loads(row[2]) if row[2] else [])
 
-    def append_events(self, run_id: str, events: Sequence[AuditEvent]) -> None:
-        """Audit lines that change no state (e.g. a refused decision)."""
-        self.db.conn.executemany(
-            "INSERT INTO events (run_id, at, actor, kind, payload) VALUES (?, ?, ?, ?, ?)",
-            [(run_id, e.at, e.actor, e.kind, _json(e.payload) if e.payload else None) for e in events],
-        )
+    def append_events(
+        self, run_id: str, events: Sequence[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
+    ) -> None:
+        """Audit lines that change no state (e.g. a refused decision), and the messages they cause."""
+        with self.db.atomic():
+            self.db.conn.executemany(
+                "INSERT INTO events (run_id, at, actor, kind, payload) VALUES (?, ?, ?, ?, ?)",
+                [(run_id, e.at, e.actor, e.kind, _json(e.payload) if e.payload else None) for e in events],
+            )
+            if outbox is not None and events:
+                outbox_rows.insert(self.db, run_id, outbox[0], outbox[1], events[0].at)
 
     def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]:
         """(review id, run id) of pending reviews whose reminder or deadline has come."""

@@ -8,6 +8,7 @@ commands and button clicks. Every call is appended to ``state.calls``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -65,7 +66,15 @@ def build_api(state: WorkspaceState, *, bot_token: str) -> web.Application:
         except SlackFailure as failure:
             state.record(method, {}, error=failure.error)
             return web.json_response(failure.body(), status=failure.status)
-        return dispatch(method, _token(request, values), Params(values))
+        held = state.take_hold(method)
+        if held is None:
+            return dispatch(method, _token(request, values), Params(values))
+        if held:
+            dispatch(method, _token(request, values), Params(values))
+        hang: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        state.held.append(hang)
+        await hang  # no answer until the workspace stops: the caller sees the connection hang
+        return web.json_response({"ok": False, "error": "workspace_stopped"}, status=503)
 
     async def respond(request: web.Request) -> web.Response:
         payload: dict[str, Any] = {}

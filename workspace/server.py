@@ -71,4 +71,7 @@ async def run_workspace(
             )
             if page is not None:
                 page.workspace = workspace
-            yield workspace
+            try:
+                yield workspace
+            finally:
+                state.release_holds()

@@ -9,6 +9,7 @@ clock because the bot checks it against its own.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from collections.abc import Callable
@@ -62,6 +63,8 @@ class WorkspaceState:
         self.hooks: dict[str, Hook] = {}
         self.calls: list[ApiCall] = []
         self.faults: list[Fault] = []
+        self.holds: list[tuple[str, bool]] = []  # (method, after applying it)
+        self.held: list[asyncio.Future[None]] = []  # calls hanging on a hold, let go when the workspace stops
         self.changes = ChangeFeed()
 
     # -- clock and ids -------------------------------------------------------------
@@ -281,6 +284,27 @@ class WorkspaceState:
     ) -> None:
         """Make the next call to ``method`` fail with ``error`` (HTTP ``status``, Retry-After)."""
         self.faults.append(Fault(method=method, error=error, status=status, retry_after=retry_after))
+
+    def hold_next(self, method: str, *, after_applying: bool = False) -> None:
+        """Make the next call to ``method`` never answer (as if the network died mid-call): before it
+        takes effect, or ``after_applying`` it (the message is there, the bot never hears so)."""
+        self.holds.append((method, after_applying))
+
+    def take_hold(self, method: str) -> bool | None:
+        """None when ``method`` is not held; else whether it is held after applying."""
+        for hold in self.holds:
+            if hold[0] == method:
+                self.holds.remove(hold)
+                self.changes.bump()
+                return hold[1]
+        return None
+
+    def release_holds(self) -> None:
+        """Let every held call go (their callers are long gone; the server can stop)."""
+        for future in self.held:
+            if not future.done():
+                future.set_result(None)
+        self.held.clear()
 
     def take_fault(self, method: str) -> Fault | None:
         for fault in self.faults:

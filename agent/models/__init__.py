@@ -66,6 +66,7 @@ from agent.models.events import (
     TimedOut,
     _Event,
 )
+from agent.models.outbox import Delivery, Outgoing, OutgoingKind
 from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
 from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
@@ -89,6 +90,7 @@ __all__ = [
     "Correct",
     "Decided",
     "Decision",
+    "Delivery",
     "Effect",
     "Event",
     "Feedback",
@@ -102,6 +104,8 @@ __all__ = [
     "MakePlan",
     "MatchRule",
     "Notify",
+    "Outgoing",
+    "OutgoingKind",
     "OutputReady",
     "Phase",
     "PlanFailed",

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 
 from agent.errors import NoPendingReview, NotAllowed, StaleDecision
 from agent.messages import stale_decision
-from agent.models import AuditEvent, Decided, Decision, Instruct, Reading, RunState
-from agent.ports import ClassifyContext
+from agent.models import AuditEvent, Decided, Decision, Instruct, Outgoing, Reading, RunState
+from agent.ports import Change, ClassifyContext
 from agent.runtime.engine import Engine
+from agent.runtime.outbox import delivery_channel
 
 
 class Decisions(Engine):
@@ -65,6 +66,38 @@ class Decisions(Engine):
     def unsure(self, reading: Reading | None) -> bool:
         """True when a reading is too uncertain to act on (an unreadable one always is): ask the person."""
         return reading is not None and not self.safety.text_sure(reading)
+
+    async def clarify(
+        self,
+        run_id: str,
+        review_id: str,
+        reading: Reading,
+        text: str,
+        by: str,
+        decision: Decision,
+        *,
+        groups: Sequence[str] = (),
+    ) -> None:
+        """Ask what ``by`` meant instead of guessing (nothing is decided); refused like the decision would be."""
+        state, _ = await self.store.load(run_id)
+        review_id = await self._check_review(state, review_id)
+        assert state.pending is not None
+        at = self.clock()
+        refusal = self.safety.check(state, state.pending, by, decision, groups)
+        if refusal is not None:
+            payload = {"review": review_id, "decision": decision.kind, "action": refusal.action}
+            await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
+            raise NotAllowed(refusal)
+        asked: dict[str, object] = {"text": text[:500], "intent": reading.intent, "confidence": reading.confidence}
+        shown_in = delivery_channel(state)
+        data = {"reading": reading.model_dump(mode="json"), "text": text[:1500], "anchor": state.pending.anchor}
+        message = Outgoing(kind="clarify", review_id=review_id, data=data)
+        await self.store.append_events(
+            run_id,
+            [AuditEvent(at=at, actor=by, kind="clarify_asked", payload=asked)],
+            (shown_in, [message]) if shown_in is not None else None,
+        )
+        await self._notify(Change(state, [], None, by))
 
     async def say(
         self, run_id: str, text: str, by: str, *, review_id: str | None = None, groups: Sequence[str] = ()

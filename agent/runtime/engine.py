@@ -33,6 +33,7 @@ from agent.models import (
 from agent.policy import SafetyPolicy, rule_scope
 from agent.ports import Brain, Change, Observer, Store
 from agent.runtime.audit import _audit_payload, _effect_payload
+from agent.runtime.outbox import delivery_channel, outgoing_for
 from agent.runtime.work import ToolContext, Worker
 from agent.tools import ToolRegistry
 
@@ -111,7 +112,9 @@ class Engine:
             audit += _audit(checked, "tandem", effects)
         effects = earlier + effects
         writes = _writes(before, effects, event.at)
-        version = await self.store.commit(new, version, audit, **writes)
+        channel = delivery_channel(new)
+        outbox = (channel, outgoing_for(before, event, effects)) if channel is not None else None
+        version = await self.store.commit(new, version, audit, **writes, outbox=outbox)
         log.info(
             "run %s: %s -> %s (%s)", new.id, event.kind, new.phase, ", ".join(e.kind for e in effects) or "no effects"
         )

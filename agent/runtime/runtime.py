@@ -10,6 +10,7 @@ from agent.errors import InvalidDecision, NotAllowed, StaleDecision, TandemError
 from agent.models import AuditEvent, CancelRequested, Recovered, RunState
 from agent.ports import Change
 from agent.runtime.decisions import Decisions
+from agent.runtime.outbox import delivery_channel, outgoing_for
 from agent.runtime.scheduler import Scheduling
 
 log = logging.getLogger("tandem.runtime")
@@ -24,7 +25,9 @@ class Runtime(Decisions, Scheduling):
         at = self.clock()
         state, effects = machine.start(self.new_id(), task, requester, at, policy=self.policy, channel=channel or {})
         audit = [AuditEvent(at=at, actor=requester, kind="started", payload={"task": task})]
-        version = await self.store.create(state, audit)
+        shown_in = delivery_channel(state)
+        outbox = (shown_in, outgoing_for(None, None, effects)) if shown_in is not None else None
+        version = await self.store.create(state, audit, outbox=outbox)
         await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)
 

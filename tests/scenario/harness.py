@@ -56,7 +56,9 @@ class Env:
         return review
 
     async def idle(self) -> None:
+        """Wait for the bot's background work, then for the messages it caused to be delivered."""
         await self.bot.deps.background.idle()
+        await self.bot.deps.delivery.idle()
 
     # --- doing ---------------------------------------------------------------
 
@@ -122,6 +124,8 @@ async def running(tmp_path: Path, **extra: Any) -> AsyncIterator[Env]:
             ws.events_url = f"{bot.url}/slack/events"
             yield Env(ws=ws, bot=bot, db=db)
             await bot.deps.background.idle()
+            if bot.deps.store.is_open:  # (a test may have closed it on purpose)
+                await bot.deps.delivery.idle()
 
 
 def policy_file(tmp_path: Path, text: str) -> str:

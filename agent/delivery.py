@@ -1,0 +1,156 @@
+"""The delivery worker: sends a channel's outbox rows, retries with backoff, makes failures visible.
+
+Channel-neutral: a channel provides a :class:`Sender` that delivers one row (rendering
+it from the run as it is by then) and raises :class:`DeliveryFailed` when it could not.
+The worker never holds a run's lock, never lets one failed message stop another, and
+picks up at start-up whatever an earlier process left unsent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from agent.logs import ctx
+from agent.models import Delivery, Outgoing
+from agent.ports import OutboxStore
+
+log = logging.getLogger("tandem.delivery")
+
+MAX_ATTEMPTS = 8
+"""Tries before a message counts as undelivered (backoff 2, 4, … 256 s: about eight minutes in all)."""
+LEASE = 120.0
+"""Seconds a worker may hold a row it is sending before another worker takes it over."""
+
+
+class DeliveryFailed(Exception):  # noqa: N818 - a failure of one delivery, named for what it says
+    """One delivery did not go through. ``permanent``: trying again cannot help (e.g. a message too long)."""
+
+    def __init__(self, error: str, *, retry_after: float | None = None, permanent: bool = False) -> None:
+        super().__init__(error)
+        self.error = error
+        self.retry_after = retry_after
+        self.permanent = permanent
+
+
+class DeliveryDeferred(Exception):  # noqa: N818 - a signal, not a failure
+    """Not now (e.g. a card edited a moment ago): try again in ``after`` seconds; no attempt is counted."""
+
+    def __init__(self, after: float) -> None:
+        super().__init__(f"deferred {after:.2f} s")
+        self.after = after
+
+
+class Sender(Protocol):
+    async def send(self, delivery: Delivery, *, uncertain: bool) -> None:
+        """Deliver one row. ``uncertain``: an earlier attempt may have gone through; look before sending."""
+        ...
+
+
+def backoff(attempts: int) -> float:
+    return float(min(2**attempts, 300))
+
+
+@dataclass
+class DeliveryWorker:
+    store: OutboxStore
+    channel: str
+    sender: Sender
+    clock: Callable[[], float] = time.time
+    poll: float = 1.0
+    max_attempts: int = MAX_ATTEMPTS
+    lease: float = LEASE
+    escalate: bool = False  # tell the escalation channel about messages given up on
+    retry_scale: float = 1.0  # multiplies the backoff (tests shorten it)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def wake(self) -> None:
+        """Something was written: look at once instead of at the next poll."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Deliver until cancelled: at once when woken, else every ``poll`` seconds (retries, other processes)."""
+        while True:
+            self._wake.clear()
+            try:
+                await self.pass_once()
+            except Exception:
+                log.exception("delivery pass failed on channel %s; trying again", self.channel)
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=self.poll)
+            except TimeoutError:
+                pass
+
+    async def idle(self) -> None:
+        """Deliver until nothing due is left, neither waiting nor being sent by another task (tests use this)."""
+        while True:
+            await self.pass_once()
+            if not await self.store.busy_deliveries(self.channel, self.clock()):
+                return
+            await asyncio.sleep(0.01)  # another task is sending a row: wait for it to finish
+
+    async def pass_once(self) -> int:
+        """One pass over what is due; runs are delivered side by side, each run's messages in order."""
+        due = await self.store.due_deliveries(self.channel, self.clock(), self.lease)
+        by_run: dict[str, list[Delivery]] = {}
+        for row in due:
+            by_run.setdefault(row.run_id, []).append(row)
+        done = await asyncio.gather(*(self._run_rows(rows) for rows in by_run.values()))
+        return sum(done)
+
+    async def _run_rows(self, rows: list[Delivery]) -> int:
+        sent = 0
+        for row in rows:
+            sent += await self._one(row)
+        return sent
+
+    async def _one(self, row: Delivery) -> int:
+        claimed, uncertain = await self.store.claim_delivery_row(row.id, self.clock(), self.lease)
+        if not claimed:
+            return 0  # another worker has it
+        ids = ctx(run=row.run_id, delivery=row.id, review=row.message.review_id, kind=row.message.kind)
+        try:
+            await self.sender.send(row, uncertain=uncertain)
+        except DeliveryDeferred as later:
+            await self.store.retry_delivery(row.id, row.attempts, self.clock() + later.after, row.error or "")
+            return 0
+        except DeliveryFailed as exc:
+            await self._failed(row, exc)
+            return 0
+        except Exception as exc:  # a channel's unexpected failure is a failed delivery, never a lost one
+            log.error("delivery of %s crashed", row.message.kind, exc_info=exc, extra=ids)
+            await self._failed(row, DeliveryFailed(f"{type(exc).__name__}: {exc}"))
+            return 0
+        await self.store.delivered(row.id, self.clock())
+        log.debug("delivered %s", row.message.kind, extra=ids)
+        return 1
+
+    async def _failed(self, row: Delivery, exc: DeliveryFailed) -> None:
+        attempts = row.attempts + 1
+        ids = ctx(run=row.run_id, delivery=row.id, review=row.message.review_id, kind=row.message.kind)
+        if exc.permanent or attempts >= self.max_attempts:
+            await self.store.fail_delivery(row.id, attempts, exc.error)
+            log.error("gave up delivering %s after %d attempts: %s", row.message.kind, attempts, exc.error, extra=ids)
+            follow = [] if row.message.kind == "card" else [Outgoing(kind="card")]
+            if self.escalate and row.message.kind not in ("undelivered", "card"):
+                follow.append(
+                    Outgoing(kind="undelivered", review_id=row.message.review_id, text=exc.error, data={"of": row.id})
+                )
+            if follow:
+                await self.store.add_outgoing(row.run_id, self.channel, follow, self.clock())
+            return
+        wait = exc.retry_after if exc.retry_after is not None else backoff(attempts) * self.retry_scale
+        await self.store.retry_delivery(row.id, attempts, self.clock() + wait, exc.error)
+        log.warning(
+            "delivery of %s failed (%s); try %d of %d in %.0f s",
+            row.message.kind,
+            exc.error,
+            attempts + 1,
+            self.max_attempts,
+            wait,
+            extra=ids,
+        )

@@ -1,0 +1,54 @@
+"""Which messages a transition causes: a pure function of the transition, written in its commit."""
+
+from __future__ import annotations
+
+from agent.models import (
+    AskHuman,
+    CloseReview,
+    Decided,
+    Effect,
+    Event,
+    Finished,
+    Notify,
+    Outgoing,
+    Remind,
+    RunState,
+)
+
+
+def delivery_channel(state: RunState) -> str | None:
+    """The channel that shows this run to people, or None for a run nobody follows in a chat."""
+    where = state.channel
+    return "slack" if "channel" in where and "thread_ts" in where else None
+
+
+def outgoing_for(before: RunState | None, event: Event | None, effects: list[Effect]) -> list[Outgoing]:
+    """The messages one transition causes, in the order people should read them; the card comes last."""
+    out: list[Outgoing] = []
+    if isinstance(event, Decided) and event.reading is not None:
+        reading = event.reading.model_dump(mode="json")
+        out.append(Outgoing(kind="read_as", review_id=event.review_id, data={"reading": reading, "by": event.by}))
+    was = before.pending.id if before is not None and before.pending is not None else None
+    for e in effects:
+        match e:
+            case CloseReview() if e.by is not None:
+                data = {"event": event.model_dump(mode="json")} if event is not None else {}
+                out.append(Outgoing(kind="decided", review_id=e.review_id, data=data))
+            case CloseReview():
+                out.append(Outgoing(kind="closed", review_id=e.review_id))
+            case AskHuman() if e.review.escalated:
+                out.append(Outgoing(kind="escalate", review_id=e.review.id))
+            case AskHuman() if e.review.id == was:
+                out.append(Outgoing(kind="reassigned", review_id=e.review.id))
+            case AskHuman():
+                out.append(Outgoing(kind="review", review_id=e.review.id))
+            case Remind():
+                out.append(Outgoing(kind="remind", review_id=e.review.id, text=e.text))
+            case Notify():
+                out.append(Outgoing(kind="notify", text=e.text))
+            case Finished():
+                out.append(Outgoing(kind="finished", data={"status": e.status}))
+            case _:
+                pass
+    out.append(Outgoing(kind="card"))
+    return out

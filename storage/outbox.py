@@ -1,0 +1,144 @@
+"""The outbox on SQLite: messages written with the transition that caused them, then delivered.
+
+A row is ``pending`` until a delivery worker claims it (``sending``), then ``sent``, or
+back to ``pending`` with a later ``next_at`` when the channel failed, or ``failed`` once
+it kept failing. A ``sending`` row whose worker died is claimed again after its lease,
+and the claim says its earlier attempt's outcome is unknown (``uncertain``), so the
+channel can look before it sends twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlite_utils import Database
+
+from agent.models import Delivery, Outgoing
+
+_COLUMNS = "id, run_id, channel, message, status, attempts, created_at, next_at, sent_at, error"
+
+
+def _delivery(row: Sequence[Any]) -> Delivery:
+    keys = ("id", "run_id", "channel", "message", "status", "attempts", "created_at", "next_at", "sent_at", "error")
+    data = dict(zip(keys, row, strict=True))
+    data["message"] = Outgoing.model_validate_json(data["message"])
+    if data["status"] == "sending":
+        data["status"] = "pending"
+    return Delivery.model_validate(data)
+
+
+def insert(db: Database, run_id: str, channel: str, messages: Iterable[Outgoing], at: float) -> None:
+    """Write outgoing messages (inside the caller's transaction), due at once; a card update joins one
+    already waiting. ``at`` is the transition's time (which a test's clock may have moved)."""
+    for message in messages:
+        verb = "INSERT OR IGNORE" if message.kind == "card" else "INSERT"
+        db.execute(
+            f"{verb} INTO outbox (run_id, channel, kind, message, created_at, next_at) VALUES (?, ?, ?, ?, ?, 0)",
+            [run_id, channel, message.kind, message.model_dump_json(exclude_defaults=True), at],
+        )
+
+
+class OutboxStore:
+    """Synchronous outbox repository; async code reaches it through :class:`storage.facade.AsyncStore`."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def add(self, run_id: str, channel: str, messages: Sequence[Outgoing], at: float) -> None:
+        with self.db.atomic():
+            insert(self.db, run_id, channel, messages, at)
+
+    def due(self, channel: str, now: float, lease: float, limit: int = 100) -> list[Delivery]:
+        """Rows to deliver now, oldest first: pending ones that are due, and claims whose worker died."""
+        rows = self.db.execute(
+            f"SELECT {_COLUMNS} FROM outbox WHERE channel = ? AND next_at <= ?"
+            " AND (status = 'pending' OR (status = 'sending' AND started_at <= ?)) ORDER BY id LIMIT ?",
+            [channel, now, now - lease, limit],
+        ).fetchall()
+        return [_delivery(r) for r in rows]
+
+    def claim(self, delivery_id: int, now: float, lease: float) -> tuple[bool, bool]:
+        """(claimed, uncertain): claim a row for one worker; ``uncertain`` when an earlier claim died mid-send.
+
+        Compare-and-set in one statement (no read-then-write transaction, which SQLite refuses at once
+        when another connection writes): the claim holds only if the row is still as it was read.
+        """
+        row = self.db.execute("SELECT status, started_at FROM outbox WHERE id = ?", [delivery_id]).fetchone()
+        if row is None:
+            return False, False
+        status, started = row
+        stale = status == "sending" and started is not None and started <= now - lease
+        if status != "pending" and not stale:
+            return False, False
+        cur = self.db.execute(
+            "UPDATE outbox SET status = 'sending', started_at = ? WHERE id = ? AND status = ? AND started_at IS ?",
+            [now, delivery_id, status, started],
+        )
+        return cur.rowcount == 1, stale
+
+    def sent(self, delivery_id: int, at: float) -> None:
+        self.db.execute(
+            "UPDATE outbox SET status = 'sent', sent_at = ?, error = NULL WHERE id = ? AND status = 'sending'",
+            [at, delivery_id],
+        )
+
+    def retry(self, delivery_id: int, attempts: int, next_at: float, error: str) -> None:
+        """Back to pending for a later try (a card update already superseded by a newer one is dropped)."""
+        self.db.execute(
+            "UPDATE outbox SET attempts = ?, next_at = ?, error = ?, status = CASE WHEN kind = 'card' AND EXISTS"
+            " (SELECT 1 FROM outbox AS newer WHERE newer.run_id = outbox.run_id AND newer.kind = 'card'"
+            " AND newer.status = 'pending') THEN 'sent' ELSE 'pending' END WHERE id = ?",
+            [attempts, next_at, error, delivery_id],
+        )
+
+    def fail(self, delivery_id: int, attempts: int, error: str) -> None:
+        self.db.execute(
+            "UPDATE outbox SET status = 'failed', attempts = ?, error = ? WHERE id = ?", [attempts, error, delivery_id]
+        )
+
+    def busy(self, channel: str, now: float) -> int:
+        """How many rows are due now or being sent."""
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM outbox WHERE channel = ? AND status IN ('pending', 'sending') AND next_at <= ?",
+            [channel, now],
+        ).fetchone()
+        return int(row[0])
+
+    def undelivered(self, run_id: str) -> list[Delivery]:
+        """Messages of a run that could not be delivered (given up, or still failing)."""
+        rows = self.db.execute(
+            f"SELECT {_COLUMNS} FROM outbox WHERE run_id = ? AND (status = 'failed' OR"
+            " (status IN ('pending', 'sending') AND attempts > 0)) ORDER BY id",
+            [run_id],
+        ).fetchall()
+        return [_delivery(r) for r in rows]
+
+    def undelivered_runs(self, run_ids: Sequence[str]) -> dict[str, int]:
+        """How many messages each of ``run_ids`` could not deliver (runs with none are left out)."""
+        if not run_ids:
+            return {}
+        marks = ", ".join("?" for _ in run_ids)
+        rows = self.db.execute(
+            f"SELECT run_id, COUNT(*) FROM outbox WHERE run_id IN ({marks}) AND status = 'failed' GROUP BY run_id",
+            list(run_ids),
+        ).fetchall()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    def redeliver(self, run_id: str, now: float) -> int:
+        """Give a run's failed messages a fresh start; returns how many."""
+        cur = self.db.execute(
+            "UPDATE outbox SET status = 'pending', attempts = 0, next_at = ? WHERE run_id = ? AND status = 'failed'",
+            [now, run_id],
+        )
+        return int(cur.rowcount)
+
+    def status_of(self, run_id: str, kind: str, review_id: str) -> str | None:
+        """The delivery status of a run's message of ``kind`` about ``review_id`` (the latest one)."""
+        rows = self.db.execute(
+            "SELECT status, message FROM outbox WHERE run_id = ? AND kind = ? ORDER BY id DESC", [run_id, kind]
+        ).fetchall()
+        for status, message in rows:
+            if Outgoing.model_validate_json(message).review_id == review_id:
+                return str(status)
+        return None
