@@ -38,7 +38,13 @@ class OutOfTime(Exception):  # noqa: N818 - a flow-control signal, not a failure
         self.outcome = outcome
 
 
-async def within(call: asyncio.Future[Any], *, timeout: float, stoppable: bool, grace: float = CANCEL_GRACE) -> Any:  # noqa: ASYNC109 - the step's budget, enforced here by hand
+async def within(
+    call: asyncio.Future[Any],
+    *,
+    timeout: float,  # noqa: ASYNC109 - the step's budget, enforced here by hand
+    stoppable: bool,
+    grace: float = CANCEL_GRACE,
+) -> Any:
     """The result of ``call`` if it finishes within ``timeout`` seconds; else raise :class:`OutOfTime`."""
     try:
         done, _ = await asyncio.wait({call}, timeout=timeout)

@@ -87,10 +87,12 @@ async def test_sync_tool_past_the_timeout_is_abandoned_and_its_late_result_chang
         assert "Timed out after 0.1 s." in text and STILL_RUNNING in text and "check before retrying" in text
         before = await store.load(state.id)
         events = await store.events(state.id)
+        late = rt.worker.late.calls()
+        assert len(late) == 1 and not late[0].done()
     finally:
         held.release.set()
     assert await asyncio.to_thread(held.returned.wait, 30)
-    await asyncio.wait(rt.worker.late.calls(), timeout=30)
+    await asyncio.wait(late, timeout=30)
     assert rt.worker.late.calls() == [] and held.effects == ["jobs"]  # it did take effect, late
     assert await store.load(state.id) == before  # ...but its result never reached the run
     assert await store.events(state.id) == events
@@ -111,9 +113,11 @@ async def test_retry_while_the_abandoned_call_runs_does_not_start_a_second_copy(
         assert step.error is not None and step.error.startswith("Not started again: the call of drain_queue")
         assert step.timed_out == "abandoned" and step.attempts == 2
         assert STILL_RUNNING in failed_step_review(state)
+        late = rt.worker.late.calls()
     finally:
         held.release.set()
-    await asyncio.wait(rt.worker.late.calls(), timeout=30)
+    await asyncio.wait(late, timeout=30)
+    assert rt.worker.late.calls() == []
     # Once the earlier call is over, a retry runs the tool again (it is not held any more).
     state = await rt.decide(state.id, Correct(intent="retry_step", feedback="now"), "U1")
     assert held.calls == 2 and state.plan[0].status == "done" and state.plan[0].timed_out is None
