@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import assert_never
 
 from agent.models import ReviewRecord, RunState
+from agent.models.steps import TimeoutOutcome
 
 _VERBS = {
     "approve": "approved",
@@ -46,3 +48,22 @@ def stale_decision(record: ReviewRecord, state: RunState) -> str:
     if state.finished:
         return f"Run {state.id} is already {state.status}; this request is closed and your click changed nothing."
     return "This request is no longer open (the run has moved on); your click changed nothing."
+
+
+def timeout_note(outcome: TimeoutOutcome) -> str:
+    """What became of a step that ran out of time, for its failed-step review."""
+    match outcome:
+        case "cancelled":
+            return "Tandem stopped it; it is not running any more."
+        case "abandoned":
+            return (
+                "It is still running in the background and may yet take effect: check before retrying. "
+                "Tandem will not start this step again while that call runs."
+            )
+        case _:
+            assert_never(outcome)
+
+
+def still_running(tool: str, since: float) -> str:
+    """Why a retried step was not started: its earlier call is still running."""
+    return f"Not started again: the call of {tool} that timed out at {clock_time(since)} is still running."

@@ -15,27 +15,45 @@ The docstring's ``Args:`` entries become the parameters' descriptions in the JSO
 schema and the rest of it is the tool's description. The decorator only marks the
 function; :func:`load_tools` collects the marked functions of the modules named in
 ``TANDEM_TOOLS`` into a :class:`ToolRegistry`.
+
+Where a tool runs decides what a step timeout can do to it (:attr:`ToolSpec.runs_in`):
+an async tool runs in the event loop and is cancelled; a sync tool runs on a thread of
+its own, which cannot be stopped, so its step is recorded as possibly still running;
+``@tool(isolate="process")`` runs it in a child process, which is killed.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import inspect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, overload
+from typing import Any, Literal, TypeVar, assert_never, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from agent import tool_runs
 from agent.errors import InvalidParams, ToolError, UnknownTool
 from agent.models import Risk
 
-__all__ = ["Risk", "ToolRegistry", "ToolSpec", "load_tools", "parse_docstring", "risk_from_name", "tool"]
+__all__ = [
+    "Isolation",
+    "Risk",
+    "RunsIn",
+    "ToolRegistry",
+    "ToolSpec",
+    "load_tools",
+    "parse_docstring",
+    "risk_from_name",
+    "tool",
+]
 
 DEFAULT_TOOLSETS = ("agent.demo_tools",)
 _MARK = "__tandem_tool__"
+
+Isolation = Literal["process"]
+RunsIn = Literal["loop", "thread", "process"]
 
 # A tool that does not declare its risk is judged by its name.
 _RISKY_NAMES: tuple[tuple[Risk, re.Pattern[str]], ...] = (
@@ -61,6 +79,14 @@ class ToolSpec:
     risk: Risk
     params_model: type[BaseModel]
     fn: Callable[..., Any]
+    isolate: Isolation | None = None
+
+    @property
+    def runs_in(self) -> RunsIn:
+        """``loop`` and ``process`` calls stop when cancelled; a ``thread`` call runs to its end."""
+        if self.isolate == "process":
+            return "process"
+        return "loop" if inspect.iscoroutinefunction(self.fn) else "thread"
 
     def json_schema(self) -> dict[str, Any]:
         schema = self.params_model.model_json_schema()
@@ -78,11 +104,18 @@ class ToolSpec:
             raise InvalidParams(f"Invalid parameters for tool '{self.name}': {problems}") from None
         return model.model_dump(mode="json")
 
-    async def call(self, params: dict[str, Any]) -> Any:
+    async def call(self, params: dict[str, Any], *, answers: Sequence[Any] = ()) -> Any:
+        """Validate ``params`` and run the tool where it runs (``answers`` reach a child process)."""
         args = self.validate(params)
-        if inspect.iscoroutinefunction(self.fn):
-            return await self.fn(**args)
-        return await asyncio.to_thread(self.fn, **args)
+        match self.runs_in:
+            case "loop":
+                return await self.fn(**args)
+            case "thread":
+                return await tool_runs.in_thread(self.fn, args, name=self.name)
+            case "process":
+                return await tool_runs.in_process(self.fn.__module__, self.name, args, answers)
+            case _ as never:
+                assert_never(never)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -93,8 +126,15 @@ class ToolSpec:
         }
 
 
-def _spec_for(fn: Callable[..., Any], *, risk: Risk | None, name: str | None) -> ToolSpec:
+def _spec_for(fn: Callable[..., Any], *, risk: Risk | None, name: str | None, isolate: Isolation | None) -> ToolSpec:
     tool_name = name or fn.__name__
+    if isolate not in (None, "process"):
+        raise TypeError(f"tool '{tool_name}': isolate must be 'process' or left out, not {isolate!r}")
+    if isolate and ("<locals>" in fn.__qualname__ or fn.__module__ == "__main__"):
+        raise TypeError(
+            f"tool '{tool_name}' runs in a process of its own, so it must be a module-level function "
+            "of an importable module (not __main__, not nested in a function)"
+        )
     signature = inspect.signature(fn)
     hints = inspect.get_annotations(fn, eval_str=True)
     description, param_docs = parse_docstring(inspect.getdoc(fn) or "")
@@ -114,6 +154,7 @@ def _spec_for(fn: Callable[..., Any], *, risk: Risk | None, name: str | None) ->
         risk=risk if risk is not None else risk_from_name(tool_name),
         params_model=model,
         fn=fn,
+        isolate=isolate,
     )
 
 
@@ -161,12 +202,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 @overload
 def tool(fn: F, /) -> F: ...
 @overload
-def tool(*, risk: Risk | None = None, name: str | None = None) -> Callable[[F], F]: ...
-def tool(fn: F | None = None, /, *, risk: Risk | None = None, name: str | None = None) -> F | Callable[[F], F]:
-    """Mark a function as a Tandem tool (sync or async)."""
+def tool(
+    *, risk: Risk | None = None, name: str | None = None, isolate: Isolation | None = None
+) -> Callable[[F], F]: ...
+def tool(
+    fn: F | None = None, /, *, risk: Risk | None = None, name: str | None = None, isolate: Isolation | None = None
+) -> F | Callable[[F], F]:
+    """Mark a function as a Tandem tool (sync or async).
+
+    ``isolate="process"`` runs each call in a child process that is killed when its step
+    runs out of time; the function must then live at the top level of an importable
+    module, take and return JSON-able values, and do without the runtime's tool context.
+    """
 
     def mark(f: F) -> F:
-        setattr(f, _MARK, _spec_for(f, risk=risk, name=name))
+        setattr(f, _MARK, _spec_for(f, risk=risk, name=name, isolate=isolate))
         return f
 
     return mark(fn) if fn is not None else mark

@@ -17,6 +17,7 @@ def _step(step: Step) -> dict[str, Any]:
         "status": step.status,
         "result": step.result,
         "error": step.error,
+        "timed_out": step.timed_out,
         "attempts": step.attempts,
         "approved_by": step.approved_by,
     }

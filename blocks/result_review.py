@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from slack_sdk.models.blocks import ButtonElement
 
+from agent.messages import timeout_note
 from agent.models import Review, RunState, Step
 from blocks import ids
 from blocks.step_approval import missing_step, step_body
@@ -94,10 +97,23 @@ def step_failed(state: RunState, review: Review) -> Blocks:
     return [
         section(headline),
         section(error.text),
+        *_timeout_note(step),
         *_ran_with(step),
         *_note(review),
         _actions(review, button("Continue anyway", ids.APPROVE, review.id), truncated=error.truncated),
     ]
+
+
+def _timeout_note(step: Step) -> Blocks:
+    match step.timed_out:
+        case None:
+            return []
+        case "cancelled":
+            return [context(timeout_note("cancelled"))]
+        case "abandoned":
+            return [section(f"⚠️ *{timeout_note('abandoned')}*")]
+        case _ as never:
+            assert_never(never)
 
 
 def recovery(state: RunState, review: Review) -> Blocks:

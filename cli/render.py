@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.messages import ANCHOR_TITLES
+from agent.messages import ANCHOR_TITLES, timeout_note
 from agent.models import Review, RunState, Step
 
 _ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
@@ -45,6 +45,8 @@ def review_text(state: RunState, review: Review) -> str:
         step = state.step(review.step)
         lines.append(step_line(step))
         lines.append(_indent(str(step.error if step.error else step.result)))
+        if step.timed_out is not None:
+            lines.append(f"  {timeout_note(step.timed_out)}")
     elif review.anchor == "before_result":
         lines += [step_line(s) for s in state.plan]
         lines.append("Result:")

@@ -109,6 +109,7 @@ def _on_step_finished(s: RunState, event: StepFinished) -> Result:
     step.status = "done" if event.ok else "failed"
     step.result = event.result
     step.error = event.error
+    step.timed_out = event.timed_out
     if s.takeover:
         return _ask(s, event, "takeover", step.number)
     retried = s.retry_step == step.number

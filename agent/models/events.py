@@ -10,7 +10,7 @@ from agent.models.base import _Tagged
 from agent.models.decisions import Decision, Reading
 from agent.models.reviews import Handoff
 from agent.models.rules import Rule
-from agent.models.steps import ProposedStep
+from agent.models.steps import ProposedStep, TimeoutOutcome
 
 
 class _Event(_Tagged):
@@ -43,6 +43,7 @@ class StepFinished(_Event):
     ok: bool
     result: Any = None
     error: str | None = None
+    timed_out: TimeoutOutcome | None = None  # set when the step ran out of time: was the call stopped?
 
 
 class StepRevised(_Event):

@@ -12,6 +12,9 @@ from agent.models.base import _Model
 from agent.models.risk import Risk
 
 StepStatus = Literal["pending", "running", "waiting", "done", "failed", "skipped"]
+# How a step that ran out of time ended: ``cancelled``, Tandem stopped the call; ``abandoned``,
+# the call could not be stopped and is still running in the background (it may yet take effect).
+TimeoutOutcome = Literal["cancelled", "abandoned"]
 
 
 def params_digest(tool: str, params: dict[str, Any]) -> str:
@@ -43,6 +46,7 @@ class Step(_Model):
     status: StepStatus = "pending"
     result: Any = None
     error: str | None = None
+    timed_out: TimeoutOutcome | None = None  # how the last attempt ended if it ran out of time
     attempts: int = 0
     approved_digest: str | None = None
     approved_by: str | None = None

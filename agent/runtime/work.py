@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from agent import human
+from agent import human, messages
 from agent.config import PolicyConfig
 from agent.errors import LLMError, TandemError
 from agent.models import (
@@ -39,6 +39,7 @@ from agent.models import (
     TakeoverReading,
 )
 from agent.ports import Brain
+from agent.runtime.stopping import CANCEL_GRACE, LateCalls, OutOfTime, within
 from agent.tools import ToolRegistry
 
 ToolContext = Callable[[], AbstractContextManager[Any]]
@@ -63,6 +64,8 @@ class Worker:
         self.tool_context = tool_context
         self.clock = clock
         self.new_id = new_id
+        self.cancel_grace = CANCEL_GRACE
+        self.late = LateCalls(clock)
 
     async def perform(self, state: RunState, effect: Effect) -> Event | None:
         at = self.clock
@@ -125,10 +128,26 @@ class Worker:
 
     async def _run_step(self, state: RunState, number: int) -> StepFinished | StepPaused:
         step = state.step(number)
+        key = (state.id, number, step.tool)
+        since = self.late.since(key)
+        if since is not None:  # never a second copy beside one that may still take effect
+            error = messages.still_running(step.tool, since)
+            return StepFinished(
+                at=self.clock(), nonce=self.new_id(), number=number, ok=False, error=error, timed_out="abandoned"
+            )
         try:
             spec = self.tools.get(step.tool)
             with self.tool_context(), human.replay(step.answers):
-                result = await asyncio.wait_for(spec.call(step.params), timeout=state.policy.step_timeout)
+                call = asyncio.ensure_future(spec.call(step.params, answers=step.answers))
+                timeout, stoppable = state.policy.step_timeout, spec.runs_in != "thread"
+                result = await within(call, timeout=timeout, stoppable=stoppable, grace=self.cancel_grace)
+        except OutOfTime as late:
+            if late.outcome == "abandoned":
+                self.late.keep(key, call)
+            error = f"Timed out after {state.policy.step_timeout:g} s."
+            return StepFinished(
+                at=self.clock(), nonce=self.new_id(), number=number, ok=False, error=error, timed_out=late.outcome
+            )
         except human.NeedsHuman as ask:
             return StepPaused(
                 at=self.clock(),
@@ -140,9 +159,6 @@ class Worker:
                 timeout=ask.timeout,
                 on_timeout=ask.on_timeout,
             )
-        except TimeoutError:
-            error = f"Timed out after {state.policy.step_timeout:g} s."
-            return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=False, error=error)
         except TandemError as exc:
             return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=False, error=str(exc))
         except Exception as exc:  # a tool's own failure is data for the person, never a crash of the loop

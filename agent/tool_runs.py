@@ -1,0 +1,172 @@
+"""Where a tool's function runs: a thread of its own for sync tools, or a child process.
+
+A sync tool cannot be stopped from outside, so it runs on a daemon thread of its own
+rather than in the event loop's shared executor: if its step runs out of time the
+thread is left to finish (its result goes nowhere), and a hung one never holds up
+the process when it exits.
+
+A tool marked ``@tool(isolate="process")`` runs in a fresh interpreter instead, in a
+process group of its own, so a cancelled call kills it and whatever it started (and the
+group goes down by itself if Tandem dies mid-call). The child gets the validated
+parameters and the answers already given to its ``human.ask`` questions; it does not get
+the runtime's tool context (it is another process). Its result comes back as JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import json
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic_core import to_jsonable_python
+
+from agent import human
+from agent.errors import TandemError, ToolError
+from agent.models import Handoff
+
+__all__ = ["child", "in_process", "in_thread"]
+
+
+async def in_thread(fn: Callable[..., Any], args: dict[str, Any], *, name: str) -> Any:
+    """Run ``fn(**args)`` on a daemon thread, in a copy of the caller's context."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.done():  # nobody waits any more (the caller was cancelled)
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def work() -> None:
+        value: Any = None
+        error: BaseException | None = None
+        try:
+            value = context.run(fn, **args)
+        except BaseException as exc:  # handed to the awaiting side, like an executor does
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, value, error)
+        except RuntimeError:  # the event loop has closed: nobody is left to tell
+            pass
+
+    threading.Thread(target=work, name=f"tandem-tool-{name}", daemon=True).start()
+    return await future
+
+
+# The child reads one JSON line (the request) on stdin, then imports this module from the
+# parent's sys.path; stdin stays open, so the child can tell when its parent is gone.
+_BOOT = (
+    "import json, sys; request = json.loads(sys.stdin.readline()); sys.path[:] = request['path']; "
+    "from agent.tool_runs import child; child(request)"
+)
+
+
+async def in_process(module: str, name: str, args: dict[str, Any], answers: Sequence[Any]) -> Any:
+    """Run the tool ``name`` of ``module`` in a child process; kill it (and its group) if cancelled."""
+    request = {"path": sys.path, "module": module, "name": name, "args": args, "answers": list(answers)}
+    line = json.dumps(to_jsonable_python(request, fallback=str)).encode() + b"\n"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _BOOT,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(line)
+        await proc.stdin.drain()
+        reply = await proc.stdout.read()
+        code = await proc.wait()
+    finally:
+        if proc.returncode is None:  # cancelled (the step ran out of time) or failed mid-call
+            _kill_group(proc.pid)
+            await proc.wait()
+        proc.stdin.close()
+    return _answer(name, reply, code)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:  # already gone
+        pass
+
+
+def _answer(name: str, reply: bytes, code: int) -> Any:
+    try:
+        data = json.loads(reply)
+    except ValueError:
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        raise ToolError(
+            f"Tool '{name}' ran in a process of its own, which {how} before returning a result; "
+            "its error output is in Tandem's log."
+        ) from None
+    if "needs_human" in data:
+        ask = data["needs_human"]
+        raise human.NeedsHuman(
+            Handoff.model_validate(ask["handoff"]),
+            assignees=ask["assignees"],
+            quorum=ask["quorum"],
+            timeout=ask["timeout"],
+            on_timeout=ask["on_timeout"],
+        )
+    if "error" in data:
+        raise ToolError(data["error"])
+    return data["result"]
+
+
+def child(request: dict[str, Any]) -> None:
+    """The child's side: run the tool, write one JSON reply to the original stdout."""
+    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # what the tool prints goes to stderr; the reply stays alone on stdout
+    threading.Thread(target=_exit_with_parent, daemon=True).start()
+    reply: dict[str, Any]
+    try:
+        from agent.tools import load_tools  # here, not at the top: agent.tools imports this module
+
+        spec = load_tools([request["module"]]).get(request["name"])
+        with human.replay(request["answers"]):
+            if inspect.iscoroutinefunction(spec.fn):
+                value = asyncio.run(spec.fn(**request["args"]))
+            else:
+                value = spec.fn(**request["args"])
+        reply = {"result": to_jsonable_python(value, fallback=str)}
+    except human.NeedsHuman as ask:
+        reply = {
+            "needs_human": {
+                "handoff": ask.handoff.model_dump(mode="json"),
+                "assignees": ask.assignees,
+                "quorum": ask.quorum,
+                "timeout": ask.timeout,
+                "on_timeout": ask.on_timeout,
+            }
+        }
+    except TandemError as exc:
+        reply = {"error": str(exc)}
+    except Exception as exc:  # reported the way the runtime reports an in-process tool's failure
+        reply = {"error": f"{type(exc).__name__}: {exc}"}
+    out.write(json.dumps(reply))
+    out.flush()
+
+
+def _exit_with_parent() -> None:
+    # The raw descriptor, not sys.stdin: a daemon thread blocked inside a buffered reader's
+    # lock makes the interpreter abort when it shuts down.
+    while os.read(0, 4096):
+        pass
+    # End of file: the parent died (it keeps the pipe open until the call is over). Take the
+    # tool and whatever it started down too: this process leads the group they are in.
+    os.killpg(os.getpgid(0), signal.SIGKILL)
