@@ -14,8 +14,10 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
+from agent.config import parse_duration
 from agent.errors import TandemError
 from agent.logs import configure
 from agent.models import RunState
@@ -26,6 +28,7 @@ from cli.parser import build_parser
 from cli.render import outcome_text, review_text
 from cli.terminal import interact
 from cli.wiring import Services, open_services
+from storage.facade import AsyncStore
 
 __all__ = ["build_parser", "main"]
 
@@ -108,6 +111,25 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
     raise AssertionError(args.command)
 
 
+async def _prune(args: argparse.Namespace, settings: CoreSettings) -> int:
+    try:
+        age = parse_duration(args.older_than)
+    except ValueError as exc:
+        print(f"error: --older-than: {exc}", file=sys.stderr)
+        return 1
+    async with AsyncStore(settings.db) as store:  # only the run store: no model, tools or demo world
+        counts = await store.prune(time.time() - age, dry_run=args.dry_run)
+    if args.json:
+        print(json.dumps(counts.model_dump(mode="json"), indent=2))
+        return 0
+    when = datetime.fromtimestamp(counts.before, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    verb = "Dry run, nothing deleted. Would delete" if counts.dry_run else "Deleted"
+    print(f"{verb} what finished before {when}:")
+    for table, n in counts.rows.items():
+        print(f"  {table:<14} {n}")
+    return 0
+
+
 async def _slack(args: argparse.Namespace) -> int:
     from bot.settings import SlackSettings
     from cli.serve import serve_forever, socket_forever
@@ -132,6 +154,8 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
         coro: Coroutine[Any, Any, int]
         if args.command in ("serve", "socket"):
             coro = _slack(args)
+        elif args.command == "prune":
+            coro = _prune(args, settings_factory())
         else:
             coro = _main(args, read_settings(settings_factory))
         return asyncio.run(coro)

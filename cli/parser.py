@@ -70,6 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
     dev.add_argument("--db", default="./tandem.db", help="SQLite file, fresh or existing (default: ./tandem.db)")
     dev.add_argument("--config", help="policy TOML: approvers, quorum, timeouts (default: ./tandem.toml if present)")
 
+    prune = sub.add_parser("prune", help="delete finished runs older than a cutoff (unfinished runs are kept)")
+    prune.add_argument(
+        "--older-than", required=True, metavar="AGE", help="runs that finished longer ago than this: 90d, 12h, 30m"
+    )
+    prune.add_argument("--dry-run", action="store_true", help="count what would be deleted; delete nothing")
+    prune.add_argument("--json", action="store_true")
+
     show = sub.add_parser("show", help="show one run with its history")
     show.add_argument("run_id")
     show.add_argument("--json", action="store_true")

@@ -1,12 +1,29 @@
-"""Opening the SQLite file: WAL, synchronous=FULL, migrations."""
+"""Opening the SQLite file: WAL, synchronous=FULL, migrations.
+
+Many processes may open one fresh file at the same moment (replicas, a CLI beside the
+bot). So the busy timeout is set before anything else, switching to WAL is retried
+while another process holds the file, and migrations run under the database's own
+write lock (:func:`apply_migrations`): one process migrates, the others wait for it and
+then find nothing left to do.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 5000
+# How long a starting process waits for another one to finish migrating the same file.
+MIGRATION_WAIT_MS = 60_000
 
 migrations = Migrations("tandem")
 
@@ -138,16 +155,87 @@ def m004_outbox(db: Database) -> None:
     db.execute("CREATE UNIQUE INDEX outbox_card ON outbox(run_id) WHERE kind = 'card' AND status = 'pending'")
 
 
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    code: int = getattr(exc, "sqlite_errorcode", 0)  # extended codes (e.g. BUSY_SNAPSHOT) share the low byte
+    return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def retry_busy(fn: Callable[[], T], *, wait_ms: int = BUSY_TIMEOUT_MS) -> T:
+    """``fn()``, retried while SQLite answers "database is locked" without waiting itself.
+
+    The busy timeout covers most waits, but SQLite returns SQLITE_BUSY at once where waiting
+    could deadlock (e.g. a connection that must upgrade a read lock, as switching to WAL does).
+    """
+    deadline = time.monotonic() + wait_ms / 1000
+    pause = 0.005
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
+@contextmanager
+def write_transaction(db: Database, *, wait_ms: int = BUSY_TIMEOUT_MS) -> Iterator[None]:
+    """One transaction holding the write lock from its first statement (``BEGIN IMMEDIATE``).
+
+    Taking the lock up front means a read inside the transaction can never go stale before
+    its write, and other processes wait for the lock (up to ``wait_ms``) instead of failing.
+    """
+    conn = db.conn
+    previous = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
+    conn.execute(f"PRAGMA busy_timeout={int(wait_ms)}")
+    try:
+        retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"), wait_ms=wait_ms)
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={previous}")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def apply_migrations(db: Database, pending: Migrations) -> None:
+    """Apply ``pending``'s migrations, once, however many processes start together.
+
+    A read shows whether anything is pending (an up-to-date file takes no write lock).
+    If so, the check and every migration run in one ``BEGIN IMMEDIATE`` transaction: the
+    process that gets the lock migrates; the others wait for it, re-check under the lock
+    and find nothing left. The database's own lock works for ``:memory:`` and needs no
+    lock file beside the database. A failed migration rolls the whole set back.
+    """
+    if not pending.pending(db):
+        return
+    with write_transaction(db, wait_ms=MIGRATION_WAIT_MS):
+        outside = [m.name for m in pending.pending(db) if not m.transactional]
+        if outside:
+            raise RuntimeError(f"Migrations {outside} cannot run inside a transaction; apply them on their own.")
+        pending.apply(db)  # each migration's own transaction nests as a savepoint
+
+
 def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
     """Open (and migrate) the database. ``:memory:`` works for tests."""
     if str(path) != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), check_same_thread=check_same_thread, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
+    # First, so that every statement after it waits for other processes instead of failing.
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    # WAL is a property of the file: on a fresh one the first process to get the lock switches it.
+    retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone())
     # A decision acknowledged to a person must be on disk.
     conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("PRAGMA busy_timeout=5000")
     conn.execute("PRAGMA foreign_keys=ON")
     db = Database(conn)
-    migrations.apply(db)
+    apply_migrations(db, migrations)
     return db

@@ -19,6 +19,7 @@ from sqlite_utils import Database
 from agent.models import AuditEvent, Delivery, Outgoing, Review, ReviewRecord, Rule, RunState, RunSummary
 from storage.db import connect
 from storage.outbox import OutboxStore
+from storage.retention import PruneCounts
 from storage.runs import RunStore
 
 P = ParamSpec("P")
@@ -138,6 +139,9 @@ class AsyncStore:
 
     async def claim_delivery(self, key: str, at: float) -> bool:
         return await self._call(self.store.claim_delivery, key, at)
+
+    async def prune(self, before: float, *, dry_run: bool) -> PruneCounts:
+        return await self._call(self.store.prune, before, dry_run=dry_run)
 
     async def run_for_thread(self, channel: str, thread_ts: str) -> str | None:
         return await self._call(self.store.run_for_thread, channel, thread_ts)

@@ -18,6 +18,8 @@ from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
 from agent.messages import decided_verb
 from agent.models import AuditEvent, Outgoing, Review, ReviewRecord, Rule, RunState, RunSummary
 from storage import outbox as outbox_rows
+from storage import retention
+from storage.retention import PruneCounts
 
 _state = TypeAdapter(RunState)
 
@@ -163,6 +165,11 @@ class RunStore:
         """True the first time ``key`` is seen (deduplicates retried deliveries and double clicks)."""
         cur = self.db.execute("INSERT OR IGNORE INTO deliveries (key, at) VALUES (?, ?)", [key, at])
         return cur.rowcount == 1
+
+    def prune(self, before: float, *, dry_run: bool, batch: int = retention.BATCH) -> PruneCounts:
+        """Delete runs that finished before ``before`` with all their rows, and delivery keys older
+        than it, one short transaction per batch; unfinished runs are kept (:mod:`storage.retention`)."""
+        return retention.prune(self.db, before, dry_run=dry_run, batch=batch)
 
     # --- reads --------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from sqlite_utils.db import Table
 from sqlite_utils.migrations import Migrations
 
 from agent.world import Cache, LogLevel, LogLine, Message, Sample, Service, seed
+from storage.db import apply_migrations
 
 migrations = Migrations("tandem_demo")
 
@@ -91,8 +92,8 @@ def m002_seed_demo_world(db: Database) -> None:
 
 
 def migrate(db: Database) -> None:
-    """Create the demo tables and seed them, unless that was done before."""
-    migrations.apply(db)
+    """Create the demo tables and seed them, unless that was done before (by any process)."""
+    apply_migrations(db, migrations)
 
 
 class SqliteOpsWorld:
