@@ -36,3 +36,5 @@ UNREADABLE = (
     "Tandem could not read this {surface} ({problem}); nothing changed. "
     "Try again, and if it keeps failing, tell whoever runs Tandem."
 )
+BAD_REQUEST = "Tandem could not read this request: {reason}. Nothing changed."
+NO_TEAM = "Tandem refused this request: it names no workspace (team id). Nothing changed."
