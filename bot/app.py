@@ -8,7 +8,7 @@ from typing import Any
 
 import aiohttp
 from slack_bolt import BoltResponse
-from slack_bolt.async_app import AsyncApp
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -16,6 +16,8 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import messages
+from bot.edge import EdgeApp
 from bot.handlers import Deps, register
 from bot.settings import SlackSettings
 
@@ -41,18 +43,9 @@ def build_client(settings: SlackSettings, session: aiohttp.ClientSession | None 
     )
 
 
-def _team_of(body: dict[str, Any]) -> str | None:
-    team = body.get("team")
-    if isinstance(team, dict) and team.get("id"):
-        return str(team["id"])
-    for key in ("team_id", "user_team"):
-        if isinstance(body.get(key), str) and body[key]:
-            return str(body[key])
-    return None
-
-
 def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> AsyncApp:
-    app = AsyncApp(
+    """Tandem's listeners on a Bolt app; over HTTP its requests pass :mod:`bot.edge` first."""
+    app = EdgeApp(
         client=client,
         signing_secret=settings.secret("signing_secret"),
         process_before_response=False,
@@ -61,23 +54,35 @@ def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> As
     home_team: list[str] = []
 
     @app.middleware
-    async def same_workspace(body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> Any:
-        """Requests from another workspace (a forwarded button, a misrouted app) change nothing."""
-        team = _team_of(body)
-        if team is not None:
-            if not home_team:
-                auth = await client.auth_test()
-                home_team.append(str(auth["team_id"]))
-            if team != home_team[0]:
-                log.warning("ignored a request from workspace %s (this bot serves %s)", team, home_team[0])
-                return BoltResponse(status=200, body="")
+    async def same_workspace(
+        context: AsyncBoltContext, body: dict[str, Any], next: Callable[[], Awaitable[None]]
+    ) -> Any:
+        """Requests that name no workspace, or another one (a forwarded button, a misrouted app), change nothing.
+
+        Bolt answers URL verification and ``ssl_check`` (which carry no team) before this runs.
+        """
+        team = context.team_id  # Bolt's reading: team.id, authorizations, team_id, user.team_id, view.team_id
+        if not team:
+            log.warning("refused a %s request that names no workspace (team id)", _kind(body))
+            return BoltResponse(status=400, body=messages.NO_TEAM)
+        if not home_team:
+            auth = await client.auth_test()
+            home_team.append(str(auth["team_id"]))
+        if team != home_team[0]:
+            log.warning("ignored a request from workspace %s (this bot serves %s)", str(team)[:40], home_team[0])
+            return BoltResponse(status=200, body="")
         return await next()
 
     @app.error
     async def on_error(error: Exception, body: dict[str, Any]) -> None:
-        log.error("listener failed on a %s request: %s", body.get("type", "slack"), error, exc_info=error)
+        log.error("listener failed on a %s request: %s", _kind(body), error, exc_info=error)
 
     return app
+
+
+def _kind(body: dict[str, Any]) -> str:
+    kind = body.get("type") or ("slash command" if "command" in body else "Slack")
+    return str(kind)[:40]
 
 
 async def run_socket_mode(app: AsyncApp, app_token: str) -> None:

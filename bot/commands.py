@@ -14,6 +14,7 @@ from blocks.text import mention, mention_group, section
 from bot import messages
 from bot.channel import card_placeholder
 from bot.deps import Deps
+from bot.intake import read_before_ack
 from bot.payloads import SlashCommand
 from bot.render import decision_lines
 from bot.replies import ephemeral
@@ -26,7 +27,9 @@ COMMAND = "/tandem"
 
 def register(app: AsyncApp, deps: Deps) -> None:
     async def on_command(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        cmd = SlashCommand.model_validate(body)
+        cmd = await read_before_ack(ack, client, SlashCommand, body, "/tandem command", say_in_ack=True)
+        if cmd is None:
+            return
         text = " ".join(cmd.text.split())
         word, _, rest = text.partition(" ")
         word = word.lower()

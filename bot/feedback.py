@@ -12,13 +12,16 @@ from blocks import ids
 from bot import messages
 from bot.decisions import decide, read_and_apply
 from bot.deps import Deps
+from bot.intake import read_before_ack
 from bot.payloads import ViewSubmission
 from bot.replies import ephemeral
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
     async def on_feedback(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        submission = ViewSubmission.model_validate(body)
+        submission = await read_before_ack(ack, client, ViewSubmission, body, "feedback form")
+        if submission is None:
+            return
         view = submission.view
         feedback = (view.value(ids.FEEDBACK_BLOCK, ids.FEEDBACK_ACTION) or "").strip()
         if not feedback:

@@ -16,6 +16,7 @@ from blocks.handoff import answer_modal
 from bot import messages
 from bot.decisions import decide, decide_click
 from bot.deps import Deps
+from bot.intake import on_click, read_before_ack
 from bot.payloads import BlockActions, ViewSubmission
 from bot.replies import ephemeral
 
@@ -24,32 +25,29 @@ CLARIFY_BUTTONS = re.compile(r"^tandem\.clarify(\.\w+)?$")
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    async def on_answer(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_answer(click: BlockActions, client: AsyncWebClient) -> None:
         raw = click.action.selected_value or click.action.value or "{}"
         try:
             data = json.loads(raw)
             review_id, value = str(data["review"]), data["answer"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             await ephemeral(client, click.channel_id, click.user.id, messages.BAD_ANSWER_BUTTON)
             return
         deps.spawn(decide_click(deps, client, click, Answer(value=value), review_id), name="action:answer")
 
-    async def on_answer_text(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_answer_text(click: BlockActions, client: AsyncWebClient) -> None:
         meta = json.dumps({"review": click.action.value or "", "channel": click.channel_id or ""})
         await client.views_open(trigger_id=click.trigger_id or "", view=answer_modal(meta))
 
-    async def on_clarify(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_clarify(click: BlockActions, client: AsyncWebClient) -> None:
         try:
             data = json.loads(click.action.value or "{}")
             review_id, intent, text = str(data["review"]), str(data["intent"]), str(data["text"])
             step = data.get("step")
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             await ephemeral(client, click.channel_id, click.user.id, messages.BAD_ANSWER_BUTTON)
             return
         decision: Decision
@@ -65,7 +63,9 @@ def register(app: AsyncApp, deps: Deps) -> None:
         deps.spawn(decide_click(deps, client, click, decision, review_id), name="action:clarify")
 
     async def on_answer_modal(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        submission = ViewSubmission.model_validate(body)
+        submission = await read_before_ack(ack, client, ViewSubmission, body, "answer form")
+        if submission is None:
+            return
         text = (submission.view.value(ids.ANSWER_BLOCK, ids.ANSWER_ACTION) or "").strip()
         if not text:
             await ack(response_action="errors", errors={ids.ANSWER_BLOCK: messages.EMPTY_ANSWER})

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from blocks.home import home_view
 from bot.deps import Deps
+from bot.intake import on_event
 from bot.payloads import HomeOpened
 from bot.runs import open_runs, run_row, waits_on
 
@@ -17,8 +16,8 @@ RECENT = 50
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    async def on_home_opened(event: dict[str, Any], client: AsyncWebClient) -> None:
-        opened = HomeOpened.model_validate(event)
+    @on_event(HomeOpened, "App Home event")
+    async def on_home_opened(opened: HomeOpened, client: AsyncWebClient) -> None:
         if opened.tab != "home":
             return
         deps.spawn(publish(deps, client, opened.user), name="home")

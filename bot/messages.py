@@ -32,3 +32,9 @@ RULE_ADDED = (
 RULE_REVOKED = "Revoked: `{tool}` asks for approval again in this channel."
 RULE_NOT_YOURS = "Only {user} (who set it) or an approver can revoke this rule. Nothing changed."
 UNKNOWN_RULE = "That rule is already revoked or does not exist here. `/tandem rules` lists the current ones."
+UNREADABLE = (
+    "Tandem could not read this {surface} ({problem}); nothing changed. "
+    "Try again, and if it keeps failing, tell whoever runs Tandem."
+)
+BAD_REQUEST = "Tandem could not read this request: {reason}. Nothing changed."
+NO_TEAM = "Tandem refused this request: it names no workspace (team id). Nothing changed."

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.models import Approve, Cancel, Review
@@ -15,39 +14,35 @@ from blocks.text import section
 from bot import messages
 from bot.decisions import decide_click
 from bot.deps import Deps
+from bot.intake import on_click
 from bot.payloads import BlockActions
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    async def on_approve(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_approve(click: BlockActions, client: AsyncWebClient) -> None:
         deps.spawn(decide_click(deps, client, click, Approve()), name="action:approve")
 
-    async def on_cancel(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_cancel(click: BlockActions, client: AsyncWebClient) -> None:
         deps.spawn(decide_click(deps, client, click, Cancel(reason="")), name="action:cancel")
 
-    async def on_request_changes(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_request_changes(click: BlockActions, client: AsyncWebClient) -> None:
         # The trigger id expires in 3 s: open the modal before any other work.
         meta = {"review": click.action.value or "", "channel": click.channel_id or ""}
         await client.views_open(trigger_id=click.trigger_id or "", view=feedback_modal(json.dumps(meta)))
 
-    async def on_override(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_override(click: BlockActions, client: AsyncWebClient) -> None:
         meta = {"override": click.action.value or "", "channel": click.channel_id or ""}
         subject = "Tell Tandem what you meant; this applies to what the run is waiting for now."
         await client.views_open(
             trigger_id=click.trigger_id or "", view=feedback_modal(json.dumps(meta), subject=subject)
         )
 
-    async def on_details(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_details(click: BlockActions, client: AsyncWebClient) -> None:
         loading = {"type": "modal", "title": {"type": "plain_text", "text": "Details"}, "blocks": [section("Loading…")]}
         opened = await client.views_open(trigger_id=click.trigger_id or "", view=loading)
         view_id = opened["view"]["id"]

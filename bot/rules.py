@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.models import Approve
@@ -13,19 +11,18 @@ from blocks.text import mention
 from bot import messages
 from bot.decisions import decide_click
 from bot.deps import Deps
+from bot.intake import on_click
 from bot.payloads import BlockActions
 from bot.replies import ephemeral
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    async def on_approve_always(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_approve_always(click: BlockActions, client: AsyncWebClient) -> None:
         deps.spawn(approve_always(deps, client, click), name="action:approve_always")
 
-    async def on_revoke_rule(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
-        click = BlockActions.model_validate(body)
-        await ack()
+    @on_click
+    async def on_revoke_rule(click: BlockActions, client: AsyncWebClient) -> None:
         deps.spawn(revoke_rule(deps, client, click.action.value or "", click.user.id, click.channel_id), name="rule")
 
     app.action(ids.APPROVE_ALWAYS)(on_approve_always)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -12,6 +10,7 @@ from bot import messages
 from bot.commands import start_run
 from bot.decisions import read_and_apply
 from bot.deps import Deps
+from bot.intake import on_event
 from bot.payloads import MessageEvent, SlashCommand
 from bot.replies import ephemeral
 
@@ -19,14 +18,14 @@ EVENTS = ("message", "app_mention")
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    async def on_message(body: dict[str, Any], event: dict[str, Any], client: AsyncWebClient) -> None:
-        message = MessageEvent.model_validate(event)
+    @on_event(MessageEvent, "message event")
+    async def on_message(message: MessageEvent, client: AsyncWebClient) -> None:
         if not message.from_a_person or message.thread_ts is None or message.thread_ts == message.ts:
             return
         await thread_reply(deps, client, message)
 
-    async def on_mention(body: dict[str, Any], event: dict[str, Any], client: AsyncWebClient) -> None:
-        message = MessageEvent.model_validate(event)
+    @on_event(MessageEvent, "mention")
+    async def on_mention(message: MessageEvent, client: AsyncWebClient) -> None:
         if not message.from_a_person:
             return
         if message.thread_ts is not None and message.thread_ts != message.ts:

@@ -93,6 +93,7 @@ async def scheduler(runtime: Runtime, interval: float) -> None:
 
 
 def web_app(bot: Bot) -> web.Application:
+    # Tandem's app (bot.edge.EdgeApp) checks the signature and reads the body before Bolt does.
     application = bot.app.web_app(path="/slack/events")
 
     async def healthz(request: web.Request) -> web.Response:

@@ -1,0 +1,120 @@
+"""Reading Slack request bodies before Bolt does: what is read, what is refused and why."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from slack_bolt.request.async_request import AsyncBoltRequest
+
+from bot.envelope import MAX_CONTAINERS, BadRequest, check_envelope, is_ssl_check, read_body
+
+FORM = "application/x-www-form-urlencoded"
+JSON = "application/json"
+TEAM = {"id": "T0TANDEM"}
+CLICK = {"type": "block_actions", "team": TEAM, "user": {"id": "U1"}, "actions": [{"action_id": "tandem.approve"}]}
+COMMAND = {"command": "/tandem", "text": "check the payload limits", "team_id": "T0TANDEM", "user_id": "U1"}
+
+
+def interaction(payload: dict[str, Any]) -> bytes:
+    return urlencode({"payload": json.dumps(payload)}).encode()
+
+
+@pytest.mark.parametrize(
+    ("raw", "content_type", "kind"),
+    [
+        (interaction(CLICK), FORM, "block_actions"),
+        (json.dumps(CLICK).encode(), JSON, "block_actions"),
+        (urlencode(COMMAND).encode(), FORM, "slash_command"),
+        (urlencode({**COMMAND, "text": "payload=1"}).encode(), FORM, "slash_command"),
+        (json.dumps({"type": "url_verification", "challenge": "c", "token": "t"}).encode(), JSON, "url_verification"),
+        (json.dumps({"type": "event_callback", "team_id": "T", "event": {"type": "message"}}).encode(), None, None),
+        (json.dumps({"type": "app_rate_limited", "team_id": "T", "minute_rate_limited": 1}).encode(), JSON, None),
+        (interaction({"type": "view_closed", "view": {"callback_id": "x", "type": "modal"}}), FORM, None),
+        (interaction({"type": "block_suggestion", "action_id": "a"}), FORM, None),
+    ],
+)
+def test_read_body_slack_shapes_are_read_and_bolt_can_build_a_request(
+    raw: bytes, content_type: str | None, kind: str | None
+) -> None:
+    body = read_body(raw, content_type)
+    read_kind = check_envelope(body)
+    assert read_kind == (kind or body["type"])
+    AsyncBoltRequest(body=json.dumps(body), headers={"content-type": JSON}, context={"logger": None})
+
+
+def test_read_body_command_saying_payload_keeps_its_text() -> None:
+    body = read_body(urlencode(COMMAND).encode(), FORM)
+    assert body["text"] == "check the payload limits" and body["command"] == "/tandem"
+
+
+@pytest.mark.parametrize(
+    ("raw", "content_type", "reason"),
+    [
+        (b"", FORM, "empty"),
+        (b"  \n", JSON, "empty"),
+        (b"\xff\xfe{}", JSON, "not UTF-8"),
+        (b"[1, 2]", JSON, "not an object"),
+        (b'{"a": 1', JSON, "not valid JSON"),
+        (b'{"a": NaN}', JSON, "not valid JSON"),
+        (b'{"a": ' + b"1" * 5000 + b"}", JSON, "not valid JSON"),
+        (b"[" * 5000 + b"]" * 5000, JSON, "nested too deeply"),
+        (b'{"a":' * 100 + b"1" + b"}" * 100, JSON, "more than 64 levels"),
+        (b'{"a": [' + b"[]," * MAX_CONTAINERS + b"[]]}", JSON, "JSON objects and arrays"),
+        (b"payload=", FORM, "not valid JSON"),
+        (b"payload=%5B%5D", FORM, "not an object"),
+        (b"payload=%7B%7D&token=x", FORM, "only its `payload`"),
+        (b"command=%2Ftandem&command=%2Fother", FORM, "twice"),
+        (b"text=hello", FORM, "neither a slash command"),
+        (b"payload", FORM, "`payload` field is not valid JSON"),
+    ],
+)
+def test_read_body_unreadable_bodies_are_refused_with_a_reason(
+    raw: bytes, content_type: str | None, reason: str
+) -> None:
+    with pytest.raises(BadRequest, match=reason):
+        read_body(raw, content_type)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ({}, "no `type`"),
+        ({"type": 5}, "not a string"),
+        ({"type": "shortcut", "callback_id": "x"}, "does not handle `shortcut`"),
+        ({"type": "interactive_message", "callback_id": [], "actions": {}}, "does not handle"),
+        ({**CLICK, "actions": []}, "at least 1 item"),
+        ({**CLICK, "actions": "tandem.approve"}, "valid list"),
+        ({**CLICK, "actions": [{"value": "r1"}]}, "action_id: Field required"),
+        ({**CLICK, "team": 5}, "team"),
+        ({**CLICK, "user": ["U1"]}, "user"),
+        ({**CLICK, "authorizations": "abc"}, "authorizations"),
+        ({**CLICK, "authorizations": [5]}, "authorizations.0"),
+        ({**CLICK, "event": None}, "`event` is null"),
+        ({**CLICK, "event": "message"}, "event"),
+        ({**CLICK, "response_urls": None}, "`response_urls` is null"),
+        ({**CLICK, "message": {"user": 5}}, "message.user"),
+        ({**CLICK, "function_execution_id": "F1", "bot_access_token": "xoxb-other"}, "function_execution_id"),
+        ({"type": "event_callback", "event": {"text": "hi"}}, "event.type: Field required"),
+        ({"type": "event_callback", "event": {"type": "message", "user": 5}}, "event.user"),
+        ({"type": "event_callback", "event": {"type": "message", "message": {"channel": 5}}}, "event.message"),
+        ({"type": "view_submission", "view": "callback_id"}, "view"),
+        ({"type": "view_submission", "view": {"callback_id": "x"}}, "view.type"),
+        ({"type": "view_submission", "view": {"callback_id": "x", "type": "workflow_step"}}, "view.type"),
+        ({"type": "url_verification", "challenge": {"x": 1}}, "challenge"),
+        ({"command": 5}, "command"),
+    ],
+)
+def test_check_envelope_fields_bolt_would_trip_over_are_refused(body: dict[str, Any], reason: str) -> None:
+    with pytest.raises(BadRequest, match=reason):
+        check_envelope(body)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [(b"ssl_check=1&token=x", True), (b"token=x&ssl_check=1", True), (b"ssl_check=0", False), (b"x=1", False)],
+)
+def test_is_ssl_check_only_for_slack_certificate_checks(raw: bytes, expected: bool) -> None:
+    assert is_ssl_check(raw) is expected
