@@ -107,6 +107,7 @@ class Store(Protocol):
         events: list[AuditEvent],
         opened: Review | None = None,
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> int: ...
 
     async def commit(
@@ -121,6 +122,7 @@ class Store(Protocol):
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> int: ...
 
     async def load(self, run_id: str) -> tuple[RunState, int]: ...
@@ -136,6 +138,10 @@ class Store(Protocol):
     ) -> list[RunSummary]: ...
 
     async def runs_in_flight(self) -> list[str]: ...
+
+    async def lease(self, run_id: str) -> tuple[str, float] | None: ...
+
+    async def renew_lease(self, run_id: str, owner: str, until: float) -> bool: ...
 
     async def append_events(
         self, run_id: str, events: list[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None

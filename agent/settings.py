@@ -57,6 +57,9 @@ class CoreSettings(LogSettings):
         description="comma-separated tool modules (TANDEM_TOOLS); unset: the demo toolset, which serve/socket refuse",
     )
     step_timeout: float = Field(default=30.0, gt=0, description="seconds a step may run (TANDEM_STEP_TIMEOUT)")
+    step_lease: float = Field(
+        default=30.0, gt=0, description="seconds a process's claim on running work lasts unrenewed (TANDEM_STEP_LEASE)"
+    )
     config: str | None = Field(default=None, description="policy TOML file (TANDEM_CONFIG; default ./tandem.toml)")
     scheduler_interval: float = Field(default=15.0, gt=0, description="seconds between deadline checks")
 

@@ -164,8 +164,9 @@ class BatchedStore(AsyncStore):
         events: list[AuditEvent],
         opened: Review | None = None,
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> int:
-        self.calls.append(lambda: self.store.create(state, events, opened, outbox))
+        self.calls.append(lambda: self.store.create(state, events, opened, outbox, lease))
         return 1
 
     async def commit(
@@ -180,6 +181,7 @@ class BatchedStore(AsyncStore):
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> int:
         self.calls.append(
             lambda: self.store.commit(
@@ -192,6 +194,7 @@ class BatchedStore(AsyncStore):
                 reschedule=reschedule,
                 rules=rules,
                 outbox=outbox,
+                lease=lease,
             )
         )
         return version + 1

@@ -25,12 +25,14 @@ async def decide_click(
 ) -> bool:
     """:func:`decide` for a button click; ``review_id`` defaults to the button's value."""
     review_id = review_id if review_id is not None else click.action.value or ""
+    if not await decide(deps, client, review_id, decision, click.user.id, click.channel_id):
+        return False  # a refused or stale click stores nothing
     record = await deps.store.get_review(review_id)
     key = review_key(review_id)
     if record is not None and click.message and click.channel_id and await deps.store.message(key) is None:
         # The process that posted this review died before noting where: the click tells us.
         await deps.store.save_message(key, record.run_id, click.channel_id, click.message.ts, click.message.blocks)
-    return await decide(deps, client, review_id, decision, click.user.id, click.channel_id)
+    return True
 
 
 async def decide(

@@ -65,7 +65,6 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
         app = build_app(settings, deps, client)
         # Runs whose process died mid-step resume (risky steps ask a person first), and
         # deadlines that passed while the bot was down are handled now, then periodically.
-        background.spawn(services.runtime.recover_all(), name="recover")
         background.spawn(scheduler(services.runtime, settings.scheduler_interval), name="scheduler", service=True)
         background.spawn(delivery.run(), name="delivery", service=True)
         # Start-up objects live as long as the process: keep them out of full GC passes,
@@ -83,10 +82,12 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
 
 
 async def scheduler(runtime: Runtime, interval: float) -> None:
-    """Reminders and deadlines: checked at start-up, then every ``interval`` seconds (until cancelled)."""
+    """Reminders and deadlines, and work whose process died (its lease ran out): checked at start-up,
+    then every ``interval`` seconds (until cancelled)."""
     while True:
         try:
             await runtime.tick()
+            await runtime.recover_all()
         except Exception:
             log.exception("scheduler tick failed; trying again in %s s", interval)
         await asyncio.sleep(interval)

@@ -46,6 +46,7 @@ async def open_services(
         config=config,
         observers=observers,
         tool_context=lambda: use_world(world),
+        lease_ttl=settings.step_lease,
     )
     try:
         yield Services(runtime=runtime, store=store)

@@ -155,6 +155,13 @@ def m004_outbox(db: Database) -> None:
     db.execute("CREATE UNIQUE INDEX outbox_card ON outbox(run_id) WHERE kind = 'card' AND status = 'pending'")
 
 
+@migrations()
+def m005_step_leases(db: Database) -> None:
+    """Who works on a run right now, and until when (renewed while a step runs; see Engine)."""
+    db.execute("ALTER TABLE runs ADD COLUMN lease_owner TEXT")
+    db.execute("ALTER TABLE runs ADD COLUMN lease_until REAL")
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     code: int = getattr(exc, "sqlite_errorcode", 0)  # extended codes (e.g. BUSY_SNAPSHOT) share the low byte
     return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
@@ -180,12 +187,16 @@ def retry_busy(fn: Callable[[], T], *, wait_ms: int = BUSY_TIMEOUT_MS) -> T:
 
 @contextmanager
 def write_transaction(db: Database, *, wait_ms: int = BUSY_TIMEOUT_MS) -> Iterator[None]:
-    """One transaction holding the write lock from its first statement (``BEGIN IMMEDIATE``).
+    """One transaction holding the write lock from its first statement (``BEGIN IMMEDIATE``);
+    inside an open transaction, part of that one.
 
     Taking the lock up front means a read inside the transaction can never go stale before
     its write, and other processes wait for the lock (up to ``wait_ms``) instead of failing.
     """
     conn = db.conn
+    if conn.in_transaction:  # inside a caller's transaction (e.g. a migration seeding data): it is in charge
+        yield
+        return
     previous = int(conn.execute("PRAGMA busy_timeout").fetchone()[0])
     conn.execute(f"PRAGMA busy_timeout={int(wait_ms)}")
     try:

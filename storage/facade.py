@@ -88,8 +88,9 @@ class AsyncStore:
         events: list[AuditEvent],
         opened: Review | None = None,
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> int:
-        return await self._call(self.store.create, state, events, opened, outbox)
+        return await self._call(self.store.create, state, events, opened, outbox, lease)
 
     async def commit(
         self,
@@ -103,6 +104,7 @@ class AsyncStore:
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> int:
         return await self._call(
             self.store.commit,
@@ -115,6 +117,7 @@ class AsyncStore:
             reschedule=reschedule,
             rules=rules,
             outbox=outbox,
+            lease=lease,
         )
 
     async def load(self, run_id: str) -> tuple[RunState, int]:
@@ -133,6 +136,12 @@ class AsyncStore:
         self, *, status: str | None = None, channel: str | None = None, limit: int = 50
     ) -> list[RunSummary]:
         return await self._call(self.store.list_runs, status=status, channel=channel, limit=limit)
+
+    async def lease(self, run_id: str) -> tuple[str, float] | None:
+        return await self._call(self.store.lease, run_id)
+
+    async def renew_lease(self, run_id: str, owner: str, until: float) -> bool:
+        return await self._call(self.store.renew_lease, run_id, owner, until)
 
     async def runs_in_flight(self) -> list[str]:
         return await self._call(self.store.runs_in_flight)

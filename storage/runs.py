@@ -60,11 +60,13 @@ class RunStore:
         events: Sequence[AuditEvent],
         opened: Review | None = None,
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> int:
         with self.db.atomic():
             self.db.execute(
                 "INSERT INTO runs (id, task, requester, status, channel, thread, pending_review, version,"
-                " created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+                " created_at, updated_at, state, lease_owner, lease_until)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)",
                 [
                     state.id,
                     state.task,
@@ -76,6 +78,7 @@ class RunStore:
                     state.created_at,
                     state.updated_at,
                     _dump(state),
+                    *(lease or (None, None)),
                 ],
             )
             self._write_children(state, events, opened)
@@ -95,6 +98,7 @@ class RunStore:
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
+        lease: tuple[str, float] | None = None,
     ) -> int:
         """Persist one transition. ``answered`` is (review_id, by, at, answer); ``closed`` a
         review that became moot; ``reschedule``: the pending review's deadline changed.
@@ -114,13 +118,14 @@ class RunStore:
                 if cur.rowcount != 1:
                     raise self._stale(review_id)
             cur = self.db.execute(
-                "UPDATE runs SET status = ?, pending_review = ?, version = version + 1, updated_at = ?, state = ?"
-                " WHERE id = ? AND version = ?",
+                "UPDATE runs SET status = ?, pending_review = ?, version = version + 1, updated_at = ?, state = ?,"
+                " lease_owner = ?, lease_until = ? WHERE id = ? AND version = ?",
                 [
                     state.status,
                     state.pending.id if state.pending else None,
                     state.updated_at,
                     _dump(state),
+                    *(lease or (None, None)),
                     state.id,
                     version,
                 ],
@@ -309,6 +314,18 @@ class RunStore:
             return None
         self.db.execute("UPDATE rules SET revoked_by = ?, revoked_at = ? WHERE id = ?", [by, at, rule_id])
         return _rule(row)
+
+    def lease(self, run_id: str) -> tuple[str, float] | None:
+        """(owner, until) of the process working on a run, if any holds it."""
+        row = self.db.execute("SELECT lease_owner, lease_until FROM runs WHERE id = ?", [run_id]).fetchone()
+        return None if row is None or row[0] is None else (str(row[0]), float(row[1]))
+
+    def renew_lease(self, run_id: str, owner: str, until: float) -> bool:
+        """Keep working on a run; False when someone else holds it now (this owner's claim had run out)."""
+        cur = self.db.execute(
+            "UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ?", [until, run_id, owner]
+        )
+        return cur.rowcount == 1
 
     def runs_in_flight(self) -> list[str]:
         """Runs that were working (not waiting on a person) — candidates for recovery."""

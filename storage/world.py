@@ -16,7 +16,7 @@ from sqlite_utils.db import Table
 from sqlite_utils.migrations import Migrations
 
 from agent.world import Cache, LogLevel, LogLine, Message, Sample, Service, seed
-from storage.db import apply_migrations
+from storage.db import apply_migrations, write_transaction
 
 migrations = Migrations("tandem_demo")
 
@@ -117,7 +117,7 @@ class SqliteOpsWorld:
         return Service.model_validate(rows[0]) if rows else None
 
     def save_service(self, service: Service, *, at: float, logs: Sequence[LogLine] = ()) -> None:
-        with self._lock, self._db.atomic():
+        with self._lock, write_transaction(self._db):
             self._table("demo_services").upsert(service.model_dump(), pk="name")
             self._table("demo_samples").insert(Sample.of(service, at).model_dump())
             self._insert_logs(logs)
@@ -139,7 +139,7 @@ class SqliteOpsWorld:
         return lines[::-1]
 
     def add_logs(self, lines: Sequence[LogLine]) -> None:
-        with self._lock, self._db.atomic():
+        with self._lock, write_transaction(self._db):
             self._insert_logs(lines)
 
     def get_cache(self, service: str) -> Cache | None:
@@ -148,7 +148,7 @@ class SqliteOpsWorld:
         return Cache.model_validate(rows[0]) if rows else None
 
     def save_cache(self, cache: Cache, *, logs: Sequence[LogLine] = ()) -> None:
-        with self._lock, self._db.atomic():
+        with self._lock, write_transaction(self._db):
             self._table("demo_caches").upsert(cache.model_dump(), pk="service")
             self._insert_logs(logs)
 

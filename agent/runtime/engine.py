@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import socket
 import time
 import uuid
 import weakref
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from typing import Any, TypedDict
 
 from agent import machine
 from agent.config import PolicyConfig
 from agent.errors import ConcurrentUpdate
+from agent.logs import bind, ctx
 from agent.models import (
     AddRule,
     AskHuman,
@@ -39,6 +42,9 @@ from agent.tools import ToolRegistry
 
 log = logging.getLogger("tandem.runtime")
 
+LEASE_TTL = 30.0
+"""Seconds a process's claim on a run's work lasts without renewal (it renews every third of that)."""
+
 
 def _new_id() -> str:
     return uuid.uuid4().hex[:12]
@@ -59,8 +65,13 @@ class Engine:
         tool_context: ToolContext | None = None,
         clock: Callable[[], float] = time.time,
         new_id: Callable[[], str] = _new_id,
+        lease_ttl: float = LEASE_TTL,
     ) -> None:
         self.store = store
+        # Who works on a run holds its lease, renewed while the work runs: another process (or a
+        # resume) treats the work as interrupted only once the lease has run out.
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.lease_ttl = lease_ttl
         self.brain = brain
         self.tools = tools
         self.config = config or PolicyConfig()
@@ -79,7 +90,8 @@ class Engine:
         queue = list(effects)
         while queue:
             effect = queue.pop(0)
-            event = await self.worker.perform(state, effect)
+            with bind(run=state.id):
+                event = await self._perform_leased(state, effect)
             if event is None:
                 continue
             try:
@@ -88,10 +100,39 @@ class Engine:
             except ConcurrentUpdate:
                 # Someone (a cancel) moved the run on while we worked: keep the record, stop here.
                 fresh, _ = await self.store.load(state.id)
-                log.info("run %s moved on while %s was in progress; now %s", state.id, effect.kind, fresh.status)
+                log.info(
+                    "run %s moved on while %s was in progress; now %s",
+                    state.id,
+                    effect.kind,
+                    fresh.status,
+                    extra=ctx(run=state.id),
+                )
                 return fresh
             queue.extend(more)
         return state
+
+    async def _perform_leased(self, state: RunState, effect: Effect) -> Event | None:
+        """Perform one piece of work, renewing this process's lease on the run until it is done."""
+        if state.inflight is None:
+            return await self.worker.perform(state, effect)
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(self.lease_ttl / 3)
+                if not await self.store.renew_lease(state.id, self.owner, self.clock() + self.lease_ttl):
+                    log.warning("lost the lease on run %s while %s ran", state.id, effect.kind, extra=ctx(run=state.id))
+                    return
+
+        renewing = asyncio.create_task(renew(), name=f"lease:{state.id}")
+        try:
+            return await self.worker.perform(state, effect)
+        finally:
+            renewing.cancel()
+            with suppress(asyncio.CancelledError):
+                await renewing
+
+    def _lease(self, state: RunState) -> tuple[str, float] | None:
+        return (self.owner, self.clock() + self.lease_ttl) if state.inflight is not None else None
 
     async def _apply(
         self, state: RunState, version: int, event: Event, actor: str
@@ -114,9 +155,14 @@ class Engine:
         writes = _writes(before, effects, event.at)
         channel = delivery_channel(new)
         outbox = (channel, outgoing_for(before, event, effects)) if channel is not None else None
-        version = await self.store.commit(new, version, audit, **writes, outbox=outbox)
+        version = await self.store.commit(new, version, audit, **writes, outbox=outbox, lease=self._lease(new))
         log.info(
-            "run %s: %s -> %s (%s)", new.id, event.kind, new.phase, ", ".join(e.kind for e in effects) or "no effects"
+            "run %s: %s -> %s (%s)",
+            new.id,
+            event.kind,
+            new.phase,
+            ", ".join(e.kind for e in effects) or "no effects",
+            extra=ctx(run=new.id, review=new.pending.id if new.pending else None, event=event.kind),
         )
         await self._notify(Change(new, effects, event, actor, writes["answered"][0] if writes["answered"] else None))
         return new, version, effects
@@ -139,8 +185,13 @@ class Engine:
         for observer in self.observers:
             try:
                 await observer.on_change(change)
-            except Exception:  # a channel failing must not lose the run
-                log.exception("observer %r failed on run %s", observer, change.state.id)
+            except Exception:  # a channel failing must not lose the run (its messages are in the outbox)
+                log.exception(
+                    "observer %s failed on run %s",
+                    type(observer).__name__,
+                    change.state.id,
+                    extra=ctx(run=change.state.id),
+                )
 
 
 _AUDITED = ("ask_human", "finished", "notify", "remind", "close_review", "add_rule")

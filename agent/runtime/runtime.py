@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from agent import machine
 from agent.errors import InvalidDecision, NotAllowed, StaleDecision, TandemError
+from agent.logs import ctx
 from agent.models import AuditEvent, CancelRequested, Recovered, RunState
 from agent.ports import Change
 from agent.runtime.decisions import Decisions
@@ -27,7 +28,7 @@ class Runtime(Decisions, Scheduling):
         audit = [AuditEvent(at=at, actor=requester, kind="started", payload={"task": task})]
         shown_in = delivery_channel(state)
         outbox = (shown_in, outgoing_for(None, None, effects)) if shown_in is not None else None
-        version = await self.store.create(state, audit, outbox=outbox)
+        version = await self.store.create(state, audit, outbox=outbox, lease=self._lease(state))
         await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)
 
@@ -48,10 +49,25 @@ class Runtime(Decisions, Scheduling):
         return state
 
     async def recover(self, run_id: str) -> RunState:
-        """Resume a run whose process died while it was working."""
+        """Resume a run whose process died while it was working.
+
+        Work whose lease is still held (another process, or this one, is on it) is left alone:
+        a step in flight has one owner, and it is interrupted only once its lease ran out.
+        """
         async with self._lock(run_id):
             state, version = await self.store.load(run_id)
             if state.finished or state.inflight is None:
+                return state
+            lease = await self.store.lease(run_id)
+            if lease is not None and lease[1] > self.clock():
+                owner, until = lease
+                log.info(
+                    "run %s is being worked on by %s (lease for %.0f s more); not recovering it",
+                    run_id,
+                    owner,
+                    until - self.clock(),
+                    extra=ctx(run=run_id),
+                )
                 return state
             event = Recovered(at=self.clock(), nonce=self.new_id())
             state, version, effects = await self._apply(state, version, event, "tandem")

@@ -26,6 +26,8 @@ def env(tmp_path: Path) -> dict[str, str]:
         "TANDEM_MODEL": "offline",
         "HELD_TOOLS_DIR": str(tmp_path),
         "PYTHONUNBUFFERED": "1",
+        # A killed process's claim on its step lapses after a second (renewed every third of it while alive).
+        "TANDEM_STEP_LEASE": "1",
     }
 
 
@@ -54,6 +56,16 @@ def wait_for(predicate: Any, within: float = 20.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("timed out waiting")
         time.sleep(0.05)
+
+
+def resume_once_the_lease_lapses(env: dict[str, str], run_id: str) -> dict[str, Any]:
+    """``tandem resume --detach``, repeated until the dead process's lease ran out and the run moved."""
+    deadline = time.monotonic() + 20
+    while True:
+        run = run_json(env, "resume", run_id, "--detach")
+        if run["status"] != "executing" or time.monotonic() > deadline:
+            return run
+        time.sleep(0.2)
 
 
 def test_killed_while_paused_then_answered_from_a_fresh_process(env: dict[str, str]) -> None:
@@ -103,7 +115,7 @@ def test_killed_during_a_risky_step_is_never_rerun_silently(env: dict[str, str])
 
     crashed = run_json(env, "show", run["id"], "--json")
     assert crashed["status"] == "executing" and crashed["steps"][1]["status"] == "running"
-    resumed = run_json(env, "resume", run["id"], "--detach")
+    resumed = resume_once_the_lease_lapses(env, run["id"])
     assert resumed["status"] == "awaiting_review"
     assert resumed["pending_review"]["anchor"] == "recovery"
     assert "may or may not" in resumed["steps"][1]["error"]
@@ -128,7 +140,7 @@ def test_killed_during_a_read_step_reruns_it_on_resume(env: dict[str, str]) -> N
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     hold.unlink()
-    resumed = run_json(env, "resume", run["id"], "--detach")
+    resumed = resume_once_the_lease_lapses(env, run["id"])
     assert calls(env) == ["inspect_cluster", "inspect_cluster"]
     assert resumed["steps"][0]["status"] == "done"
     assert resumed["pending_review"]["anchor"] == "before_risky_step"
@@ -169,3 +181,34 @@ def test_unclear_say_changes_nothing_and_explains(env: dict[str, str]) -> None:
     proc = tandem(env, "answer", run["id"], "--say", "hmm", check=False)
     assert proc.returncode == 1 and "Not sure what you meant" in proc.stderr
     assert run_json(env, "show", run["id"], "--json")["pending_review"] == run["pending_review"]
+
+
+def test_resume_while_another_live_process_runs_the_deploy_leaves_it_alone(env: dict[str, str]) -> None:
+    """A step in flight has one owner: a second process neither declares it interrupted nor runs it again."""
+    run = run_json(env, "run", "--detach", TASK)
+    run = run_json(env, "answer", run["id"], "--approve")
+    gate = run["pending_review"]["id"]
+    hold = Path(env["HELD_TOOLS_DIR"]) / "hold"
+    hold.touch()
+    command = [sys.executable, "-m", "cli.main", "answer", run["id"], "--approve", "--review", gate]
+    owner = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: calls(env) == ["inspect_cluster", "upgrade_cluster"])
+        # well past a lease's length: the owner keeps renewing it while the deploy runs
+        for _ in range(3):
+            other = run_json(env, "resume", run["id"], "--detach")
+            assert other["status"] == "executing" and other["pending_review"] is None
+            assert other["steps"][1]["status"] == "running"
+            time.sleep(0.5)
+        assert calls(env) == ["inspect_cluster", "upgrade_cluster"]
+        kinds = [e["kind"] for e in run_json(env, "show", run["id"], "--json")["events"]]
+        assert "recovered" not in kinds
+        hold.unlink()
+        assert owner.wait(timeout=30) == 0
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+            owner.wait()
+    done = run_json(env, "show", run["id"], "--json")
+    assert done["pending_review"]["anchor"] == "before_result"
+    assert calls(env) == ["inspect_cluster", "upgrade_cluster"], "the deploy ran exactly once"
