@@ -168,6 +168,23 @@ class SafetyPolicy:
             return None
         return Refusal(actor, "steer or stop this run", tuple(sorted(users | {state.requester})), tuple(sorted(named)))
 
+    def waits_on(self, state: RunState, actor: str, groups: Iterable[str] = ()) -> bool:
+        """True when ``actor`` is one of the people the run's pending review waits for."""
+        if state.pending is None or state.finished:
+            return False
+        if authz.approvers(self.config, state, state.pending).has(actor, groups):
+            return True
+        return not self.config.has_approvers and state.requester == actor
+
+    def may_revoke(self, rule: Rule, actor: str, groups: Iterable[str] = ()) -> bool:
+        """Who set a rule or any approver may revoke it (anyone, while no approvers are configured):
+        revoking only makes Tandem ask again."""
+        if not self.config.has_approvers or actor == rule.created_by:
+            return True
+        everyone = [p for people in self.config.approvers.values() for p in people]
+        users, named = authz.split(everyone)
+        return authz.Eligible(users, named, self.config).has(actor, groups)
+
     def may_see(self, state: RunState, where: str | None) -> bool:
         """A run is shown where it lives (its channel); the terminal sees every run on its own machine."""
         return where is None or rule_scope(state) == where

@@ -18,7 +18,7 @@ from bot.intake import read_before_ack
 from bot.payloads import SlashCommand
 from bot.render import decision_lines
 from bot.replies import ephemeral
-from bot.runs import open_runs, run_row, waits_on
+from bot.runs import open_runs, run_row
 
 SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
 MIN_PREFIX = 4
@@ -68,7 +68,7 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
         groups = await deps.directory.groups_of(user)
         states = await open_runs(store, channel=channel)
         open_rows = [run_row(s) for s in states]
-        mine = [run_row(s) for s in states if waits_on(deps.config, s, user, groups)]
+        mine = [run_row(s) for s in states if deps.runtime.safety.waits_on(s, user, groups)]
         await ephemeral(client, channel, user, blocks=list_blocks(open_rows, mine))
         return
     if word == "rules":

@@ -36,11 +36,11 @@ async def approve_always(deps: Deps, client: AsyncWebClient, click: BlockActions
 
 
 async def revoke_rule(deps: Deps, client: AsyncWebClient, rule_id: str, user: str, channel: str | None) -> None:
-    """Revoke a rule; only who set it or an approver may (anyone, when no approvers are configured)."""
+    """Revoke a rule of this channel, where the policy lets ``user`` (see ``SafetyPolicy.may_revoke``)."""
     rules = await deps.store.rules(channel or "")
     rule = next((r for r in rules if r.id == rule_id), None)
-    approvers = {p for people in deps.config.approvers.values() for p in people}
-    if rule is not None and approvers and user != rule.created_by and user not in approvers:
+    groups = await deps.directory.groups_of(user)
+    if rule is not None and not deps.runtime.safety.may_revoke(rule, user, groups):
         await ephemeral(client, channel, user, messages.RULE_NOT_YOURS.format(user=mention(rule.created_by)))
         return
     revoked = await deps.store.revoke_rule(rule_id, user, deps.clock()) if rule else None

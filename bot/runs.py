@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from agent import authz
-from agent.config import PolicyConfig
 from agent.models import RunState
 from blocks.help import RunRow
 from blocks.text import waiting_for
@@ -21,15 +17,6 @@ def run_row(state: RunState) -> RunRow:
         updated_at=state.updated_at,
         waiting_on=waiting_for(state.pending) if state.pending else None,
     )
-
-
-def waits_on(config: PolicyConfig, state: RunState, user: str, groups: Iterable[str] = ()) -> bool:
-    """True when ``user`` is one of the people the run's pending review waits for."""
-    if state.pending is None or state.finished:
-        return False
-    if authz.approvers(config, state, state.pending).has(user, groups):
-        return True
-    return not config.has_approvers and state.requester == user
 
 
 async def open_runs(store: AsyncStore, *, channel: str | None = None, limit: int = 100) -> list[RunState]:

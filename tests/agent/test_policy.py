@@ -356,3 +356,34 @@ def test_machine_recovery_asks_by_the_policy_whatever_the_threshold(risk: Risk, 
     assert isinstance(state.inflight, RunStep), "below the threshold it runs without a gate"
     state, effects = machine.transition(state, Recovered(**_at()), policy)
     assert (state.pending is not None and state.pending.anchor == "recovery") is asks
+
+
+@pytest.mark.parametrize(
+    ("config", "actor", "groups", "may"),
+    [
+        (PolicyConfig(), CAROL, (), True),  # no approvers: anyone may make Tandem ask again
+        (PolicyConfig(approvers={"exec": [BOB]}), ALICE, (), True),  # who set it
+        (PolicyConfig(approvers={"exec": [BOB]}), BOB, (), True),  # an approver
+        (PolicyConfig(approvers={"exec": ["S0OPS"]}), CAROL, ("S0OPS",), True),  # a member of an approver group
+        (PolicyConfig(approvers={"exec": [BOB]}), CAROL, (), False),
+    ],
+)
+def test_policy_may_revoke_is_the_setter_or_an_approver(
+    config: PolicyConfig, actor: str, groups: tuple[str, ...], may: bool
+) -> None:
+    rule = Rule(id="r1", channel="C0OPS", tool="restart", created_by=ALICE, created_at=0)
+    assert SafetyPolicy(config).may_revoke(rule, actor, groups) is may
+
+
+@pytest.mark.parametrize(
+    ("config", "actor", "waits"),
+    [
+        (PolicyConfig(), ALICE, True),
+        (PolicyConfig(), BOB, False),
+        (PolicyConfig(approvers={"exec": [BOB]}), BOB, True),
+        (PolicyConfig(approvers={"exec": [BOB]}), ALICE, False),  # no self-approval of an exec gate
+    ],
+)
+def test_policy_waits_on_the_people_who_may_answer_the_gate(config: PolicyConfig, actor: str, waits: bool) -> None:
+    state, _ = _state(Risk.EXEC)
+    assert SafetyPolicy(config).waits_on(state, actor) is waits
