@@ -10,7 +10,7 @@ import time
 import uuid
 import weakref
 from collections.abc import Callable
-from contextlib import nullcontext, suppress
+from contextlib import nullcontext
 from typing import Any, TypedDict
 
 from agent import machine
@@ -72,6 +72,8 @@ class Engine:
         # resume) treats the work as interrupted only once the lease has run out.
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.lease_ttl = lease_ttl
+        self._held: dict[str, int] = {}  # runs this process works on now (their leases are renewed)
+        self._renewer: asyncio.Task[None] | None = None
         self.brain = brain
         self.tools = tools
         self.config = config or PolicyConfig()
@@ -112,24 +114,28 @@ class Engine:
         return state
 
     async def _perform_leased(self, state: RunState, effect: Effect) -> Event | None:
-        """Perform one piece of work, renewing this process's lease on the run until it is done."""
+        """Perform one piece of work while this process's lease on the run is kept renewed."""
         if state.inflight is None:
             return await self.worker.perform(state, effect)
-
-        async def renew() -> None:
-            while True:
-                await asyncio.sleep(self.lease_ttl / 3)
-                if not await self.store.renew_lease(state.id, self.owner, self.clock() + self.lease_ttl):
-                    log.warning("lost the lease on run %s while %s ran", state.id, effect.kind, extra=ctx(run=state.id))
-                    return
-
-        renewing = asyncio.create_task(renew(), name=f"lease:{state.id}")
+        self._held[state.id] = self._held.get(state.id, 0) + 1
+        if self._renewer is None or self._renewer.done():
+            self._renewer = asyncio.get_running_loop().create_task(self._renew(), name="leases")
         try:
             return await self.worker.perform(state, effect)
         finally:
-            renewing.cancel()
-            with suppress(asyncio.CancelledError):
-                await renewing
+            left = self._held[state.id] - 1
+            if left:
+                self._held[state.id] = left
+            else:
+                del self._held[state.id]
+
+    async def _renew(self) -> None:
+        """Renew the leases of the work this process is doing, every third of their length, while there is any."""
+        while self._held:
+            await asyncio.sleep(self.lease_ttl / 3)
+            for run_id in list(self._held):
+                if not await self.store.renew_lease(run_id, self.owner, self.clock() + self.lease_ttl):
+                    log.warning("lost the lease on run %s while working on it", run_id, extra=ctx(run=run_id))
 
     def _lease(self, state: RunState) -> tuple[str, float] | None:
         return (self.owner, self.clock() + self.lease_ttl) if state.inflight is not None else None
@@ -156,14 +162,15 @@ class Engine:
         channel = delivery_channel(new)
         outbox = (channel, outgoing_for(before, event, effects)) if channel is not None else None
         version = await self.store.commit(new, version, audit, **writes, outbox=outbox, lease=self._lease(new))
-        log.info(
-            "run %s: %s -> %s (%s)",
-            new.id,
-            event.kind,
-            new.phase,
-            ", ".join(e.kind for e in effects) or "no effects",
-            extra=ctx(run=new.id, review=new.pending.id if new.pending else None, event=event.kind),
-        )
+        if log.isEnabledFor(logging.INFO):
+            log.info(
+                "run %s: %s -> %s (%s)",
+                new.id,
+                event.kind,
+                new.phase,
+                ", ".join(e.kind for e in effects) or "no effects",
+                extra=ctx(run=new.id, review=new.pending.id if new.pending else None, event=event.kind),
+            )
         await self._notify(Change(new, effects, event, actor, writes["answered"][0] if writes["answered"] else None))
         return new, version, effects
 
