@@ -19,6 +19,7 @@ import contextvars
 import inspect
 import json
 import os
+import queue
 import signal
 import sys
 import threading
@@ -48,20 +49,73 @@ async def in_thread(fn: Callable[..., Any], args: dict[str, Any], *, name: str) 
         else:
             future.set_result(value)
 
-    def work() -> None:
-        value: Any = None
-        error: BaseException | None = None
+    def work() -> tuple[Any, BaseException | None]:
+        threading.current_thread().name = f"tandem-tool-{name}"
         try:
-            value = context.run(fn, **args)
+            return context.run(fn, **args), None
         except BaseException as exc:  # handed to the awaiting side, like an executor does
-            error = exc
+            return None, exc
+
+    def hand_back(value: Any, error: BaseException | None) -> None:
         try:
             loop.call_soon_threadsafe(settle, value, error)
         except RuntimeError:  # the event loop has closed: nobody is left to tell
             pass
 
-    threading.Thread(target=work, name=f"tandem-tool-{name}", daemon=True).start()
+    _POOL.submit(work, hand_back)
     return await future
+
+
+_HandBack = Callable[[Any, BaseException | None], None]
+_Job = tuple[Callable[[], tuple[Any, BaseException | None]], _HandBack]
+
+
+class _DaemonThreads:
+    """Daemon threads for sync tools, reused while idle (starting one per call costs more than the call).
+
+    A call always gets a thread of its own: an idle one if there is one, else a new one, so a
+    hung tool never delays another. Threads idle for ``idle_timeout`` seconds end.
+    """
+
+    def __init__(self, idle_timeout: float = 60.0) -> None:
+        self.idle_timeout = idle_timeout
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._idle = 0
+        self._lock = threading.Lock()
+
+    def submit(self, work: Callable[[], tuple[Any, BaseException | None]], hand_back: _HandBack) -> None:
+        """Run ``work`` on a daemon thread, then ``hand_back`` its outcome (once the thread counts as idle,
+        so whatever the hand-back wakes finds it free)."""
+        job = (work, hand_back)
+        with self._lock:
+            if self._idle:
+                self._idle -= 1  # that idle thread takes this job
+                self._jobs.put(job)
+                return
+        threading.Thread(target=self._serve, args=(job,), name="tandem-tool", daemon=True).start()
+
+    def _serve(self, job: _Job) -> None:
+        while True:
+            work, hand_back = job
+            value, error = work()
+            with self._lock:
+                self._idle += 1
+            hand_back(value, error)
+            threading.current_thread().name = "tandem-tool"  # idle again
+            try:
+                job = self._jobs.get(timeout=self.idle_timeout)
+                continue
+            except queue.Empty:
+                pass
+            with self._lock:  # a job handed to this thread just now is in the queue already
+                try:
+                    job = self._jobs.get_nowait()
+                except queue.Empty:
+                    self._idle -= 1
+                    return
+
+
+_POOL = _DaemonThreads()
 
 
 # The child reads one JSON line (the request) on stdin, then imports this module from the

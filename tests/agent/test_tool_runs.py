@@ -120,11 +120,10 @@ async def test_in_thread_result_after_the_caller_gave_up_is_dropped_quietly(capl
     with pytest.raises(asyncio.CancelledError):
         await call
     release.set()
-    # The thread hands its result to the loop before it ends, so once it has ended the
-    # hand-back has run: it must find nobody waiting and say nothing.
-    await asyncio.to_thread(started[0].join, 30)
+    # The thread hands its result to the loop before it goes idle (named plain "tandem-tool"
+    # again), so once it has, the hand-back has run: it must find nobody waiting and say nothing.
+    await eventually(lambda: started[0].name == "tandem-tool", "the thread to go idle")
     await asyncio.sleep(0)
-    assert not started[0].is_alive()
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
 
 
@@ -230,3 +229,30 @@ async def test_in_process_child_and_what_it_started_die_when_tandem_dies(tmp_pat
         await parent.wait()
     child, grandchild = (int(p) for p in pids.read_text().split())
     await eventually(lambda: gone(child) and gone(grandchild), "the orphaned child and grandchild to die")
+
+
+async def test_in_thread_idle_thread_is_reused_but_a_held_one_never_delays_another_call() -> None:
+    release = threading.Event()
+
+    @tool
+    def quick() -> int:
+        return threading.get_ident()
+
+    @tool
+    def hold() -> str:
+        release.wait(30)
+        return "done"
+
+    await spec_of(quick).call({})
+    before = threading.active_count()
+    for _ in range(20):
+        await spec_of(quick).call({})
+    assert threading.active_count() <= before, "sequential calls reuse idle threads"
+    held = asyncio.ensure_future(spec_of(hold).call({}))
+    try:
+        # whatever thread the held call took, this call still runs at once, on another one
+        other = await asyncio.wait_for(spec_of(quick).call({}), timeout=30)
+        assert other != threading.get_ident()
+    finally:
+        release.set()
+        assert await held == "done"
