@@ -67,6 +67,7 @@ class DeliveryWorker:
     escalate: bool = False  # tell the escalation channel about messages given up on
     retry_scale: float = 1.0  # multiplies the backoff (tests shorten it)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    _sending: int = 0
 
     def wake(self) -> None:
         """Something was written: look at once instead of at the next poll."""
@@ -81,17 +82,20 @@ class DeliveryWorker:
             except Exception:
                 log.exception("delivery pass failed on channel %s; trying again", self.channel)
             try:
-                await asyncio.wait_for(self._wake.wait(), timeout=self.poll)
+                # (not asyncio.wait_for: on 3.11 it can swallow a cancel that lands as the wait ends,
+                # and this loop would never stop)
+                async with asyncio.timeout(self.poll):
+                    await self._wake.wait()
             except TimeoutError:
                 pass
 
     async def idle(self) -> None:
-        """Deliver until nothing due is left, neither waiting nor being sent by another task (tests use this)."""
+        """Deliver until nothing is due, and no send of this worker is still under way (tests use this)."""
         while True:
             await self.pass_once()
-            if not await self.store.busy_deliveries(self.channel, self.clock()):
+            if not self._sending and not await self.store.busy_deliveries(self.channel, self.clock()):
                 return
-            await asyncio.sleep(0.01)  # another task is sending a row: wait for it to finish
+            await asyncio.sleep(0.01)  # the worker's own task is mid-send: wait for it to finish
 
     async def pass_once(self) -> int:
         """One pass over what is due; runs are delivered side by side, each run's messages in order."""
@@ -113,6 +117,7 @@ class DeliveryWorker:
         if not claimed:
             return 0  # another worker has it
         ids = ctx(run=row.run_id, delivery=row.id, review=row.message.review_id, kind=row.message.kind)
+        self._sending += 1
         try:
             await self.sender.send(row, uncertain=uncertain)
         except DeliveryDeferred as later:
@@ -125,6 +130,8 @@ class DeliveryWorker:
             log.error("delivery of %s crashed", row.message.kind, exc_info=exc, extra=ids)
             await self._failed(row, DeliveryFailed(f"{type(exc).__name__}: {exc}"))
             return 0
+        finally:
+            self._sending -= 1
         await self.store.delivered(row.id, self.clock())
         log.debug("delivered %s", row.message.kind, extra=ids)
         return 1

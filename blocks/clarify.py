@@ -21,12 +21,17 @@ def clarify_value(review_id: str, intent: str, text: str, step: int | None) -> s
     return json.dumps({"review": review_id, "intent": intent, "text": text[:1500], "step": step})
 
 
-def clarify(reading: Reading, review_id: str, text: str, anchor: str) -> Blocks:
-    """ "I'm not sure what you meant": one button per reading, each applying the reply as that."""
+def clarify(reading: Reading, review_id: str, text: str, anchor: str, *, can_approve: bool = True) -> Blocks:
+    """ "I'm not sure what you meant": one button per reading, each applying the reply as that.
+    Without ``can_approve`` (an exec or deploy gate) there is no Approve: the gate's own button approves."""
     quoted = clip(" ".join(text.split()), 300).text
     sure = int(round(reading.confidence * 100))
     lead = f"🤔 Not sure what you meant by “{quoted}” (best guess: *{reading.intent.replace('_', ' ')}*, {sure}% sure)."
-    choices = [c for c in _CHOICES if not (c[0] == "refine_output" and anchor != "before_result")]
+    choices = [
+        c
+        for c in _CHOICES
+        if not (c[0] == "refine_output" and anchor != "before_result") and (can_approve or c[0] != "approve")
+    ]
     buttons = [
         button(label, f"{ids.CLARIFY}.{intent}", clarify_value(review_id, intent, text, reading.target_step))
         for intent, label in choices

@@ -121,7 +121,9 @@ class SlackChannel:
             case "clarify":
                 reading = Reading.model_validate(message.data["reading"])
                 text, anchor = str(message.data.get("text", "")), str(message.data.get("anchor", ""))
-                await post.blocks(clarify(reading, message.review_id or "", text, anchor), "Not sure what you meant")
+                approve = bool(message.data.get("can_approve", True))
+                blocks = clarify(reading, message.review_id or "", text, anchor, can_approve=approve)
+                await post.blocks(blocks, "Not sure what you meant")
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {escaped(state.error, 2000)}" if state.error else ""

@@ -77,7 +77,8 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
             await background.drain()
             if services.store.is_open:
                 with suppress(TimeoutError):  # what is left stays in the outbox for the next start
-                    await asyncio.wait_for(delivery.idle(), timeout=5.0)
+                    async with asyncio.timeout(5.0):
+                        await delivery.idle()
             gc.unfreeze()
 
 

@@ -98,9 +98,9 @@ class OutboxStore:
         )
 
     def busy(self, channel: str, now: float) -> int:
-        """How many rows are due now or being sent."""
+        """How many rows wait to be sent and are due now."""
         row = self.db.execute(
-            "SELECT COUNT(*) FROM outbox WHERE channel = ? AND status IN ('pending', 'sending') AND next_at <= ?",
+            "SELECT COUNT(*) FROM outbox WHERE channel = ? AND status = 'pending' AND next_at <= ?",
             [channel, now],
         ).fetchone()
         return int(row[0])

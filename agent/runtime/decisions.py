@@ -90,7 +90,13 @@ class Decisions(Engine):
             raise NotAllowed(refusal)
         asked: dict[str, object] = {"text": text[:500], "intent": reading.intent, "confidence": reading.confidence}
         shown_in = delivery_channel(state)
-        data = {"reading": reading.model_dump(mode="json"), "text": text[:1500], "anchor": state.pending.anchor}
+        data = {
+            "reading": reading.model_dump(mode="json"),
+            "text": text[:1500],
+            "anchor": state.pending.anchor,
+            # the prompt's own "Approve" may not open what a reply could not (an exec or deploy gate)
+            "can_approve": self.safety.text_may_approve(state, state.pending),
+        }
         message = Outgoing(kind="clarify", review_id=review_id, data=data)
         await self.store.append_events(
             run_id,

@@ -42,13 +42,12 @@ async def test_forged_answer_button_on_a_quorum_deploy_gate_counts_for_nothing(t
             channel=OPS, text="yes?", blocks=[{"type": "actions", "elements": [{**button, "value": forged}]}]
         )
         await env.ws.click("bob", OPS, str(posted["ts"]), ids.ANSWER, forged)
+        await env.wait(lambda: any("not a question" in text_of(e) for e in env.ws.state.ephemerals_for("U0BOB")))  # type: ignore[arg-type]
         await env.idle()
-        told = env.ws.state.ephemerals_for("U0BOB")
-        assert told and "not a question" in text_of(told[-1])  # type: ignore[arg-type]
         assert await pending(env) == ("before_risky_step", 0)
         # a real approval is still the first of two
         await env.click("bob", gate, ids.APPROVE)
-        await env.idle()
+        await env.wait(lambda: any("1 more approval needed" in text_of(m) for m in env.thread(card)))
         assert await pending(env) == ("before_risky_step", 1)
 
 
@@ -56,9 +55,9 @@ async def test_approve_always_under_a_quorum_is_refused_and_stores_nothing(tmp_p
     async with running(tmp_path, config=policy_file(tmp_path, QUORUM)) as env:
         card, gate = await gate_of(env, "restart payments and check errors after", approver="bob")
         await env.ws.click("bob", OPS, gate.ts, ids.APPROVE_ALWAYS, button_value(gate, ids.APPROVE))
+        refusal = "needs 2 approvals here, so it cannot be always-allowed"
+        await env.wait(lambda: any(refusal in text_of(e) for e in env.ws.state.ephemerals_for("U0BOB")))  # type: ignore[arg-type]
         await env.idle()
-        told = env.ws.state.ephemerals_for("U0BOB")
-        assert told and "needs 2 approvals here, so it cannot be always-allowed" in text_of(told[-1])  # type: ignore[arg-type]
         assert await env.bot.deps.store.rules(OPS) == []
         assert await pending(env) == ("before_risky_step", 0), "the refused click counted no approval"
 
@@ -67,9 +66,10 @@ async def test_thread_reply_never_opens_a_deploy_gate(tmp_path: Path) -> None:
     async with running(tmp_path) as env:
         card, gate = await gate_of(env, "deploy checkout 2.4.1")
         await env.ws.reply_in_thread("alice", OPS, card.ts, "Looks good, proceed")
+        refusal = "approved with its own Approve button"
+        await env.wait(lambda: any(refusal in text_of(e) for e in env.ws.state.ephemerals_for("U0ALICE")))  # type: ignore[arg-type]
         await env.idle()
-        told = env.ws.state.ephemerals_for("U0ALICE")
-        assert told and "approved with its own Approve button" in text_of(told[-1])  # type: ignore[arg-type]
+        assert not any("Read as" in text_of(m) for m in env.thread(card)), "nothing public after a refused reply"
         assert await pending(env) == ("before_risky_step", 0)
         # the gate's own button still works, and the step runs once
         await env.click("alice", gate, ids.APPROVE)
