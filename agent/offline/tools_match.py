@@ -6,7 +6,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.offline.vocabulary import CONCEPTS, JSON, QUOTED, SAYING, as_words, concepts_in, find_word, value_at
+from agent.offline.vocabulary import (
+    CONCEPTS,
+    JSON,
+    SAYING,
+    as_words,
+    concepts_in,
+    find_word,
+    value_at,
+    without_quotes,
+)
 
 # Verbs that say little about which tool is meant count for less.
 _WEAK_CONCEPTS = {"check": 0.5, "list": 0.5, "read": 0.3, "drop": 0.5}
@@ -117,7 +126,7 @@ class Toolbox:
 
 def _without_message(text: str) -> str:
     """The clause minus quoted text and, for a message, what it says: words there do not pick the tool."""
-    text = QUOTED.sub(" ", text)
+    text = without_quotes(text, lambda _: " ")
     saying = SAYING.search(text)
     if saying and "send" in concepts_in(text[: saying.start()]):
         return text[: saying.start()]
