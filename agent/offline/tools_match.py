@@ -97,6 +97,7 @@ class Toolbox:
         self._token_weight = {
             k: 2.0 / n for k, n in counts.items() if k not in covered and k.rstrip("s") not in covered
         }
+        self._best: dict[str, ToolView | None] = {}
 
     def ranked(self, text: str) -> list[tuple[float, ToolView]]:
         """Tools that ``text`` asks for, best first (ties: the one named first, then the safer one)."""
@@ -115,8 +116,10 @@ class Toolbox:
         return [(score, t) for score, _, t in scored]
 
     def best(self, text: str) -> ToolView | None:
-        ranked = self.ranked(text)
-        return ranked[0][1] if ranked else None
+        if text not in self._best:  # planning asks about the same clause more than once
+            ranked = self.ranked(text)
+            self._best[text] = ranked[0][1] if ranked else None
+        return self._best[text]
 
     def entities_in(self, text: str) -> list[tuple[int, str, str]]:
         """``(position, param, value)`` for every entity value (a required enum value) named in ``text``."""

@@ -118,13 +118,26 @@ def as_words(text: str) -> str:
     return text.lower().replace("_", " ")
 
 
-@cache
-def _pattern(word: str) -> re.Pattern[str]:
+def _word_source(word: str) -> str:
+    """The regex that finds ``word`` in lowercased text as :func:`find_word` does."""
+    if not word.isascii():
+        return re.escape(word)
     body = re.escape(word).replace(r"\ ", r"\s+")
     stems = [rf"{body}(?:s|es|ed|d|ing)?"]
     if word.endswith("e"):
         stems.append(re.escape(word[:-1]) + "ing")
-    return re.compile(rf"(?<![a-z0-9])(?:{'|'.join(stems)})(?![a-z0-9])")
+    return rf"(?<![a-z0-9])(?:{'|'.join(stems)})(?![a-z0-9])"
+
+
+@cache
+def _pattern(word: str) -> re.Pattern[str]:
+    return re.compile(_word_source(word))
+
+
+@cache
+def _any_synonym(concept: str) -> re.Pattern[str]:
+    """All of a concept's synonyms in one pattern: its first match is the first mention of any of them."""
+    return re.compile("|".join(_word_source(s) for s in CONCEPTS[concept]))
 
 
 def find_word(text: str, word: str) -> int:
@@ -139,10 +152,10 @@ def concepts_in(text: str) -> dict[str, int]:
     """The concepts named in ``text``, each with the position of its first mention."""
     lowered = as_words(text)
     seen: dict[str, int] = {}
-    for concept, synonyms in CONCEPTS.items():
-        positions = [p for p in (find_word(lowered, s) for s in synonyms) if p >= 0]
-        if positions:
-            seen[concept] = min(positions)
+    for concept in CONCEPTS:
+        found = _any_synonym(concept).search(lowered)  # one search, not one per synonym
+        if found:
+            seen[concept] = found.start()
     return seen
 
 
