@@ -14,6 +14,9 @@ Context keys (all JSON-able):
 - refine: task, output, feedback, steps
 - classify: text, task, anchor, step, steps, output
 - propose: instruction, task, steps, tools
+
+What a person wrote (text, feedback, suggested_fix, instruction) is read up to :data:`READ_LIMIT`
+characters, in the messages and the context alike.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ __all__ = [
     "CLASSIFY_SHAPE",
     "PLAN_SHAPE",
     "PROPOSE_SHAPE",
+    "READ_LIMIT",
     "REVISE_SHAPE",
     "TEXT_SHAPE",
     "classify_request",
@@ -59,6 +63,9 @@ PROPOSE_SHAPE = (
 
 _JSON_ONLY = "Answer with ONE JSON object and nothing else (no prose, no code fences), exactly this shape:\n"
 _ITEM_LIMIT = 4000  # a huge step result must not crowd out the rest of the prompt
+READ_LIMIT = 4000
+"""How much of what a person writes (a reply, feedback, an instruction) any model reads, in characters.
+A pasted log or a message of blank lines must not take a model minutes; the stored text stays whole."""
 
 PLANNER = f"""You are the planner of Tandem, an ops agent whose work people review in chat.
 Turn the task into a short plan of tool calls.
@@ -130,7 +137,7 @@ def plan_request(
     context: dict[str, Any] = {
         "task": task,
         "tools": tools.describe(),
-        "feedback": list(feedback),
+        "feedback": [_as_read(f) for f in feedback],
         "rejected": [s.model_dump(mode="json") for s in rejected],
         "completed": [step_view(s) for s in completed],
         "max_steps": max_steps,
@@ -151,6 +158,7 @@ def revise_request(
     task: str, step: Step, tools: ToolRegistry, *, feedback: str, suggested_fix: str | None
 ) -> LLMRequest:
     spec = tools.get(step.tool)
+    feedback, suggested_fix = _as_read(feedback), suggested_fix and _as_read(suggested_fix)
     context: dict[str, Any] = {
         "task": task,
         "step": step_view(step),
@@ -180,6 +188,7 @@ def summarize_request(task: str, steps: list[Step], notes: list[str]) -> LLMRequ
 
 
 def refine_request(task: str, output: str, feedback: str, steps: list[Step]) -> LLMRequest:
+    feedback = _as_read(feedback)
     context: dict[str, Any] = {
         "task": task,
         "output": output,
@@ -197,6 +206,7 @@ def refine_request(task: str, output: str, feedback: str, steps: list[Step]) -> 
 
 
 def classify_request(text: str, context: ClassifyContext) -> LLMRequest:
+    text = _as_read(text)
     data: dict[str, Any] = {
         "text": text,
         "task": context.task,
@@ -218,6 +228,7 @@ def classify_request(text: str, context: ClassifyContext) -> LLMRequest:
 
 
 def propose_request(instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> LLMRequest:
+    instruction = _as_read(instruction)
     context: dict[str, Any] = {
         "instruction": instruction,
         "task": task,
@@ -264,6 +275,11 @@ def step_view(step: Step) -> dict[str, Any]:
 def _request(purpose: Purpose, system: str, parts: list[str], context: dict[str, Any]) -> LLMRequest:
     messages = [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
     return LLMRequest(purpose=purpose, messages=messages, context=context)
+
+
+def _as_read(text: str) -> str:
+    """What a person wrote, as far as a model reads it: the first :data:`READ_LIMIT` characters."""
+    return text[:READ_LIMIT]
 
 
 def _section(title: str, value: Any) -> str:

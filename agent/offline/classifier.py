@@ -58,7 +58,7 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixt
 _ORDINALS |= {"eighth": 8, "ninth": 9, "tenth": 10}
 _CARDINALS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 _STEP_REF = re.compile(
-    r"\bstep\s*#?\s*(?P<num>\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b"
+    r"\bstep\s*(?:#\s*)?(?P<num>\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b"
     r"|\b(?P<ord>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|\d+(?:st|nd|rd|th))\s+step\b"
     r"|第\s*(?P<zh>[0-9零一二两三四五六七八九十]+)\s*步|步骤\s*(?P<zh2>[0-9零一二两三四五六七八九十]+)|(?P<zhlast>最后一步)",
     re.I,

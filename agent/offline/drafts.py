@@ -58,15 +58,27 @@ def draft_steps(clauses: list[tuple[str, str]], box: Toolbox, task: str, memory:
 
 def _fill_entities(drafts: list[Draft], memory: dict[str, str]) -> None:
     """A step without its service uses the last one named before it, else the next one named after it."""
+    named_after: dict[str, list[str | None]] = {}  # param -> for each draft, the next value named after it
     for i, draft in enumerate(drafts):
         for pname in missing_params(draft.tool, draft.params):
             param = draft.tool.param(pname)
             if param is None or not param.enum:
                 continue
-            later = (d.mentioned.get(pname) for d in drafts[i + 1 :])
-            value = memory.get(pname) or next((v for v in later if v), None)
+            if pname not in named_after:
+                named_after[pname] = _next_mentions(drafts, pname)
+            value = memory.get(pname) or named_after[pname][i]
             if value in param.enum:
                 draft.params[pname] = value
         for p in draft.tool.params:
             if p.required and p.enum and p.name in draft.params:
                 memory[p.name] = str(draft.params[p.name])
+
+
+def _next_mentions(drafts: list[Draft], pname: str) -> list[str | None]:
+    """For each draft, the first value of ``pname`` that a later draft names (None if none does)."""
+    found: list[str | None] = [None] * len(drafts)
+    upcoming: str | None = None
+    for i in range(len(drafts) - 1, -1, -1):
+        found[i] = upcoming
+        upcoming = drafts[i].mentioned.get(pname) or upcoming
+    return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 
@@ -43,8 +44,9 @@ class OfflineModel:
     name = "offline"
 
     async def complete(self, request: LLMRequest) -> str:
+        """The answer, worked out in a thread: reading a long text must not hold up the event loop."""
         try:
-            answer = _ANSWERS[request.purpose](request.context)
+            answer = await asyncio.to_thread(_ANSWERS[request.purpose], request.context)
         except Exception as exc:  # a heuristic bug must reach people as a model failure, not a crash
             raise LLMError(
                 f"The offline model could not answer the {request.purpose} request ({type(exc).__name__}: {exc}). "

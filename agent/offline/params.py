@@ -11,26 +11,39 @@ from agent.offline.vocabulary import (
     JSON,
     NEGATION,
     PARAM_WORDS,
-    QUOTED,
     SAYING,
     as_words,
     concepts_in,
     find_word,
+    quotes,
     value_at,
 )
 
 _TEXT_PARAMS = ("text", "message", "body", "content", "note", "comment")
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.-]+)?(?![\w.])")
 _CHANNEL = re.compile(r"(?<![\w#])#[\w-]+")
-_CHANNEL_WORD = re.compile(r"(?:\b(?:the\s+)?([a-z][\w-]*)\s+channel\b|([\w-]+)\s*频道)", re.I)
+# "the ops channel", "ops频道": the name is the word run (letters, digits, _ and -) before "channel" or "频道".
+# Read as "\b(?:the\s+)?([a-z][\w-]*)\s+channel\b|([\w-]+)\s*频道", which retries inside a long word
+# run from every letter after a hyphen (and, for 频道, from every character) up to the run's end. Here
+# a match starts only where a word run does, skipping to its first part that starts with a letter, or at
+# a "-the " that ends one; that finds the same name in one pass.
+_CHANNEL_WORD = re.compile(
+    r"(?<![\w-])(?:the\s+)?([a-z][\w-]*)\s+channel\b"
+    r"|(?<![\w-])([\w-]+)\s*频道"
+    r"|(?<![\w-])(?:(?:[^\Wa-z]\w*)?-)+(?:the\s+)?([a-z][\w-]*)\s+channel\b"
+    r"|(?<=-)the\s+([a-z][\w-]*)\s+channel\b",
+    re.I,
+)
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.#-])\d+(?![0-9])")
+# "\s*#?\s*" would retry every split of a long run of spaces; "\s*(?:#\s*)?" reads the same text once
+_STEP_NUMBER = re.compile(r"\bstep\s*(?:#\s*)?\d+|第\s*\d+\s*步", re.I)
 
 
 def _scrubbed(text: str) -> str:
     """``text`` without versions, channels and step references, so the numbers left are plain counts."""
     text = _VERSION.sub(" ", text)
     text = _CHANNEL.sub(" ", text)
-    return re.sub(r"\bstep\s*#?\s*\d+|第\s*\d+\s*步", " ", text, flags=re.I)
+    return _STEP_NUMBER.sub(" ", text)
 
 
 def _numbers_for(tool: ToolView, text: str) -> dict[str, int]:
@@ -65,9 +78,9 @@ def _numbers_for(tool: ToolView, text: str) -> dict[str, int]:
 
 
 def _text_for(text: str, task: str) -> str:
-    quoted = QUOTED.search(text)
+    quoted = next(quotes(text), None)
     if quoted:
-        return next(g for g in quoted.groups() if g)
+        return quoted[2]
     saying = SAYING.search(text)
     if saying and text[saying.end() :].strip():
         return text[saying.end() :].strip()
@@ -107,7 +120,7 @@ def extract_params(tool: ToolView, text: str, *, task: str = "", defaults: bool 
             if channel:
                 params[p.name] = channel.group()
             elif named:
-                params[p.name] = "#" + (named.group(1) or named.group(2))
+                params[p.name] = "#" + next(name for name in named.groups() if name)
         elif name in _TEXT_PARAMS:
             if defaults:
                 params[p.name] = _text_for(text, task or text)
@@ -116,7 +129,7 @@ def extract_params(tool: ToolView, text: str, *, task: str = "", defaults: bool 
                 params[p.name] = not NEGATION.search(text)
         elif p.kind in ("string", "any"):
             # the connector must be a whole word ("window tonight" is not "window to night")
-            value = re.search(rf"(?<![a-z]){re.escape(name)}\s*(?:=|:|\b(?:is|to|of)\b)?\s*([\w.\-/#:]+)", lowered)
+            value = re.search(rf"(?<![a-z]){re.escape(name)}\s*(?:(?:=|:|\b(?:is|to|of)\b)\s*)?([\w.\-/#:]+)", lowered)
             if value:
                 start = value.start(1)
                 params[p.name] = text[start : start + len(value.group(1))]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Hashable
+
 from agent.offline.drafts import Draft, draft_steps
 from agent.offline.feedback import FeedbackEdit, apply_feedback
 from agent.offline.params import extract_params, missing_params
@@ -46,10 +49,10 @@ def plan_answer(ctx: JSON) -> JSON:
             d.params.update(changes)
             d.note = " Changed " + ", ".join(f"{k}={v}" for k, v in changes.items()) + " as the feedback asked."
     kept = [d for d in drafts if d.tool.name not in edit.dropped and (not edit.only or d.tool.name in edit.only)]
-    unique: list[Draft] = []
+    first: dict[tuple[str, Hashable], Draft] = {}  # equal drafts (same tool, equal params) count once
     for d in kept:
-        if not any(u.tool.name == d.tool.name and u.params == d.params for u in unique):
-            unique.append(d)
+        first.setdefault(_identity(d), d)
+    unique = list(first.values())
     done = [s for s in ctx.get("completed", []) if isinstance(s, dict) and s.get("status") == "done"]
     remaining = [d for d in unique if not any(_same(d, s) for s in done)] or unique
     ready = [d for d in remaining if not missing_params(d.tool, d.params)]
@@ -76,6 +79,14 @@ def _why_nothing(drafts: list[Draft], remaining: list[Draft], edit: FeedbackEdit
         left_out = ", ".join(sorted({d.tool.name for d in drafts} & edit.dropped)) or "the other steps"
         return f"Left out {left_out} as the feedback asked; nothing else was asked, so looking around first."
     return "Nothing in the task matched a tool; looking around first."
+
+
+def _identity(draft: Draft) -> tuple[str, Hashable]:
+    """Equal for two drafts exactly when they have the same tool and equal parameters."""
+    try:
+        return draft.tool.name, frozenset(draft.params.items())
+    except TypeError:  # a value that is a list or dict
+        return draft.tool.name, json.dumps(draft.params, sort_keys=True, default=str)
 
 
 def _same(draft: Draft, done: JSON) -> bool:

@@ -6,7 +6,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.offline.vocabulary import CONCEPTS, JSON, QUOTED, SAYING, as_words, concepts_in, find_word, value_at
+from agent.offline.vocabulary import (
+    CONCEPTS,
+    JSON,
+    SAYING,
+    as_words,
+    concepts_in,
+    find_word,
+    value_at,
+    without_quotes,
+)
 
 # Verbs that say little about which tool is meant count for less.
 _WEAK_CONCEPTS = {"check": 0.5, "list": 0.5, "read": 0.3, "drop": 0.5}
@@ -88,6 +97,7 @@ class Toolbox:
         self._token_weight = {
             k: 2.0 / n for k, n in counts.items() if k not in covered and k.rstrip("s") not in covered
         }
+        self._best: dict[str, ToolView | None] = {}
 
     def ranked(self, text: str) -> list[tuple[float, ToolView]]:
         """Tools that ``text`` asks for, best first (ties: the one named first, then the safer one)."""
@@ -106,8 +116,10 @@ class Toolbox:
         return [(score, t) for score, _, t in scored]
 
     def best(self, text: str) -> ToolView | None:
-        ranked = self.ranked(text)
-        return ranked[0][1] if ranked else None
+        if text not in self._best:  # planning asks about the same clause more than once
+            ranked = self.ranked(text)
+            self._best[text] = ranked[0][1] if ranked else None
+        return self._best[text]
 
     def entities_in(self, text: str) -> list[tuple[int, str, str]]:
         """``(position, param, value)`` for every entity value (a required enum value) named in ``text``."""
@@ -117,7 +129,7 @@ class Toolbox:
 
 def _without_message(text: str) -> str:
     """The clause minus quoted text and, for a message, what it says: words there do not pick the tool."""
-    text = QUOTED.sub(" ", text)
+    text = without_quotes(text, lambda _: " ")
     saying = SAYING.search(text)
     if saying and "send" in concepts_in(text[: saying.start()]):
         return text[: saying.start()]

@@ -1,8 +1,9 @@
-"""Words the offline model knows: the synonym table, word search, clause splitting, Chinese numerals."""
+"""Words the offline model knows: the synonym table, word search, quotations, clause splitting, Chinese numerals."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -40,11 +41,62 @@ PARAM_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
-_STRONG_SPLIT = re.compile(
-    r"\s*(?:;|；|。|\bthen\b|\bafterwards\b|\bafter that\b|\bfinally\b|然后|之后|以后|接着|随后|最后|再)\s*", re.I
+def _separator(words: str) -> re.Pattern[str]:
+    """``\\s*(?:words)\\s*`` for splitting, without its quadratic retries on a long run of spaces.
+
+    The plain form tries again from every space of a run that no separator follows. Here spaces
+    before a separator are taken only from where their run starts: the same matches, found in one pass.
+    """
+    return re.compile(rf"(?<!\s)\s+(?:{words})\s*|(?:{words})\s*", re.I)
+
+
+_STRONG_SPLIT = _separator(
+    r";|；|。|\bthen\b|\bafterwards\b|\bafter that\b|\bfinally\b|然后|之后|以后|接着|随后|最后|再"
 )
-_WEAK_SPLIT = re.compile(r"\s*(?:,|，|、|\band\b|\balso\b|\bplus\b|\bas well as\b|并且|同时|以及|还要|另外)\s*", re.I)
-QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|(?<![A-Za-z])'([^']+)'(?![A-Za-z])")
+_WEAK_SPLIT = _separator(r",|，|、|\band\b|\balso\b|\bplus\b|\bas well as\b|并且|同时|以及|还要|另外")
+_OPENING = re.compile("[\"“「']")
+_CLOSING = {'"': '"', "“": "”", "「": "」", "'": "'"}
+
+
+def quotes(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each quotation in ``text``, left to right, as ``(start, end, what it says)``.
+
+    A quotation is "…", “…”, 「…」, or '…' not touching a letter on either side, with at least one
+    character inside; the same as the regex ``"([^"]+)"|“([^”]+)”|「([^」]+)」|(?<![A-Za-z])'([^']+)'(?![A-Za-z])``
+    finds. That regex runs to the end of the text again for every unclosed “ or 「; here each kind of
+    quotation mark looks for its closing mark once per stretch of text, so the whole search is one pass.
+    """
+    next_closing: dict[str, int] = {}  # opening mark -> where its next closing mark is (-1: none after)
+    pos = 0
+    while (opening := _OPENING.search(text, pos)) is not None:
+        start, mark = opening.start(), opening.group()
+        close = next_closing.get(mark)
+        if close is None or start >= close >= 0:
+            close = next_closing[mark] = text.find(_CLOSING[mark], start + 1)
+        found = close > start + 1
+        if found and mark == "'":
+            found = not (_ascii_letter(text, start - 1) or _ascii_letter(text, close + 1))
+        if found:
+            yield start, close + 1, text[start + 1 : close]
+            pos = close + 1
+        else:
+            pos = start + 1
+
+
+def without_quotes(text: str, replace: Callable[[str], str]) -> str:
+    """``text`` with each quotation (marks included) replaced by ``replace(quotation)``."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end, _ in quotes(text):
+        pieces += [text[pos:start], replace(text[start:end])]
+        pos = end
+    return "".join([*pieces, text[pos:]])
+
+
+def _ascii_letter(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and text[index].isascii() and text[index].isalpha()
+
+
 SAYING = re.compile(
     r"\b(?:saying|that says|that|to say|with (?:the )?text)\b\s*:?\s*|[:：]\s*|内容(?:是|为)?[:：]?\s*", re.I
 )
@@ -53,7 +105,7 @@ NEGATION = re.compile(
     "|不要|别|不用|不需要|跳过|不必|无需|不是|去掉|删掉",
     re.I,
 )
-INSTEAD_OF = re.compile(r"\s*(?:\binstead of\b|\brather than\b|\bnot\b|而不是|不是)\s*", re.I)
+INSTEAD_OF = _separator(r"\binstead of\b|\brather than\b|\bnot\b|而不是|不是")
 FIRST = re.compile(r"\bfirst\b(?!\s+step)|先(?!别)", re.I)
 _FILLER = re.compile(r"^(?:please|pls|can you|could you|and|also|then|帮我|请|麻烦)\s*", re.I)
 
@@ -66,13 +118,26 @@ def as_words(text: str) -> str:
     return text.lower().replace("_", " ")
 
 
-@cache
-def _pattern(word: str) -> re.Pattern[str]:
+def _word_source(word: str) -> str:
+    """The regex that finds ``word`` in lowercased text as :func:`find_word` does."""
+    if not word.isascii():
+        return re.escape(word)
     body = re.escape(word).replace(r"\ ", r"\s+")
     stems = [rf"{body}(?:s|es|ed|d|ing)?"]
     if word.endswith("e"):
         stems.append(re.escape(word[:-1]) + "ing")
-    return re.compile(rf"(?<![a-z0-9])(?:{'|'.join(stems)})(?![a-z0-9])")
+    return rf"(?<![a-z0-9])(?:{'|'.join(stems)})(?![a-z0-9])"
+
+
+@cache
+def _pattern(word: str) -> re.Pattern[str]:
+    return re.compile(_word_source(word))
+
+
+@cache
+def _any_synonym(concept: str) -> re.Pattern[str]:
+    """All of a concept's synonyms in one pattern: its first match is the first mention of any of them."""
+    return re.compile("|".join(_word_source(s) for s in CONCEPTS[concept]))
 
 
 def find_word(text: str, word: str) -> int:
@@ -87,10 +152,10 @@ def concepts_in(text: str) -> dict[str, int]:
     """The concepts named in ``text``, each with the position of its first mention."""
     lowered = as_words(text)
     seen: dict[str, int] = {}
-    for concept, synonyms in CONCEPTS.items():
-        positions = [p for p in (find_word(lowered, s) for s in synonyms) if p >= 0]
-        if positions:
-            seen[concept] = min(positions)
+    for concept in CONCEPTS:
+        found = _any_synonym(concept).search(lowered)  # one search, not one per synonym
+        if found:
+            seen[concept] = found.start()
     return seen
 
 
@@ -111,15 +176,15 @@ def split_clauses(text: str) -> list[str]:
     """The task's clauses in the order the person wants them done."""
     quoted: list[str] = []
 
-    def protect(match: re.Match[str]) -> str:
-        quoted.append(match.group(0))
+    def protect(quotation: str) -> str:
+        quoted.append(quotation)
         return f"\x00{len(quoted) - 1}\x00"
 
     def restore(part: str) -> str:
         return re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], part).strip()
 
     clauses: list[str] = []
-    for segment in _STRONG_SPLIT.split(QUOTED.sub(protect, text)):
+    for segment in _STRONG_SPLIT.split(without_quotes(text, protect)):
         tail = ""
         saying = SAYING.search(segment) if "send" in concepts_in(segment) else None
         if saying:
@@ -129,10 +194,11 @@ def split_clauses(text: str) -> list[str]:
         for part in parts:
             clauses.extend(_order_after(part))
     ordered = [restore(_FILLER.sub("", c.strip())) for c in clauses if c.strip()]
-    for i, clause in enumerate(list(ordered)):
-        if i > 0 and FIRST.search(clause):
-            ordered.insert(0, ordered.pop(i))
-    return [c for c in ordered if c]
+    # a later clause that says "first" moves to the front (of several, the last one said goes first)
+    first = [i > 0 and bool(FIRST.search(c)) for i, c in enumerate(ordered)]
+    moved = [c for c, f in zip(ordered, first, strict=True) if f]
+    kept = [c for c, f in zip(ordered, first, strict=True) if not f]
+    return [c for c in [*reversed(moved), *kept] if c]
 
 
 def _order_after(part: str) -> list[str]:
