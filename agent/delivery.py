@@ -89,13 +89,14 @@ class DeliveryWorker:
             except TimeoutError:
                 pass
 
-    async def idle(self) -> None:
-        """Deliver until nothing is due, and no send of this worker is still under way (tests use this)."""
+    async def idle(self, horizon: float = 0.0) -> None:
+        """Deliver until nothing is due within ``horizon`` seconds (e.g. a card update held back a moment),
+        and no send of this worker is still under way (tests use this)."""
         while True:
             await self.pass_once()
-            if not self._sending and not await self.store.busy_deliveries(self.channel, self.clock()):
+            if not self._sending and not await self.store.busy_deliveries(self.channel, self.clock() + horizon):
                 return
-            await asyncio.sleep(0.01)  # the worker's own task is mid-send: wait for it to finish
+            await asyncio.sleep(0.01)  # a send is under way, or a row comes due within the horizon
 
     async def pass_once(self) -> int:
         """One pass over what is due; runs are delivered side by side, each run's messages in order."""

@@ -8,6 +8,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -65,7 +66,9 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
         app = build_app(settings, deps, client)
         # Runs whose process died mid-step resume (risky steps ask a person first), and
         # deadlines that passed while the bot was down are handled now, then periodically.
-        background.spawn(scheduler(services.runtime, settings.scheduler_interval), name="scheduler", service=True)
+        background.spawn(
+            scheduler(services.runtime, settings.scheduler_interval, background), name="scheduler", service=True
+        )
         background.spawn(delivery.run(), name="delivery", service=True)
         # Start-up objects live as long as the process: keep them out of full GC passes,
         # which otherwise pause every ack for tens of milliseconds.
@@ -82,13 +85,16 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
             gc.unfreeze()
 
 
-async def scheduler(runtime: Runtime, interval: float) -> None:
+async def scheduler(runtime: Runtime, interval: float, background: Background) -> None:
     """Reminders and deadlines, and work whose process died (its lease ran out): checked at start-up,
-    then every ``interval`` seconds (until cancelled)."""
+    then every ``interval`` seconds (until cancelled). A recovered run drives in the background, so a
+    long step it resumes never delays the next deadline."""
+    recovering: asyncio.Task[Any] | None = None
     while True:
         try:
             await runtime.tick()
-            await runtime.recover_all()
+            if recovering is None or recovering.done():
+                recovering = background.spawn(runtime.recover_all(), name="recover")
         except Exception:
             log.exception("scheduler tick failed; trying again in %s s", interval)
         await asyncio.sleep(interval)

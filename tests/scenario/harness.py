@@ -15,6 +15,8 @@ from workspace import Workspace, run_workspace
 from workspace.models import Message
 
 OPS = "C0OPS"
+CARD_SETTLE = 1.0
+"""Seconds ahead that :meth:`Env.idle` also waits for (a card edit is held back up to its interval)."""
 
 
 @dataclass
@@ -58,7 +60,7 @@ class Env:
     async def idle(self) -> None:
         """Wait for the bot's background work, then for the messages it caused to be delivered."""
         await self.bot.deps.background.idle()
-        await self.bot.deps.delivery.idle()
+        await self.bot.deps.delivery.idle(horizon=CARD_SETTLE)
 
     # --- doing ---------------------------------------------------------------
 
