@@ -114,13 +114,13 @@ class DeliveryWorker:
         return sent
 
     async def _one(self, row: Delivery) -> int:
-        claimed, uncertain = await self.store.claim_delivery_row(row.id, self.clock(), self.lease)
-        if not claimed:
+        claim = await self.store.claim_delivery_row(row.id, self.clock(), self.lease)
+        if not claim.claimed:
             return 0  # another worker has it
         ids = ctx(run=row.run_id, delivery=row.id, review=row.message.review_id, kind=row.message.kind)
         self._sending += 1
         try:
-            await self.sender.send(row, uncertain=uncertain)
+            await self.sender.send(row, uncertain=claim.uncertain)
         except DeliveryDeferred as later:
             await self.store.retry_delivery(row.id, row.attempts, self.clock() + later.after, row.error or "")
             return 0

@@ -14,12 +14,17 @@ from pydantic import BaseModel, Field
 
 from agent.models import (
     AuditEvent,
+    Claim,
     Delivery,
+    DueReview,
     Effect,
     Event,
+    Lease,
     Outgoing,
     PlannedStep,
+    PostedMessage,
     ProposedStep,
+    PruneCounts,
     Reading,
     Review,
     ReviewRecord,
@@ -98,8 +103,10 @@ class Brain(Protocol):
         ...
 
 
-class Store(Protocol):
-    """Persistence of runs (implemented by ``storage.facade.AsyncStore``)."""
+class RunsStore(Protocol):
+    """Runs and their audit history. Every write is one transaction; a backend must keep
+    optimistic concurrency (``commit`` against a stale version raises ConcurrentUpdate and
+    writes nothing) and answer a review at most once (StaleDecision names who answered first)."""
 
     async def create(
         self,
@@ -108,7 +115,9 @@ class Store(Protocol):
         opened: Review | None = None,
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
         lease: tuple[str, float] | None = None,
-    ) -> int: ...
+    ) -> int:
+        """Store a new run at version 1 (with its first review, outbox rows and step lease)."""
+        ...
 
     async def commit(
         self,
@@ -123,41 +132,92 @@ class Store(Protocol):
         rules: Sequence[Rule] = (),
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
         lease: tuple[str, float] | None = None,
-    ) -> int: ...
+    ) -> int:
+        """Persist one transition read at ``version``; returns the new version.
+        ``answered`` is (review id, by, at, answer); ``lease`` (owner, until) or None to clear it."""
+        ...
 
-    async def load(self, run_id: str) -> tuple[RunState, int]: ...
+    async def load(self, run_id: str) -> tuple[RunState, int]:
+        """The run and its version (raises UnknownRun)."""
+        ...
 
-    async def find(self, prefix: str) -> list[str]: ...
-
-    async def get_review(self, review_id: str) -> ReviewRecord | None: ...
+    async def find(self, prefix: str) -> list[str]:
+        """Ids of runs starting with ``prefix`` (at most 3: enough to tell it is ambiguous)."""
+        ...
 
     async def events(self, run_id: str) -> list[AuditEvent]: ...
 
     async def list_runs(
         self, *, status: str | None = None, channel: str | None = None, limit: int = 50
-    ) -> list[RunSummary]: ...
+    ) -> list[RunSummary]:
+        """Newest first."""
+        ...
 
-    async def runs_in_flight(self) -> list[str]: ...
+    async def runs_in_flight(self) -> list[str]:
+        """Runs that were working (not finished, not waiting on a person)."""
+        ...
 
-    async def lease(self, run_id: str) -> tuple[str, float] | None: ...
+    async def lease(self, run_id: str) -> Lease | None: ...
 
-    async def renew_lease(self, run_id: str, owner: str, until: float) -> bool: ...
+    async def renew_lease(self, run_id: str, owner: str, until: float) -> bool:
+        """False when ``owner`` no longer holds the run's lease."""
+        ...
 
     async def append_events(
         self, run_id: str, events: list[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
     ) -> None: ...
 
-    async def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]: ...
+    async def run_for_thread(self, channel: str, thread_ts: str) -> str | None: ...
 
-    async def rules(self, channel: str) -> list[Rule]: ...
+
+class ReviewsStore(Protocol):
+    """Stored reviews, as decisions and the scheduler read them."""
+
+    async def get_review(self, review_id: str) -> ReviewRecord | None: ...
+
+    async def due_reviews(self, now: float, limit: int = 500) -> list[DueReview]:
+        """Pending reviews whose deadline or reminder time is at or before ``now``."""
+        ...
+
+
+class RulesStore(Protocol):
+    """Standing "always allow" rules of a channel."""
+
+    async def add_rule(self, rule: Rule) -> None: ...
+
+    async def rules(self, channel: str) -> list[Rule]:
+        """The channel's rules in force, oldest first."""
+        ...
+
+    async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
+        """The rule revoked, or None when no such rule is in force."""
+        ...
+
+
+class ChatStore(Protocol):
+    """What a chat channel keeps: messages it posted, and keys of events it already handled."""
+
+    async def claim_delivery(self, key: str, at: float) -> bool:
+        """True the first time ``key`` is seen."""
+        ...
+
+    async def save_message(
+        self, key: str, run_id: str, channel: str, ts: str, blocks: list[dict[str, Any]] | None = None
+    ) -> None: ...
+
+    async def message(self, key: str) -> PostedMessage | None: ...
 
 
 class OutboxStore(Protocol):
-    """The outbox as a delivery worker uses it (implemented by ``storage.facade.AsyncStore``)."""
+    """The outbox: messages written with their transition, delivered after it."""
 
-    async def due_deliveries(self, channel: str, now: float, lease: float, limit: int = 100) -> list[Delivery]: ...
+    async def due_deliveries(self, channel: str, now: float, lease: float, limit: int = 100) -> list[Delivery]:
+        """Due pending rows and rows whose sender's lease ran out, oldest first."""
+        ...
 
-    async def claim_delivery_row(self, delivery_id: int, now: float, lease: float) -> tuple[bool, bool]: ...
+    async def claim_delivery_row(self, delivery_id: int, now: float, lease: float) -> Claim:
+        """Compare-and-set: of two claims on one row only one wins."""
+        ...
 
     async def delivered(self, delivery_id: int, at: float) -> None: ...
 
@@ -168,6 +228,30 @@ class OutboxStore(Protocol):
     async def add_outgoing(self, run_id: str, channel: str, messages: Sequence[Outgoing], at: float) -> None: ...
 
     async def busy_deliveries(self, channel: str, now: float) -> int: ...
+
+    async def undelivered(self, run_id: str) -> list[Delivery]: ...
+
+    async def undelivered_runs(self, run_ids: Sequence[str]) -> dict[str, int]: ...
+
+    async def redeliver(self, run_id: str, now: float) -> int: ...
+
+    async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None: ...
+
+
+class Store(RunsStore, ReviewsStore, RulesStore, ChatStore, OutboxStore, Protocol):
+    """Everything the runtime, the channels and the CLI need from storage
+    (implemented by ``storage.facade.AsyncStore``; tests/storage/test_contract.py is the contract)."""
+
+    @property
+    def is_open(self) -> bool: ...
+
+    async def ping(self) -> None:
+        """Raise when the database cannot be reached."""
+        ...
+
+    async def prune(self, before: float, *, dry_run: bool) -> PruneCounts:
+        """Delete runs finished before ``before`` with all their rows (see ``tandem prune``)."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -53,12 +53,12 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
+from agent.ports import Store
 from blocks import ids
 from bot.app import build_client
 from bot.channel import review_key
 from bot.settings import SlackSettings
 from cli.serve import Bot, serving
-from storage.facade import AsyncStore
 from workspace import BOT_ID, BOT_TOKEN, BOT_USER_ID, SIGNING_SECRET, run_workspace
 from workspace import payloads as slack_payloads
 from workspace.models import Message
@@ -457,7 +457,7 @@ async def start_runs(session: aiohttp.ClientSession, bot: Bot, count: int, concu
     await settle(bot)
 
 
-async def paused_clicks(store: AsyncStore, expected: int) -> list[Click]:
+async def paused_clicks(store: Store, expected: int) -> list[Click]:
     runs = await store.list_runs(channel=OPS, limit=expected + 100)
     clicks = []
     for n, run in enumerate(runs):
@@ -467,16 +467,15 @@ async def paused_clicks(store: AsyncStore, expected: int) -> list[Click]:
         posted = await store.message(review_key(review_id)) if review_id else None
         if review_id is None or posted is None:
             continue
-        _, ts, blocks = posted
         state, _ = await store.load(run.id)
-        body = click_body(review_id, run.id, ts, state.channel["thread_ts"], blocks, n)
+        body = click_body(review_id, run.id, posted.ts, state.channel["thread_ts"], posted.blocks, n)
         clicks.append(Click(review_id, run.id, body))
     if len(clicks) != expected:
         raise BenchFailure(f"expected {expected} runs paused at a review in Slack, found {len(clicks)}")
     return clicks
 
 
-async def answered_by_clicker(store: AsyncStore, review_ids: Sequence[str]) -> list[str]:
+async def answered_by_clicker(store: Store, review_ids: Sequence[str]) -> list[str]:
     """The reviews among ``review_ids`` not approved by the clicker, or whose run did not move on (should be none)."""
     clicker = WorkspaceState().user(CLICKER).id
     wrong = []

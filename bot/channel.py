@@ -21,14 +21,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
 from agent.models import CancelRequested, Decided, Delivery, Reading, Review, Risk, RunState, TimedOut
-from agent.ports import Change
+from agent.ports import Change, Store
 from blocks import review_blocks
 from blocks.clarify import clarify
 from blocks.decided import DecisionLine, classified_reply, decided, line_for
 from blocks.run_card import run_card
 from blocks.text import context, escaped, mention_any, section, waiting_for
 from bot.render import decision_lines
-from storage.facade import AsyncStore
 
 log = logging.getLogger("tandem.bot")
 
@@ -49,7 +48,7 @@ class SlackChannel:
     def __init__(
         self,
         client: AsyncWebClient,
-        store: AsyncStore,
+        store: Store,
         *,
         config: PolicyConfig | None = None,
         card_interval: float = 1.0,
@@ -181,10 +180,11 @@ class SlackChannel:
             if status in ("pending", "sending"):
                 raise DeliveryFailed("the review's own message is not posted yet")
             return  # the review was never shown (e.g. answered at once by a deadline)
-        channel, ts, blocks = posted
         review = await self._review(state, review_id)
         line = _line(delivery, review)
-        await self.client.chat_update(channel=channel, ts=ts, blocks=decided(blocks, line), text=line.verb)
+        await self.client.chat_update(
+            channel=posted.channel, ts=posted.ts, blocks=decided(posted.blocks, line), text=line.verb
+        )
 
     async def update_card(self, state: RunState) -> None:
         lines = decision_lines(await self.store.events(state.id))

@@ -8,17 +8,17 @@ from dataclasses import dataclass, field
 
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryWorker
+from agent.ports import Store
 from agent.runtime import Runtime
 from bot.channel import SlackChannel
 from bot.directory import Directory
 from bot.tasks import Background
-from storage.facade import AsyncStore
 
 
 @dataclass
 class Deps:
     runtime: Runtime
-    store: AsyncStore
+    store: Store
     channel: SlackChannel
     directory: Directory
     delivery: DeliveryWorker

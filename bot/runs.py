@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from agent.models import RunState
+from agent.ports import Store
 from blocks.help import RunRow
 from blocks.text import waiting_for
-from storage.facade import AsyncStore
 
 
 def run_row(state: RunState) -> RunRow:
@@ -19,7 +19,7 @@ def run_row(state: RunState) -> RunRow:
     )
 
 
-async def open_runs(store: AsyncStore, *, channel: str | None = None, limit: int = 100) -> list[RunState]:
+async def open_runs(store: Store, *, channel: str | None = None, limit: int = 100) -> list[RunState]:
     states = []
     for summary in await store.list_runs(channel=channel, limit=limit):
         if summary.status not in ("done", "cancelled", "failed"):

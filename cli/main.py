@@ -27,8 +27,7 @@ from cli.answer import answer, resolve
 from cli.parser import build_parser
 from cli.render import outcome_text, review_text
 from cli.terminal import interact
-from cli.wiring import Services, open_services
-from storage.facade import AsyncStore
+from cli.wiring import Services, open_services, open_store
 
 __all__ = ["build_parser", "main"]
 
@@ -117,7 +116,7 @@ async def _prune(args: argparse.Namespace, settings: CoreSettings) -> int:
     except ValueError as exc:
         print(f"error: --older-than: {exc}", file=sys.stderr)
         return 1
-    async with AsyncStore(settings.db) as store:  # only the run store: no model, tools or demo world
+    async with open_store(settings.db) as store:  # only the run store: no model, tools or demo world
         counts = await store.prune(time.time() - age, dry_run=args.dry_run)
     if args.json:
         print(json.dumps(counts.model_dump(mode="json"), indent=2))

@@ -106,7 +106,7 @@ def web_app(bot: Bot) -> web.Application:
 
     async def healthz(request: web.Request) -> web.Response:
         try:
-            await bot.deps.store.run(lambda db: db.execute("SELECT 1").fetchone())
+            await bot.deps.store.ping()
         except Exception as exc:
             return web.json_response({"ok": False, "error": f"database unreachable: {exc}"}, status=503)
         return web.json_response({"ok": True})

@@ -10,7 +10,7 @@ from agent.brain import LLMBrain
 from agent.config import load_config
 from agent.llm import make_model
 from agent.models import Policy, Risk
-from agent.ports import Observer
+from agent.ports import Observer, Store
 from agent.runtime import Runtime
 from agent.settings import CoreSettings
 from agent.tools import load_tools
@@ -24,7 +24,14 @@ from storage.world import migrate as migrate_world
 @dataclass
 class Services:
     runtime: Runtime
-    store: AsyncStore
+    store: Store
+
+
+@asynccontextmanager
+async def open_store(path: str) -> AsyncIterator[Store]:
+    """The run store on ``path``, open for the block (the one place that picks the backend)."""
+    async with AsyncStore(path) as store:
+        yield store
 
 
 @asynccontextmanager

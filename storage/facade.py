@@ -16,17 +16,36 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlite_utils import Database
 
-from agent.models import AuditEvent, Delivery, Outgoing, Review, ReviewRecord, Rule, RunState, RunSummary
+from agent.models import (
+    AuditEvent,
+    Claim,
+    Delivery,
+    DueReview,
+    Lease,
+    Outgoing,
+    PostedMessage,
+    PruneCounts,
+    Review,
+    ReviewRecord,
+    Rule,
+    RunState,
+    RunSummary,
+)
 from storage.db import connect
 from storage.outbox import OutboxStore
-from storage.retention import PruneCounts
 from storage.runs import RunStore
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 
+def _ping(db: Database) -> None:
+    db.execute("SELECT 1").fetchone()
+
+
 class AsyncStore:
+    """The SQLite :class:`agent.ports.Store`."""
+
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tandem-db")
@@ -77,8 +96,12 @@ class AsyncStore:
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
 
     async def run(self, fn: Callable[[Database], T]) -> T:
-        """Run ``fn(db)`` on the database thread (for other repositories sharing the file)."""
+        """Run ``fn(db)`` on the database thread (SQLite only: for benchmarks and tests that look at the file)."""
         return await self._call(fn, self.db)
+
+    async def ping(self) -> None:
+        """Raise when the database cannot be reached (a closed store says so)."""
+        await self._call(_ping, self.db)
 
     # --- RunStore, async ------------------------------------------------------
 
@@ -137,7 +160,7 @@ class AsyncStore:
     ) -> list[RunSummary]:
         return await self._call(self.store.list_runs, status=status, channel=channel, limit=limit)
 
-    async def lease(self, run_id: str) -> tuple[str, float] | None:
+    async def lease(self, run_id: str) -> Lease | None:
         return await self._call(self.store.lease, run_id)
 
     async def renew_lease(self, run_id: str, owner: str, until: float) -> bool:
@@ -160,7 +183,7 @@ class AsyncStore:
     ) -> None:
         await self._call(self.store.save_message, key, run_id, channel, ts, blocks)
 
-    async def message(self, key: str) -> tuple[str, str, list[dict[str, Any]]] | None:
+    async def message(self, key: str) -> PostedMessage | None:
         return await self._call(self.store.message, key)
 
     async def append_events(
@@ -173,7 +196,7 @@ class AsyncStore:
     async def due_deliveries(self, channel: str, now: float, lease: float, limit: int = 100) -> list[Delivery]:
         return await self._call(self.outbox.due, channel, now, lease, limit)
 
-    async def claim_delivery_row(self, delivery_id: int, now: float, lease: float) -> tuple[bool, bool]:
+    async def claim_delivery_row(self, delivery_id: int, now: float, lease: float) -> Claim:
         return await self._call(self.outbox.claim, delivery_id, now, lease)
 
     async def delivered(self, delivery_id: int, at: float) -> None:
@@ -203,7 +226,7 @@ class AsyncStore:
     async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None:
         return await self._call(self.outbox.status_of, run_id, kind, review_id)
 
-    async def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]:
+    async def due_reviews(self, now: float, limit: int = 500) -> list[DueReview]:
         return await self._call(self.store.due_reviews, now, limit)
 
     async def add_rule(self, rule: Rule) -> None:

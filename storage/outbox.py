@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agent.models import Delivery, Outgoing
+from agent.models import Claim, Delivery, Outgoing
 
 _COLUMNS = "id, run_id, channel, message, status, attempts, created_at, next_at, sent_at, error"
 
@@ -58,24 +58,24 @@ class OutboxStore:
         ).fetchall()
         return [_delivery(r) for r in rows]
 
-    def claim(self, delivery_id: int, now: float, lease: float) -> tuple[bool, bool]:
-        """(claimed, uncertain): claim a row for one worker; ``uncertain`` when an earlier claim died mid-send.
+    def claim(self, delivery_id: int, now: float, lease: float) -> Claim:
+        """Claim a row for one worker; ``uncertain`` when an earlier claim died mid-send.
 
         Compare-and-set in one statement (no read-then-write transaction, which SQLite refuses at once
         when another connection writes): the claim holds only if the row is still as it was read.
         """
         row = self.db.execute("SELECT status, started_at FROM outbox WHERE id = ?", [delivery_id]).fetchone()
         if row is None:
-            return False, False
+            return Claim(claimed=False)
         status, started = row
         stale = status == "sending" and started is not None and started <= now - lease
         if status != "pending" and not stale:
-            return False, False
+            return Claim(claimed=False)
         cur = self.db.execute(
             "UPDATE outbox SET status = 'sending', started_at = ? WHERE id = ? AND status = ? AND started_at IS ?",
             [now, delivery_id, status, started],
         )
-        return cur.rowcount == 1, stale
+        return Claim(claimed=cur.rowcount == 1, uncertain=stale)
 
     def sent(self, delivery_id: int, at: float) -> None:
         self.db.execute(

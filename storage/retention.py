@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from pydantic import BaseModel, ConfigDict
 from sqlite_utils import Database
 
-from agent.models import TERMINAL
+from agent.models import TERMINAL, PruneCounts
 from storage.db import write_transaction
 
 # A table is one line. Rows that hang off a run (by ``run_id``) and go with it:
@@ -21,18 +20,10 @@ RUN_CHILDREN: tuple[str, ...] = ("events", "reviews", "chat_messages", "outbox")
 # Rows that age out on their own: (table, condition on ``?`` = the cutoff).
 AGED: tuple[tuple[str, str], ...] = (("deliveries", "at < ?"),)
 
+__all__ = ["AGED", "BATCH", "RUN_CHILDREN", "PruneCounts", "prune"]
+
 BATCH = 500
 _FINISHED = f"status IN ({', '.join(repr(s) for s in sorted(TERMINAL))}) AND updated_at < ?"
-
-
-class PruneCounts(BaseModel):
-    """Rows deleted (or, with ``dry_run``, that would be deleted), by table."""
-
-    model_config = ConfigDict(frozen=True)
-
-    before: float
-    dry_run: bool
-    rows: dict[str, int]
 
 
 def prune(db: Database, before: float, *, dry_run: bool, batch: int = BATCH) -> PruneCounts:

@@ -16,7 +16,18 @@ from sqlite_utils import Database
 
 from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
 from agent.messages import decided_verb
-from agent.models import AuditEvent, Outgoing, Review, ReviewRecord, Rule, RunState, RunSummary
+from agent.models import (
+    AuditEvent,
+    DueReview,
+    Lease,
+    Outgoing,
+    PostedMessage,
+    Review,
+    ReviewRecord,
+    Rule,
+    RunState,
+    RunSummary,
+)
 from storage import outbox as outbox_rows
 from storage import retention
 from storage.retention import PruneCounts
@@ -264,10 +275,12 @@ class RunStore:
             [key, run_id, channel, ts, json.dumps(blocks) if blocks is not None else None],
         )
 
-    def message(self, key: str) -> tuple[str, str, list[dict[str, Any]]] | None:
-        """(channel, ts, blocks) of a message Tandem posted, by its key."""
+    def message(self, key: str) -> PostedMessage | None:
+        """A message Tandem posted, by its key."""
         row = self.db.execute("SELECT channel, ts, blocks FROM chat_messages WHERE key = ?", [key]).fetchone()
-        return None if row is None else (str(row[0]), str(row[1]), json.loads(row[2]) if row[2] else [])
+        if row is None:
+            return None
+        return PostedMessage(channel=str(row[0]), ts=str(row[1]), blocks=json.loads(row[2]) if row[2] else [])
 
     def append_events(
         self, run_id: str, events: Sequence[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
@@ -281,8 +294,8 @@ class RunStore:
             if outbox is not None and events:
                 outbox_rows.insert(self.db, run_id, outbox[0], outbox[1], events[0].at)
 
-    def due_reviews(self, now: float, limit: int = 500) -> list[tuple[str, str]]:
-        """(review id, run id) of pending reviews whose reminder or deadline has come."""
+    def due_reviews(self, now: float, limit: int = 500) -> list[DueReview]:
+        """Pending reviews whose reminder or deadline has come."""
         # A LIMIT inside each branch keeps this flat however large an overdue backlog grows.
         rows = self.db.execute(
             "SELECT * FROM (SELECT id, run_id FROM reviews WHERE status = 'pending' AND deadline <= ? LIMIT ?)"
@@ -290,7 +303,7 @@ class RunStore:
             " LIMIT ?",
             [now, limit, now, limit, limit],
         ).fetchall()
-        return [(str(r[0]), str(r[1])) for r in rows]
+        return [DueReview(review_id=str(r[0]), run_id=str(r[1])) for r in rows]
 
     # --- channel rules ("always allow") ---------------------------------------
 
@@ -315,10 +328,10 @@ class RunStore:
         self.db.execute("UPDATE rules SET revoked_by = ?, revoked_at = ? WHERE id = ?", [by, at, rule_id])
         return _rule(row)
 
-    def lease(self, run_id: str) -> tuple[str, float] | None:
-        """(owner, until) of the process working on a run, if any holds it."""
+    def lease(self, run_id: str) -> Lease | None:
+        """The process working on a run, if any holds it."""
         row = self.db.execute("SELECT lease_owner, lease_until FROM runs WHERE id = ?", [run_id]).fetchone()
-        return None if row is None or row[0] is None else (str(row[0]), float(row[1]))
+        return None if row is None or row[0] is None else Lease(owner=str(row[0]), until=float(row[1]))
 
     def renew_lease(self, run_id: str, owner: str, until: float) -> bool:
         """Keep working on a run; False when someone else holds it now (this owner's claim had run out)."""

@@ -73,6 +73,7 @@ from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
 from agent.models.risk import Risk
 from agent.models.run import TERMINAL, Feedback, Phase, RunState, Status
 from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, params_digest
+from agent.models.store import Claim, DueReview, Lease, PostedMessage, PruneCounts
 
 __all__ = [
     "CONFIGURABLE_ANCHORS",
@@ -85,12 +86,14 @@ __all__ = [
     "AskHuman",
     "AuditEvent",
     "Cancel",
+    "Claim",
     "CloseReview",
     "CancelRequested",
     "Correct",
     "Decided",
     "Decision",
     "Delivery",
+    "DueReview",
     "Effect",
     "Event",
     "Feedback",
@@ -101,6 +104,7 @@ __all__ = [
     "InputType",
     "Instruct",
     "Intent",
+    "Lease",
     "MakePlan",
     "MatchRule",
     "Notify",
@@ -113,6 +117,8 @@ __all__ = [
     "PlanQuestion",
     "PlannedStep",
     "Policy",
+    "PostedMessage",
+    "PruneCounts",
     "Priority",
     "ProposeStep",
     "ProposedStep",

@@ -59,13 +59,12 @@ class Runtime(Decisions, Scheduling):
             if state.finished or state.inflight is None:
                 return state
             lease = await self.store.lease(run_id)
-            if lease is not None and lease[1] > self.clock():
-                owner, until = lease
+            if lease is not None and lease.until > self.clock():
                 log.info(
                     "run %s is being worked on by %s (lease for %.0f s more); not recovering it",
                     run_id,
-                    owner,
-                    until - self.clock(),
+                    lease.owner,
+                    lease.until - self.clock(),
                     extra=ctx(run=run_id),
                 )
                 return state

@@ -19,11 +19,11 @@ class Scheduling(Engine):
         now = self.clock() if now is None else now
         handled = 0
         drives = []
-        for review_id, run_id in await self.store.due_reviews(now, limit):
+        for due in await self.store.due_reviews(now, limit):
             try:
-                outcome = await self._time_out(run_id, review_id, now)
+                outcome = await self._time_out(due.run_id, due.review_id, now)
             except (InvalidDecision, ConcurrentUpdate, StaleDecision) as exc:
-                log.info("timeout of review %s skipped: %s", review_id, exc)
+                log.info("timeout of review %s skipped: %s", due.review_id, exc)
                 continue
             if outcome is None:
                 continue

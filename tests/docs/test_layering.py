@@ -74,3 +74,14 @@ def test_only_bot_imports_slack_bolt() -> None:
         if any(_top(n) == "slack_bolt" for n in names)
     }
     assert users and all(f.startswith("bot/") for f in users), users
+
+
+def test_bot_and_cli_reach_storage_only_through_the_composition_root() -> None:
+    """bot/ and cli/ type against agent.ports.Store; only cli/wiring.py picks (and imports) a backend."""
+    users = {
+        f
+        for package in ("bot", "cli")
+        for f, names in imports_of(package).items()
+        if any(_top(n) == "storage" for n in names)
+    }
+    assert users <= {"cli/wiring.py"}, users

@@ -1,0 +1,471 @@
+"""The storage contract: what any backend of :class:`agent.ports.Store` must do, through its async interface.
+
+Every test runs once per backend (``tests/storage/conftest.py``); none looks at SQL or files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
+from agent.models import (
+    AuditEvent,
+    Claim,
+    DueReview,
+    Lease,
+    Outgoing,
+    OutgoingKind,
+    PostedMessage,
+    Review,
+    Rule,
+    RunState,
+)
+from agent.ports import Store
+
+T0 = 1_000_000.0
+DAY = 86_400.0
+SLACK = "slack"
+
+
+def run(run_id: str = "r1", *, at: float = T0, channel: str = "C1", **fields: object) -> RunState:
+    data: dict[str, object] = {
+        "id": run_id,
+        "task": "restart payments",
+        "requester": "U1",
+        "created_at": at,
+        "updated_at": at,
+        "channel": {"channel": channel, "thread_ts": f"{at}.{run_id}"},
+    }
+    data.update(fields)
+    return RunState.model_validate(data)
+
+
+def event(kind: str, at: float = T0) -> AuditEvent:
+    return AuditEvent(at=at, actor="U1", kind=kind, payload={"n": 1})
+
+
+def review(review_id: str = "rv1", **fields: object) -> Review:
+    data: dict[str, object] = {"id": review_id, "anchor": "after_plan", "created_at": T0}
+    data.update(fields)
+    return Review.model_validate(data)
+
+
+async def paused(store: Store, run_id: str = "r1", review_id: str = "rv1", **fields: object) -> int:
+    """A run waiting at a review; returns its version."""
+    pending = review(review_id, **fields)
+    return await store.create(run(run_id, phase="awaiting_review", pending=pending), [event("started")], pending)
+
+
+async def one_row(store: Store, run_id: str = "r1", kind: OutgoingKind = "notify", at: float = T0) -> int:
+    await store.add_outgoing(run_id, SLACK, [Outgoing(kind=kind, text=kind)], at)
+    [row] = [d for d in await store.due_deliveries(SLACK, at + 1, 60) if d.message.kind == kind]
+    return row.id
+
+
+# --- runs ---------------------------------------------------------------------------
+
+
+async def test_create_then_load_returns_the_run_at_version_one(store: Store) -> None:
+    state = run(phase="executing")
+    assert await store.create(state, [event("started")]) == 1
+    assert await store.load("r1") == (state, 1)
+    assert await store.events("r1") == [event("started")]
+
+
+async def test_load_unknown_run_raises_unknown_run(store: Store) -> None:
+    with pytest.raises(UnknownRun, match="nope"):
+        await store.load("nope")
+
+
+async def test_commit_with_current_version_bumps_it_and_appends_events(store: Store) -> None:
+    await store.create(run(), [event("started")])
+    moved = run(phase="executing", updated_at=T0 + 1)
+    assert await store.commit(moved, 1, [event("moved", T0 + 1)]) == 2
+    assert await store.load("r1") == (moved, 2)
+    assert [e.kind for e in await store.events("r1")] == ["started", "moved"]
+
+
+async def test_commit_with_stale_version_raises_concurrent_update_and_writes_nothing(store: Store) -> None:
+    await store.create(run(), [event("started")])
+    await store.commit(run(phase="executing"), 1, [])
+    with pytest.raises(ConcurrentUpdate, match="r1"):
+        await store.commit(
+            run(phase="done"),
+            1,
+            [event("late")],
+            rules=[Rule(id="ru1", channel="C1", tool="restart", created_by="U1", created_at=T0)],
+            outbox=(SLACK, [Outgoing(kind="notify")]),
+        )
+    state, version = await store.load("r1")
+    assert (state.phase, version) == ("executing", 2)
+    assert [e.kind for e in await store.events("r1")] == ["started"]
+    assert await store.rules("C1") == []
+    assert await store.due_deliveries(SLACK, T0 + 10, 60) == []
+
+
+async def test_find_with_prefix_returns_matching_ids_only(store: Store) -> None:
+    for run_id in ("abc1", "abc2", "xyz"):
+        await store.create(run(run_id), [])
+    assert sorted(await store.find("abc")) == ["abc1", "abc2"]
+    assert await store.find("xyz") == ["xyz"]
+    assert await store.find("nope") == []
+    assert sorted(await store.find("%")) == sorted(await store.find("")), "a % in the prefix is no wildcard"
+    assert await store.find("a%") == await store.find("a")
+
+
+async def test_find_with_many_matches_returns_at_most_three(store: Store) -> None:
+    for i in range(5):
+        await store.create(run(f"abc{i}"), [])
+    found = await store.find("abc")
+    assert len(found) == 3 and set(found) <= {f"abc{i}" for i in range(5)}
+
+
+async def test_list_runs_with_filters_returns_newest_first_within_limit(store: Store) -> None:
+    await store.create(run("old", at=T0, channel="C1", phase="done"), [])
+    await store.create(run("mid", at=T0 + 1, channel="C2"), [])
+    await store.create(run("new", at=T0 + 2, channel="C1"), [])
+    assert [s.id for s in await store.list_runs()] == ["new", "mid", "old"]
+    assert [s.id for s in await store.list_runs(channel="C1")] == ["new", "old"]
+    assert [s.id for s in await store.list_runs(status="done")] == ["old"]
+    assert [s.id for s in await store.list_runs(status="planning", channel="C1")] == ["new"]
+    assert [s.id for s in await store.list_runs(limit=1)] == ["new"]
+    [summary] = await store.list_runs(status="done")
+    assert (summary.task, summary.requester, summary.channel) == ("restart payments", "U1", {"channel": "C1"})
+
+
+async def test_runs_in_flight_with_mixed_runs_returns_only_working_ones(store: Store) -> None:
+    await store.create(run("planning"), [])
+    await store.create(run("executing", phase="executing"), [])
+    await paused(store, "waiting")
+    for phase in ("done", "cancelled", "failed"):
+        await store.create(run(phase, phase=phase), [])
+    assert sorted(await store.runs_in_flight()) == ["executing", "planning"]
+
+
+async def test_append_events_with_outbox_writes_both_and_keeps_the_version(store: Store) -> None:
+    await store.create(run(), [event("started")])
+    await store.append_events("r1", [event("refused", T0 + 5)], (SLACK, [Outgoing(kind="notify", text="no")]))
+    assert [e.kind for e in await store.events("r1")] == ["started", "refused"]
+    assert (await store.load("r1"))[1] == 1
+    [row] = await store.due_deliveries(SLACK, T0 + 5, 60)
+    assert (row.run_id, row.message.text, row.created_at) == ("r1", "no", T0 + 5)
+
+
+async def test_run_for_thread_with_known_thread_returns_its_run(store: Store) -> None:
+    await store.create(run(), [])
+    assert await store.run_for_thread("C1", f"{T0}.r1") == "r1"
+    assert await store.run_for_thread("C1", "1.2") is None
+
+
+# --- reviews --------------------------------------------------------------------------
+
+
+async def test_get_review_after_create_returns_it_pending(store: Store) -> None:
+    await paused(store)
+    record = await store.get_review("rv1")
+    assert record is not None
+    assert (record.run_id, record.anchor, record.status, record.answered_by) == ("r1", "after_plan", "pending", None)
+    assert await store.get_review("nope") is None
+
+
+async def test_commit_answering_a_review_records_who_and_what(store: Store) -> None:
+    await paused(store)
+    await store.commit(run(phase="executing"), 1, [], answered=("rv1", "U2", T0 + 3, {"kind": "approve"}))
+    record = await store.get_review("rv1")
+    assert record is not None
+    assert (record.status, record.answered_by, record.answered_at, record.answer) == (
+        "answered",
+        "U2",
+        T0 + 3,
+        {"kind": "approve"},
+    )
+
+
+async def test_commit_answering_a_review_twice_raises_stale_decision_naming_the_first(store: Store) -> None:
+    await paused(store)
+    await store.commit(run(phase="executing"), 1, [], answered=("rv1", "U2", T0 + 3, {"kind": "approve"}))
+    with pytest.raises(StaleDecision, match="U2") as raised:
+        await store.commit(run(phase="done"), 2, [event("late")], answered=("rv1", "U3", T0 + 4, {"kind": "reject"}))
+    assert (raised.value.decided_by, raised.value.decided_at) == ("U2", T0 + 3)
+    assert (await store.load("r1"))[1] == 2
+    assert [e.kind for e in await store.events("r1")] == ["started"]
+
+
+async def test_commit_answering_a_closed_review_raises_stale_decision(store: Store) -> None:
+    await paused(store)
+    await store.commit(run(phase="executing"), 1, [], closed="rv1")
+    record = await store.get_review("rv1")
+    assert record is not None and record.status == "closed"
+    with pytest.raises(StaleDecision, match="no longer open"):
+        await store.commit(run(phase="done"), 2, [], answered=("rv1", "U2", T0, {"kind": "approve"}))
+
+
+async def test_commit_answering_an_unknown_review_raises_stale_decision(store: Store) -> None:
+    await store.create(run(), [])
+    with pytest.raises(StaleDecision, match="Unknown review"):
+        await store.commit(run(phase="done"), 1, [], answered=("nope", "U2", T0, {"kind": "approve"}))
+
+
+async def test_due_reviews_by_deadline_and_reminder_returns_due_ones_only(store: Store) -> None:
+    await paused(store, "r1", "late", deadline=T0 + 10)
+    await paused(store, "r2", "nudge", remind_at=T0 + 10, deadline=T0 + 100)
+    await paused(store, "r3", "later", deadline=T0 + 100)
+    await paused(store, "r4", "never")
+    due = await store.due_reviews(T0 + 10)
+    assert sorted(due, key=lambda d: d.review_id) == [
+        DueReview(review_id="late", run_id="r1"),
+        DueReview(review_id="nudge", run_id="r2"),
+    ]
+    assert await store.due_reviews(T0 + 9) == []
+    assert len(await store.due_reviews(T0 + 100)) == 3
+
+
+async def test_due_reviews_with_limit_returns_at_most_limit(store: Store) -> None:
+    for i in range(5):
+        await paused(store, f"r{i}", f"rv{i}", deadline=T0, remind_at=T0)
+    assert len(await store.due_reviews(T0, limit=2)) == 2
+    assert len(await store.due_reviews(T0)) == 5
+
+
+async def test_due_reviews_of_answered_or_closed_reviews_returns_none(store: Store) -> None:
+    await paused(store, "r1", "rv1", deadline=T0)
+    await paused(store, "r2", "rv2", deadline=T0)
+    await store.commit(run("r1", phase="executing"), 1, [], answered=("rv1", "U2", T0, {"kind": "approve"}))
+    await store.commit(run("r2", phase="executing"), 1, [], closed="rv2")
+    assert await store.due_reviews(T0 + 1) == []
+
+
+async def test_commit_with_reschedule_moves_the_pending_reviews_deadline(store: Store) -> None:
+    await paused(store, deadline=T0 + 10, remind_at=T0 + 5)
+    later = review(deadline=T0 + 100, remind_at=T0 + 90)
+    await store.commit(run(phase="awaiting_review", pending=later), 1, [], reschedule=True)
+    assert await store.due_reviews(T0 + 50) == []
+    assert await store.due_reviews(T0 + 90) == [DueReview(review_id="rv1", run_id="r1")]
+
+
+async def test_commit_opening_a_review_stores_it_pending(store: Store) -> None:
+    await store.create(run(), [])
+    gate = review("gate", anchor="before_risky_step", step=1, deadline=T0 + 5)
+    await store.commit(run(phase="awaiting_review", pending=gate), 1, [], opened=gate)
+    record = await store.get_review("gate")
+    assert record is not None and (record.status, record.step) == ("pending", 1)
+    assert await store.due_reviews(T0 + 5) == [DueReview(review_id="gate", run_id="r1")]
+
+
+# --- rules ------------------------------------------------------------------------------
+
+
+def rule(rule_id: str, channel: str = "C1", at: float = T0) -> Rule:
+    return Rule(id=rule_id, channel=channel, tool="restart", created_by="U1", created_at=at)
+
+
+async def test_rules_after_add_returns_the_channels_rules_oldest_first(store: Store) -> None:
+    await store.add_rule(rule("b", at=T0 + 1))
+    await store.add_rule(rule("a", at=T0))
+    await store.add_rule(rule("other", channel="C2"))
+    assert await store.rules("C1") == [rule("a", at=T0), rule("b", at=T0 + 1)]
+
+
+async def test_revoke_rule_returns_it_once_and_drops_it_from_rules(store: Store) -> None:
+    await store.add_rule(rule("a"))
+    assert await store.revoke_rule("a", "U2", T0 + 1) == rule("a")
+    assert await store.rules("C1") == []
+    assert await store.revoke_rule("a", "U2", T0 + 2) is None
+    assert await store.revoke_rule("nope", "U2", T0) is None
+
+
+async def test_commit_with_rules_adds_them(store: Store) -> None:
+    await store.create(run(), [])
+    await store.commit(run(phase="executing"), 1, [], rules=[rule("a")])
+    assert await store.rules("C1") == [rule("a")]
+
+
+# --- chat -------------------------------------------------------------------------------
+
+
+async def test_message_after_save_returns_the_posted_message(store: Store) -> None:
+    await store.create(run(), [])
+    await store.save_message("review:rv1", "r1", "C1", "1.5", [{"type": "divider"}])
+    assert await store.message("review:rv1") == PostedMessage(channel="C1", ts="1.5", blocks=[{"type": "divider"}])
+    await store.save_message("review:rv1", "r1", "C1", "1.6")
+    assert await store.message("review:rv1") == PostedMessage(channel="C1", ts="1.6", blocks=[])
+    assert await store.message("nope") is None
+
+
+async def test_claim_delivery_with_the_same_key_is_true_only_once(store: Store) -> None:
+    assert await store.claim_delivery("msg:C1:1.5", T0)
+    assert not await store.claim_delivery("msg:C1:1.5", T0 + 1)
+    assert await store.claim_delivery("msg:C1:1.6", T0)
+
+
+async def test_claim_delivery_racing_on_one_key_has_one_winner(store: Store) -> None:
+    results = await asyncio.gather(*(store.claim_delivery("k", T0) for _ in range(10)))
+    assert sorted(results) == [False] * 9 + [True]
+
+
+# --- the outbox -------------------------------------------------------------------------
+
+
+async def test_create_with_outbox_writes_due_rows_in_order(store: Store) -> None:
+    messages = [Outgoing(kind="review", review_id="rv1"), Outgoing(kind="card"), Outgoing(kind="notify", text="hi")]
+    await store.create(run(), [], outbox=(SLACK, messages))
+    rows = await store.due_deliveries(SLACK, T0, 60)
+    assert [r.message for r in rows] == messages
+    assert [r.id for r in rows] == sorted(r.id for r in rows)
+    assert {(r.status, r.attempts, r.created_at) for r in rows} == {("pending", 0, T0)}
+    assert await store.due_deliveries("feishu", T0, 60) == []
+    assert len(await store.due_deliveries(SLACK, T0, 60, limit=2)) == 2
+
+
+async def test_outbox_with_one_pending_card_coalesces_the_next(store: Store) -> None:
+    await store.create(run(), [], outbox=(SLACK, [Outgoing(kind="card")]))
+    await store.commit(run(updated_at=T0 + 1), 1, [], outbox=(SLACK, [Outgoing(kind="card"), Outgoing(kind="card")]))
+    await store.add_outgoing("r1", SLACK, [Outgoing(kind="card")], T0 + 2)
+    assert [r.message.kind for r in await store.due_deliveries(SLACK, T0 + 2, 60)] == ["card"]
+
+
+async def test_outbox_with_a_sent_card_queues_a_new_one(store: Store) -> None:
+    row = await one_row(store, kind="card")
+    assert (await store.claim_delivery_row(row, T0, 60)).claimed
+    await store.delivered(row, T0 + 1)
+    await store.add_outgoing("r1", SLACK, [Outgoing(kind="card")], T0 + 2)
+    assert [r.id != row for r in await store.due_deliveries(SLACK, T0 + 2, 60)] == [True]
+
+
+async def test_claim_delivery_row_twice_has_one_winner(store: Store) -> None:
+    row = await one_row(store)
+    first, second = await asyncio.gather(store.claim_delivery_row(row, T0, 60), store.claim_delivery_row(row, T0, 60))
+    assert sorted([first.claimed, second.claimed]) == [False, True]
+    assert not first.uncertain and not second.uncertain
+    assert await store.due_deliveries(SLACK, T0 + 30, 60) == [], "a live claim hides the row"
+    assert await store.claim_delivery_row(12345, T0, 60) == Claim(claimed=False, uncertain=False)
+
+
+async def test_claim_delivery_row_after_the_lease_ran_out_takes_over_uncertain(store: Store) -> None:
+    row = await one_row(store)
+    assert await store.claim_delivery_row(row, T0, 60) == Claim(claimed=True, uncertain=False)
+    assert not (await store.claim_delivery_row(row, T0 + 59, 60)).claimed
+    [stale] = await store.due_deliveries(SLACK, T0 + 60, 60)
+    assert (stale.id, stale.status) == (row, "pending")
+    assert await store.claim_delivery_row(row, T0 + 60, 60) == Claim(claimed=True, uncertain=True)
+    assert not (await store.claim_delivery_row(row, T0 + 61, 60)).claimed
+
+
+async def test_delivered_row_is_no_longer_due_or_busy(store: Store) -> None:
+    row = await one_row(store)
+    assert await store.busy_deliveries(SLACK, T0) == 1
+    await store.claim_delivery_row(row, T0, 60)
+    assert await store.busy_deliveries(SLACK, T0) == 1, "being sent counts as busy"
+    await store.delivered(row, T0 + 1)
+    assert await store.due_deliveries(SLACK, T0 + 1000, 60) == []
+    assert await store.busy_deliveries(SLACK, T0 + 1000) == 0
+    assert await store.delivery_status("r1", "notify", "") is None
+
+
+async def test_retry_delivery_sets_backoff_fields_and_hides_the_row_until_then(store: Store) -> None:
+    row = await one_row(store)
+    await store.claim_delivery_row(row, T0, 60)
+    await store.retry_delivery(row, 1, T0 + 30, "ratelimited")
+    assert await store.due_deliveries(SLACK, T0 + 29, 60) == []
+    assert await store.busy_deliveries(SLACK, T0 + 29) == 0
+    [again] = await store.due_deliveries(SLACK, T0 + 30, 60)
+    assert (again.id, again.status, again.attempts, again.next_at, again.error) == (
+        row,
+        "pending",
+        1,
+        T0 + 30,
+        "ratelimited",
+    )
+    assert [d.id for d in await store.undelivered("r1")] == [row], "still failing counts as undelivered"
+    assert (await store.claim_delivery_row(row, T0 + 30, 60)).claimed
+
+
+async def test_retry_delivery_of_a_superseded_card_drops_it(store: Store) -> None:
+    row = await one_row(store, kind="card")
+    await store.claim_delivery_row(row, T0, 60)
+    await store.add_outgoing("r1", SLACK, [Outgoing(kind="card", text="newer")], T0 + 1)
+    await store.retry_delivery(row, 1, T0 + 2, "timeout")
+    assert [r.message.text for r in await store.due_deliveries(SLACK, T0 + 10, 60)] == ["newer"]
+
+
+async def test_fail_delivery_then_redeliver_gives_a_fresh_start(store: Store) -> None:
+    await store.create(run("r1"), [])
+    await store.create(run("r2"), [])
+    row = await one_row(store, "r1")
+    await store.claim_delivery_row(row, T0, 60)
+    await store.fail_delivery(row, 5, "msg_too_long")
+    assert await store.due_deliveries(SLACK, T0 + 1000, 60) == []
+    [failed] = await store.undelivered("r1")
+    assert (failed.id, failed.status, failed.attempts, failed.error) == (row, "failed", 5, "msg_too_long")
+    assert await store.undelivered_runs(["r1", "r2"]) == {"r1": 1}
+    assert await store.undelivered_runs([]) == {}
+    assert await store.redeliver("r1", T0 + 50) == 1
+    assert await store.redeliver("r1", T0 + 50) == 0
+    [fresh] = await store.due_deliveries(SLACK, T0 + 50, 60)
+    assert (fresh.id, fresh.attempts, fresh.next_at) == (row, 0, T0 + 50)
+    assert await store.undelivered_runs(["r1"]) == {}
+
+
+async def test_delivery_status_returns_the_latest_rows_status_for_a_review(store: Store) -> None:
+    await store.create(run(), [], outbox=(SLACK, [Outgoing(kind="review", review_id="rv1")]))
+    assert await store.delivery_status("r1", "review", "rv1") == "pending"
+    [row] = await store.due_deliveries(SLACK, T0, 60)
+    await store.claim_delivery_row(row.id, T0, 60)
+    assert await store.delivery_status("r1", "review", "rv1") == "sending"
+    await store.delivered(row.id, T0)
+    assert await store.delivery_status("r1", "review", "rv1") == "sent"
+    assert await store.delivery_status("r1", "review", "rv2") is None
+
+
+# --- step leases ------------------------------------------------------------------------
+
+
+async def test_lease_set_by_create_and_commit_is_cleared_by_a_commit_without_one(store: Store) -> None:
+    await store.create(run(phase="executing"), [], lease=("proc-a", T0 + 30))
+    assert await store.lease("r1") == Lease(owner="proc-a", until=T0 + 30)
+    await store.commit(run(phase="executing"), 1, [], lease=("proc-b", T0 + 60))
+    assert await store.lease("r1") == Lease(owner="proc-b", until=T0 + 60)
+    await store.commit(run(phase="awaiting_review"), 2, [])
+    assert await store.lease("r1") is None
+    assert await store.lease("nope") is None
+
+
+async def test_renew_lease_by_its_owner_only_moves_it(store: Store) -> None:
+    await store.create(run(phase="executing"), [], lease=("proc-a", T0 + 30))
+    assert not await store.renew_lease("r1", "proc-b", T0 + 90)
+    assert await store.lease("r1") == Lease(owner="proc-a", until=T0 + 30)
+    assert await store.renew_lease("r1", "proc-a", T0 + 60)
+    assert await store.lease("r1") == Lease(owner="proc-a", until=T0 + 60)
+    await store.commit(run(phase="awaiting_review"), 1, [])
+    assert not await store.renew_lease("r1", "proc-a", T0 + 90), "a cleared lease is nobody's"
+
+
+# --- retention and health ---------------------------------------------------------------
+
+
+async def test_prune_deletes_old_finished_runs_whole_and_keeps_the_rest(store: Store) -> None:
+    old = T0 - 200 * DAY
+    await store.create(
+        run("gone", at=old, phase="done"), [event("started", old)], outbox=(SLACK, [Outgoing(kind="card")])
+    )
+    await store.save_message("card:gone", "gone", "C1", "1.1")
+    await store.create(run("waiting", at=old), [])
+    await store.create(run("recent", at=T0, phase="done"), [])
+    await store.claim_delivery("old-key", old)
+    dry = await store.prune(T0 - 90 * DAY, dry_run=True)
+    assert dry.dry_run and dry.rows["runs"] == 1
+    assert len(await store.list_runs()) == 3
+    counts = await store.prune(T0 - 90 * DAY, dry_run=False)
+    assert counts.rows == dry.rows
+    assert counts.rows["runs"] == 1 and counts.rows["deliveries"] == 1
+    assert sorted(s.id for s in await store.list_runs()) == ["recent", "waiting"]
+    assert await store.events("gone") == [] and await store.message("card:gone") is None
+    assert await store.due_deliveries(SLACK, T0, 60) == []
+    assert await store.claim_delivery("old-key", T0), "a pruned key may be seen again"
+
+
+async def test_ping_on_an_open_store_returns_and_is_open(store: Store) -> None:
+    await store.ping()
+    assert store.is_open
