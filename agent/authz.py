@@ -86,6 +86,12 @@ def split(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
     )
 
 
+def any_approver(config: PolicyConfig) -> Eligible:
+    """Everyone the policy names as an approver, at any level."""
+    users, groups = split(p for people in config.approvers.values() for p in people)
+    return Eligible(users, groups, config)
+
+
 def approvers(config: PolicyConfig, state: RunState, review: Review) -> Eligible:
     """Who may approve this review."""
     if review.assignees:
@@ -94,9 +100,8 @@ def approvers(config: PolicyConfig, state: RunState, review: Review) -> Eligible
     risk = review_risk(state, review)
     level = config.level_for(risk)
     if level is None:
-        everyone = [p for people in config.approvers.values() for p in people]
-        users, groups = split(everyone)
-        return Eligible(users | {state.requester}, groups, config)
+        everyone = any_approver(config)
+        return Eligible(everyone.users | {state.requester}, everyone.groups, config)
     users, groups = split(config.approvers[level.label])  # type: ignore[index]
     if config.allow_self_approval:
         users = users | {state.requester}

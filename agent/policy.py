@@ -160,13 +160,11 @@ class SafetyPolicy:
         groups = list(groups)
         if state.pending is not None:
             return authz.check(self.config, state, state.pending, actor, Cancel(), groups)
-        if actor == state.requester:
+        everyone = authz.any_approver(self.config)
+        if actor == state.requester or everyone.has(actor, groups):
             return None
-        everyone = [p for people in self.config.approvers.values() for p in people]
-        users, named = authz.split(everyone)
-        if authz.Eligible(users, named, self.config).has(actor, groups):
-            return None
-        return Refusal(actor, "steer or stop this run", tuple(sorted(users | {state.requester})), tuple(sorted(named)))
+        users = tuple(sorted(everyone.users | {state.requester}))
+        return Refusal(actor, "steer or stop this run", users, tuple(sorted(everyone.groups)))
 
     def waits_on(self, state: RunState, actor: str, groups: Iterable[str] = ()) -> bool:
         """True when ``actor`` is one of the people the run's pending review waits for."""
@@ -181,9 +179,7 @@ class SafetyPolicy:
         revoking only makes Tandem ask again."""
         if not self.config.has_approvers or actor == rule.created_by:
             return True
-        everyone = [p for people in self.config.approvers.values() for p in people]
-        users, named = authz.split(everyone)
-        return authz.Eligible(users, named, self.config).has(actor, groups)
+        return authz.any_approver(self.config).has(actor, groups)
 
     def may_see(self, state: RunState, where: str | None) -> bool:
         """A run is shown where it lives (its channel); the terminal sees every run on its own machine."""

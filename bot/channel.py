@@ -144,7 +144,7 @@ class SlackChannel:
         record = await self.store.get_review(review_id)
         if record is None:
             raise DeliveryFailed(f"review {review_id} is not in the database", permanent=True)
-        return Review(id=record.id, anchor=record.anchor, step=record.step, created_at=record.created_at)
+        return record.as_review()
 
     def _people(self, state: RunState, review: Review) -> str:
         who = review.current_assignees or [state.requester]

@@ -7,7 +7,7 @@ import json
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.models import Approve, Cancel, Review
+from agent.models import Approve, Cancel
 from blocks import ids
 from blocks.modals import feedback_modal, review_details
 from blocks.text import section
@@ -51,7 +51,7 @@ def register(app: AsyncApp, deps: Deps) -> None:
             await client.views_update(view_id=view_id, view={**loading, "blocks": [section(messages.UNKNOWN_REVIEW)]})
             return
         state, _ = await deps.store.load(record.run_id)
-        review = Review(id=record.id, anchor=record.anchor, step=record.step, created_at=record.created_at)
+        review = record.as_review()
         await client.views_update(view_id=view_id, view=review_details(state, review))
 
     app.action(ids.APPROVE)(on_approve)

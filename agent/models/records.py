@@ -8,6 +8,7 @@ from pydantic import Field
 
 from agent.models.base import _Model
 from agent.models.policy import Anchor
+from agent.models.reviews import Review
 from agent.models.rules import Rule
 from agent.models.run import Status
 
@@ -35,6 +36,10 @@ class ReviewRecord(_Model):
     answered_at: float | None = None
     answered_by: str | None = None
     answer: dict[str, Any] | None = None
+
+    def as_review(self) -> Review:
+        """The review as it was asked (what a channel needs to render or mark it)."""
+        return Review(id=self.id, anchor=self.anchor, step=self.step, created_at=self.created_at)
 
 
 class RunSummary(_Model):
