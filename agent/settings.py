@@ -12,7 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from agent.errors import ConfigError
 from agent.logs import FORMATS, LEVELS, Format, Level
 
-DEMO_TOOLS = "agent.demo_tools"
+DEMO_TOOLS = "demo.tools"
 """The demo toolset: a simulated ops world in which nothing real is touched."""
 
 S = TypeVar("S", bound=BaseSettings)

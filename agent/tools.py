@@ -49,7 +49,7 @@ __all__ = [
     "tool",
 ]
 
-DEFAULT_TOOLSETS = ("agent.demo_tools",)
+DEFAULT_TOOLSETS = ("demo.tools",)
 _MARK = "__tandem_tool__"
 
 Isolation = Literal["process"]

@@ -25,7 +25,7 @@ from agent.ports import LLMRequest, Purpose
 from agent.prompts import READ_LIMIT
 from agent.tools import load_tools
 
-TOOLS = load_tools(["agent.demo_tools"]).describe()
+TOOLS = load_tools(["demo.tools"]).describe()
 STEPS = [{"number": 1, "tool": "scale_service", "params": {"service": "payments", "replicas": 2}, "status": "pending"}]
 
 

@@ -27,7 +27,7 @@ from cli.serve import Bot, serving
 from workspace import Workspace, WorkspaceState, run_workspace
 from workspace.persist import keep, restore
 
-DEMO_TOOLS = "agent.demo_tools"
+DEMO_TOOLS = "demo.tools"
 CARD_INTERVAL = 0.25
 """Seconds between run card edits: quick enough to watch a run move."""
 

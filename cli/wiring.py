@@ -14,11 +14,11 @@ from agent.ports import Observer, Store
 from agent.runtime import Runtime
 from agent.settings import CoreSettings
 from agent.tools import load_tools
-from agent.world import use_world
+from demo.store import SqliteOpsWorld
+from demo.store import migrate as migrate_world
+from demo.world import use_world
 from storage.db import connect
 from storage.facade import AsyncStore
-from storage.world import SqliteOpsWorld
-from storage.world import migrate as migrate_world
 
 
 @dataclass

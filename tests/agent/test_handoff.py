@@ -220,7 +220,7 @@ async def test_expiry_while_down_is_handled_at_the_next_start(store: AsyncStore,
 
 async def test_unsure_planner_asks_first_and_plans_from_the_answer(tmp_path: Path) -> None:
     async with AsyncStore(tmp_path / "p.db") as store:
-        rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["agent.demo_tools"]), clock=clock)
+        rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["demo.tools"]), clock=clock)
         state = await rt.start("fix it", "U1")
         assert state.pending is not None and state.pending.anchor == "handoff" and state.pending.step is None
         assert state.pending.handoff is not None and "What should I do" in state.pending.handoff.prompt
@@ -232,7 +232,7 @@ async def test_unsure_planner_asks_first_and_plans_from_the_answer(tmp_path: Pat
 
 async def test_planner_asks_at_most_twice_then_shows_its_best_guess(tmp_path: Path) -> None:
     async with AsyncStore(tmp_path / "p.db") as store:
-        rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["agent.demo_tools"]), clock=clock)
+        rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["demo.tools"]), clock=clock)
         state = await rt.start("fix it", "U1")
         state = await rt.decide(state.id, Answer(value="dunno"), "U1")
         assert state.pending is not None and state.pending.anchor == "handoff"
@@ -244,6 +244,6 @@ async def test_planner_asks_at_most_twice_then_shows_its_best_guess(tmp_path: Pa
 async def test_planner_question_off_when_threshold_is_zero(tmp_path: Path) -> None:
     async with AsyncStore(tmp_path / "p.db") as store:
         config = PolicyConfig(confidence_threshold=0.0)
-        rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["agent.demo_tools"]), clock=clock, config=config)
+        rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["demo.tools"]), clock=clock, config=config)
         state = await rt.start("fix it", "U1")
         assert state.pending is None or state.pending.anchor != "handoff"

@@ -68,7 +68,7 @@ async def test_litellm_plan_end_to_end_through_the_brain(
 ) -> None:
     plan = {"steps": [{"tool": "restart_service", "params": {"service": "payments"}, "reason": "asked"}]}
     server.reply("```json\n" + json.dumps(plan) + "\n```")
-    tools = load_tools(["agent.demo_tools"])
+    tools = load_tools(["demo.tools"])
 
     steps = await LLMBrain(model()).plan("restart payments", tools, feedback=[], rejected=[], completed=[], max_steps=5)
 

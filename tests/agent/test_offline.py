@@ -16,7 +16,7 @@ from agent.ports import ClassifyContext, LLMRequest
 from agent.prompts import step_view
 from agent.tools import ToolRegistry, load_tools, tool
 
-DEMO = load_tools(["agent.demo_tools"])
+DEMO = load_tools(["demo.tools"])
 BRAIN = LLMBrain(OfflineModel())
 
 Expected = list[tuple[str, dict[str, Any]]]

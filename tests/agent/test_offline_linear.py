@@ -44,7 +44,7 @@ def hold_window(service: Service, window: str, minutes: int, dry_run: bool = Fal
     return f"{service} held for {window}"
 
 
-TOOLS = load_tools(["agent.demo_tools"])
+TOOLS = load_tools(["demo.tools"])
 TOOLS.add_function(hold_window)
 DESCRIBED = TOOLS.describe()
 MODEL = OfflineModel()

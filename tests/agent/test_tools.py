@@ -199,7 +199,7 @@ def test_load_tools_with_demo_tools_schema_shows_service_enum_and_descriptions()
 
 
 def test_load_tools_with_blank_names_skips_them() -> None:
-    assert len(load_tools([" agent.demo_tools ", ""])) == len(DEMO_TOOLS)
+    assert len(load_tools([" demo.tools ", ""])) == len(DEMO_TOOLS)
 
 
 def test_load_tools_with_bad_module_name_raises_tool_error() -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from demo.store import migrate as migrate_world
+from demo.store import migrations as world_migrations
 from storage.db import migrations as store_migrations
-from storage.world import migrate as migrate_world
-from storage.world import migrations as world_migrations
 
 ROOT = Path(__file__).resolve().parents[2]
 PROCESSES = 20

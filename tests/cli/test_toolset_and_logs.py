@@ -78,11 +78,11 @@ def test_demo_flag_with_other_tandem_tools_exits_1_naming_both(tmp_path: Path, c
 @pytest.mark.parametrize(
     ("tools", "demo", "loaded"),
     [
-        (None, True, ["agent.demo_tools"]),
+        (None, True, ["demo.tools"]),
         ("tests.cli.held_tools", False, ["tests.cli.held_tools"]),
-        ("agent.demo_tools", False, ["agent.demo_tools"]),
-        ("agent.demo_tools", True, ["agent.demo_tools"]),
-        (" , ", True, ["agent.demo_tools"]),
+        ("demo.tools", False, ["demo.tools"]),
+        ("demo.tools", True, ["demo.tools"]),
+        (" , ", True, ["demo.tools"]),
     ],
 )
 def test_choose_tools_loads_tandem_tools_or_the_demo_when_asked(
@@ -91,7 +91,7 @@ def test_choose_tools_loads_tandem_tools_or_the_demo_when_asked(
     settings = choose_tools(SlackSettings(tools=tools), demo=demo)
 
     assert settings.tool_modules == loaded
-    assert settings.demo is (loaded == ["agent.demo_tools"])
+    assert settings.demo is (loaded == ["demo.tools"])
 
 
 @pytest.mark.parametrize("tools", [None, "", " , "])
@@ -151,7 +151,7 @@ async def test_serve_with_demo_says_so_and_answers_healthz(tmp_path: Path) -> No
     assert len(out) == 2
     assert started["level"] == "WARNING" and started["logger"] == "tandem.bot"
     assert started["msg"] == "serving Slack over HTTP on the demo toolset (simulated; nothing real happens)"
-    assert (started["mode"], started["tools"], started["url"]) == ("http", "agent.demo_tools", url)
+    assert (started["mode"], started["tools"], started["url"]) == ("http", "demo.tools", url)
 
 
 async def test_serve_with_tandem_tools_logs_them_at_info_without_the_demo_notice(tmp_path: Path) -> None:
@@ -181,7 +181,7 @@ async def test_socket_with_demo_says_so_before_connecting(tmp_path: Path) -> Non
     assert found, started
     assert found.group(1) == (
         "connecting to Slack in Socket Mode on the demo toolset (simulated; nothing real happens)"
-        " tools=agent.demo_tools mode=socket"
+        " tools=demo.tools mode=socket"
     )
 
 
@@ -195,7 +195,7 @@ def test_terminal_run_without_tandem_tools_uses_the_demo_and_warns(tmp_path: Pat
 
 
 def test_terminal_commands_log_nothing_below_warning_by_default(tmp_path: Path) -> None:
-    env = _env(tmp_path, TANDEM_TOOLS="agent.demo_tools")
+    env = _env(tmp_path, TANDEM_TOOLS="demo.tools")
     proc = tandem(env, "run", "restart payments and check errors after", stdin="a\n" * 8)
 
     assert proc.returncode == 0, proc.stderr

@@ -1,4 +1,7 @@
-"""Imports flow one way (CONVENTIONS: agent/ knows nothing of Slack, aiohttp or SQLite; one module wraps litellm)."""
+"""Imports flow one way (CONVENTIONS: agent/ knows nothing of Slack, aiohttp or SQLite; one module wraps litellm).
+
+The demo world (demo/) is loaded by name like any toolset: the product never imports it.
+"""
 
 from __future__ import annotations
 
@@ -43,11 +46,13 @@ def _top(name: str) -> str:
                 "blocks",
                 "cli",
                 "workspace",
+                "demo",
             },
         ),
-        ("storage", {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "bot", "blocks", "cli", "workspace"}),
-        ("blocks", {"slack_bolt", "aiohttp", "sqlite_utils", "litellm", "storage", "bot", "cli", "workspace"}),
-        ("bot", {"sqlite_utils", "sqlite3", "litellm", "cli", "workspace"}),
+        ("storage", {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "bot", "blocks", "cli", "workspace", "demo"}),
+        ("blocks", {"slack_bolt", "aiohttp", "sqlite_utils", "litellm", "storage", "bot", "cli", "workspace", "demo"}),
+        ("bot", {"sqlite_utils", "sqlite3", "litellm", "cli", "workspace", "demo"}),
+        ("demo", {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "bot", "blocks", "cli", "workspace"}),
         ("cli", {"slack_bolt", "sqlite_utils", "litellm"}),
     ],
 )

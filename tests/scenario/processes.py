@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 async def bot_process(ws: Workspace, db: Path, **more: str) -> AsyncIterator[asyncio.subprocess.Process]:
     """``tandem serve`` on a free port, pointed at ``ws`` (``more``: extra environment); killed on exit."""
     env = {
-        "TANDEM_TOOLS": "agent.demo_tools",  # serve refuses to fall back to the demo on its own
+        "TANDEM_TOOLS": "demo.tools",  # serve refuses to fall back to the demo on its own
         **more,
         **os.environ,
         "SLACK_BOT_TOKEN": ws.bot_token,

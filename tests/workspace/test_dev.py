@@ -41,7 +41,7 @@ async def test_dev_settings_come_from_the_workspace_not_the_environment(
 
     assert (settings.secret("bot_token"), settings.secret("signing_secret")) == (ws.bot_token, ws.signing_secret)
     assert (settings.api_url, settings.app_token) == (ws.api_url, None)
-    assert (settings.model, settings.tools, settings.db) == ("offline", "agent.demo_tools", str(tmp_path / "t.db"))
+    assert (settings.model, settings.tools, settings.db) == ("offline", "demo.tools", str(tmp_path / "t.db"))
 
 
 async def test_dev_runs_a_task_from_the_page_endpoints_to_a_review(

@@ -5,10 +5,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent import demo_tools
 from agent.errors import InvalidParams, ToolError
 from agent.tools import load_tools
-from agent.world import SERVICE_NAMES, InMemoryWorld, current_world, seed, use_world
+from demo import tools as demo_tools
+from demo.world import SERVICE_NAMES, InMemoryWorld, current_world, seed, use_world
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from sqlite_utils import Database
 from sqlite_utils.db import Table
 from sqlite_utils.migrations import Migrations
 
-from agent.world import Cache, LogLevel, LogLine, Message, Sample, Service, seed
+from demo.world import Cache, LogLevel, LogLine, Message, Sample, Service, seed
 from storage.db import apply_migrations, write_transaction
 
 migrations = Migrations("tandem_demo")
@@ -97,7 +97,7 @@ def migrate(db: Database) -> None:
 
 
 class SqliteOpsWorld:
-    """An :class:`agent.world.OpsWorld` on the ``demo_`` tables of ``db`` (run :func:`migrate` first).
+    """An :class:`demo.world.OpsWorld` on the ``demo_`` tables of ``db`` (run :func:`migrate` first).
 
     Calls are serialized with a lock: tools run in worker threads, so open the
     connection with ``check_same_thread=False``.

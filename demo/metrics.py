@@ -6,8 +6,8 @@ import hashlib
 from collections.abc import Sequence
 from typing import Literal, assert_never
 
-from agent.demo_format import ms, pct
-from agent.world import Sample
+from demo.format import ms, pct
+from demo.world import Sample
 
 Metric = Literal["error_rate", "latency_p99", "cpu", "requests"]
 

@@ -1,7 +1,7 @@
 """The simulated ops environment the demo tools act on.
 
 Tools find the world at call time through :func:`current_world`; the runtime binds
-one with :func:`use_world`. :class:`InMemoryWorld` is for tests; ``storage.world``
+one with :func:`use_world`. :class:`InMemoryWorld` is for tests; ``demo.store``
 keeps the same state in SQLite. :func:`seed` lays out the same starting incident in
 either: payments is degraded by an exhausted database connection pool.
 """

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from agent.demo_format import pct
 from agent.errors import ToolError
-from agent.world import SERVICE_NAMES, LogLevel, LogLine, OpsWorld, Service, baseline
+from demo.format import pct
+from demo.world import SERVICE_NAMES, LogLevel, LogLine, OpsWorld, Service, baseline
 
 
 def get_service(world: OpsWorld, name: str) -> Service:

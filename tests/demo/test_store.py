@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from agent import demo_tools
 from agent.tools import load_tools
-from agent.world import SERVICE_NAMES, InMemoryWorld, LogLevel, LogLine, Message, OpsWorld, seed, use_world
-from storage.world import SqliteOpsWorld, migrate
+from demo import tools as demo_tools
+from demo.store import SqliteOpsWorld, migrate
+from demo.world import SERVICE_NAMES, InMemoryWorld, LogLevel, LogLine, Message, OpsWorld, seed, use_world
 
 INFO: tuple[LogLevel, ...] = ("info",)
 ALL_LEVEL_SETS: tuple[tuple[LogLevel, ...], ...] = (("info", "warning", "error"), ("error",), ("warning", "error"))

@@ -1,10 +1,10 @@
 """The built-in demo toolset: look after five services in a simulated ops world.
 
-Every tool reads and changes the world bound with :func:`agent.world.use_world`
+Every tool reads and changes the world bound with :func:`demo.world.use_world`
 and answers with short text meant to be shown in chat. Only the ``@tool``
 functions live here (``load_tools`` collects those defined in this module);
-their helpers are in :mod:`agent.demo_ops`, :mod:`agent.demo_metrics` and
-:mod:`agent.demo_format`.
+their helpers are in :mod:`demo.ops`, :mod:`demo.metrics` and
+:mod:`demo.format`.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from agent.demo_format import clock, ms, pct
-from agent.demo_metrics import Metric, fmt, in_force, jitter, metric_value
-from agent.demo_ops import get_service, healthy, log_line, roll_out
 from agent.errors import ToolError
 from agent.models import Risk
 from agent.tools import tool
-from agent.world import LogLevel, Message, Sample, ServiceName, current_world
+from demo.format import clock, ms, pct
+from demo.metrics import Metric, fmt, in_force, jitter, metric_value
+from demo.ops import get_service, healthy, log_line, roll_out
+from demo.world import LogLevel, Message, Sample, ServiceName, current_world
 
 _LEVELS: dict[str, tuple[LogLevel, ...]] = {
     "all": ("info", "warning", "error"),
