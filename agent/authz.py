@@ -15,9 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from agent.config import PolicyConfig
-from agent.models import Approve, Decision, Review, Risk, RunState
-
-_GROUP_PREFIX = "S"
+from agent.models import Approve, Decision, Review, Risk, RunState, is_group
 
 
 @dataclass(frozen=True)
@@ -81,8 +79,8 @@ def review_risk(state: RunState, review: Review) -> Risk:
 def split(entries: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
     entries = list(entries)
     return (
-        frozenset(e for e in entries if not e.startswith(_GROUP_PREFIX)),
-        frozenset(e for e in entries if e.startswith(_GROUP_PREFIX)),
+        frozenset(e for e in entries if not is_group(e)),
+        frozenset(e for e in entries if is_group(e)),
     )
 
 

@@ -32,7 +32,7 @@ TIMEOUT = "tandem (timeout)"
 
 def rule_scope(state: RunState) -> str | None:
     """Where a standing rule of this run lives (its channel), or None where rules do not apply."""
-    return state.channel.get("channel")
+    return state.origin.scope
 
 
 class SafetyPolicy:
@@ -173,6 +173,13 @@ class SafetyPolicy:
         if authz.approvers(self.config, state, state.pending).has(actor, groups):
             return True
         return not self.config.has_approvers and state.requester == actor
+
+    def waiting_on(self, state: RunState, review: Review) -> tuple[str, ...]:
+        """Who ``review`` waits for: its assignees, else whoever may approve it (users, then groups)."""
+        if review.assignees:
+            return tuple(review.current_assignees)
+        eligible = authz.approvers(self.config, state, review)
+        return (*sorted(eligible.users), *sorted(eligible.groups))
 
     def may_revoke(self, rule: Rule, actor: str, groups: Iterable[str] = ()) -> bool:
         """Who set a rule or any approver may revoke it (anyone, while no approvers are configured):

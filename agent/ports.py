@@ -167,7 +167,9 @@ class RunsStore(Protocol):
         self, run_id: str, events: list[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
     ) -> None: ...
 
-    async def run_for_thread(self, channel: str, thread_ts: str) -> str | None: ...
+    async def run_for_thread(self, thread: str) -> str | None:
+        """The run whose origin has this ``thread`` key (``Origin.thread``), if any."""
+        ...
 
 
 class ReviewsStore(Protocol):

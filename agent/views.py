@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.models import AuditEvent, RunState, Step
+from agent.models import AuditEvent, RunState, Step, plain_mention, render_mentions
+
+
+def _prose(text: str | None) -> str | None:
+    """Prose the core wrote, with people named as ``@id`` (JSON readers get no channel markup)."""
+    return None if text is None else render_mentions(text, plain_mention)
 
 
 def _step(step: Step) -> dict[str, Any]:
@@ -27,11 +32,12 @@ def run_json(state: RunState, events: list[AuditEvent] | None = None) -> dict[st
     pending = None
     if state.pending is not None:
         p = state.pending
-        pending = {"id": p.id, "anchor": p.anchor, "step": p.step, "note": p.note, "created_at": p.created_at}
+        pending = {"id": p.id, "anchor": p.anchor, "step": p.step, "note": _prose(p.note), "created_at": p.created_at}
     return {
         "id": state.id,
         "task": state.task,
         "requester": state.requester,
+        "origin": state.origin.model_dump(mode="json"),
         "status": state.status,
         "phase": state.phase,
         "pending_review": pending,
@@ -42,8 +48,8 @@ def run_json(state: RunState, events: list[AuditEvent] | None = None) -> dict[st
         "plan": [{"tool": s.tool, "params": s.params, "reason": s.reason, "risk": s.risk.label} for s in state.plan],
         "steps": [_step(s) for s in state.plan],
         "history": [_step(s) for s in state.history],
-        "output": state.output,
-        "error": state.error,
+        "output": _prose(state.output),
+        "error": _prose(state.error),
         "feedback": [f.model_dump(mode="json") for f in state.feedback],
         "created_at": state.created_at,
         "updated_at": state.updated_at,

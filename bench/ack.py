@@ -53,6 +53,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
+from agent.models import SlackThread
 from agent.ports import Store
 from blocks import ids
 from bot.app import build_client
@@ -468,7 +469,9 @@ async def paused_clicks(store: Store, expected: int) -> list[Click]:
         if review_id is None or posted is None:
             continue
         state, _ = await store.load(run.id)
-        body = click_body(review_id, run.id, posted.ts, state.channel["thread_ts"], posted.blocks, n)
+        if not isinstance(state.origin, SlackThread):
+            continue
+        body = click_body(review_id, run.id, posted.ts, state.origin.thread_ts, posted.blocks, n)
         clicks.append(Click(review_id, run.id, body))
     if len(clicks) != expected:
         raise BenchFailure(f"expected {expected} runs paused at a review in Slack, found {len(clicks)}")

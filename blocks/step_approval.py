@@ -6,7 +6,9 @@ the risk and the planner's reason; Approve / Reject / Cancel run.
 
 from __future__ import annotations
 
-from agent.models import Review, Risk, RunState, Step
+from agent.models import Review, RunState, Step
+from agent.policy import SafetyPolicy
+from agent.review_view import ReviewView, review_view
 from blocks import ids
 from blocks.text import (
     Blocks,
@@ -47,8 +49,10 @@ def missing_step(review: Review) -> Blocks:
     ]
 
 
-def step_approval(state: RunState, review: Review) -> Blocks:
-    """Ask before a risky step runs: Approve (primary) / Reject / Cancel run."""
+def step_approval(state: RunState, review: Review, view: ReviewView | None = None) -> Blocks:
+    """Ask before a risky step runs: Approve (primary) / Reject / Cancel run; "always allow" where the
+    policy offers it (``view.choices``)."""
+    view = view or review_view(state, review, SafetyPolicy())
     step = step_of(state, review)
     if step is None:
         return missing_step(review)
@@ -56,7 +60,7 @@ def step_approval(state: RunState, review: Review) -> Blocks:
     if review.note:
         blocks.append(context(clip(review.note, 1000).text))
     buttons = [button("Approve", ids.APPROVE, review.id, style="primary")]
-    if step.risk < Risk.DEPLOY and "channel" in state.channel:
+    if "approve_always" in view.choices:
         buttons.append(
             button(clip(f"Approve and always allow {step.tool} here", 75).text, ids.APPROVE_ALWAYS, review.id)
         )

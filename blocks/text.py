@@ -25,7 +25,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from agent.models import Anchor, Review, Risk, RunState, Status, Step, StepStatus
+from agent.models import Anchor, Principal, Review, Risk, RunState, Status, Step, StepStatus, render_mentions
 from blocks import ids
 
 Block = dict[str, Any]
@@ -66,8 +66,9 @@ class Clipped(NamedTuple):
 
 
 def escape(text: str) -> str:
-    """Escape ``&``, ``<`` and ``>`` so Slack shows them as typed."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Escape ``&``, ``<`` and ``>`` so Slack shows them as typed; the core's mentions become Slack's."""
+    safe = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return render_mentions(safe, slack_mention) if "⟦@" in safe else safe
 
 
 def truncate(text: str, limit: int) -> str:
@@ -214,9 +215,17 @@ def mention(user: str) -> str:
     return f"<@{user}>" if _USER_ID.fullmatch(user) else escape(user)
 
 
+def slack_mention(principal: Principal) -> str:
+    """A principal as mrkdwn: ``<!subteam^S123>`` for a Slack user group, ``<@U123>`` for a user, else its id."""
+    if principal.platform == "slack":
+        return f"<!subteam^{principal.id}>" if principal.is_group else f"<@{principal.id}>"
+    return principal.id.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def mention_any(entry: str) -> str:
     """A policy entry as mrkdwn: ``<!subteam^S123>`` for a user group id, else :func:`mention`."""
-    return f"<!subteam^{entry}>" if entry.startswith("S") else mention(entry)
+    principal = Principal.parse(entry)
+    return slack_mention(principal) if principal.is_group else mention(entry)
 
 
 def mention_group(group: str) -> str:

@@ -20,7 +20,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
-from agent.models import CancelRequested, Decided, Delivery, Reading, Review, Risk, RunState, TimedOut
+from agent.models import CancelRequested, Decided, Delivery, Reading, Review, Risk, RunState, SlackThread, TimedOut
+from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from blocks import review_blocks
 from blocks.clarify import clarify
@@ -36,6 +37,13 @@ _OUTCOME = {"done": "✅ Done.", "cancelled": "🛑 Cancelled.", "failed": "❌ 
 # Errors that no retry can cure: the message itself is wrong.
 _PERMANENT = frozenset({"msg_too_long", "invalid_blocks", "invalid_blocks_format", "invalid_arguments", "no_text"})
 METADATA_TYPE = "tandem_delivery"
+
+
+def slack_thread(state: RunState) -> SlackThread:
+    """Where a Slack run lives; the worker only ever gets runs whose origin is Slack."""
+    if not isinstance(state.origin, SlackThread):
+        raise DeliveryFailed(f"run {state.id} does not live in Slack ({state.origin.kind})", permanent=True)
+    return state.origin
 
 
 def review_key(review_id: str) -> str:
@@ -85,23 +93,23 @@ class SlackChannel:
 
     async def _send(self, delivery: Delivery, uncertain: bool) -> None:
         state, _ = await self.store.load(delivery.run_id)
-        where = state.channel
+        where = slack_thread(state)
         message = delivery.message
-        post = _Post(self.client, delivery, where["channel"], where["thread_ts"])
+        post = _Post(self.client, delivery, where.channel_id, where.thread_ts)
         if uncertain and message.kind != "card":
             earlier = await post.already_there()
             if earlier is not None:  # the earlier attempt went through before its worker stopped
                 if message.kind == "review" and message.review_id:
                     blocks = list(earlier.get("blocks") or [])
                     key = review_key(message.review_id)
-                    await self.store.save_message(key, state.id, where["channel"], str(earlier["ts"]), blocks)
+                    await self.store.save_message(key, state.id, where.channel_id, str(earlier["ts"]), blocks)
                 return
         match message.kind:
             case "review":
                 review = await self._review(state, message.review_id or "")
-                blocks = review_blocks(state, review)
+                blocks = review_blocks(state, review, SafetyPolicy(self.config))
                 ts = await post.blocks(blocks, f"Tandem needs a decision on run {state.id}")
-                await self.store.save_message(review_key(review.id), state.id, where["channel"], ts, blocks)
+                await self.store.save_message(review_key(review.id), state.id, where.channel_id, ts, blocks)
             case "reassigned":
                 review = await self._review(state, message.review_id or "")
                 await post.line(f"👉 {self._people(state, review)} this now waits on you.")
@@ -155,10 +163,12 @@ class SlackChannel:
         if channel is None:
             await post.line(f"👉 {self._people(state, review)} this now waits on you.")
             return
-        link = f"run `{state.id}` in <#{state.channel['channel']}>"
+        link = f"run `{state.id}` in <#{slack_thread(state).channel_id}>"
         text = f"🚨 Nobody decided on {link} in time: it waits for {waiting_for(review)}."
         await self.client.chat_postMessage(
-            channel=channel, blocks=[section(text), *review_blocks(state, review)][:50], text=text
+            channel=channel,
+            blocks=[section(text), *review_blocks(state, review, SafetyPolicy(self.config))][:50],
+            text=text,
         )
 
     async def _undelivered(self, state: RunState, delivery: Delivery) -> None:
@@ -166,7 +176,7 @@ class SlackChannel:
         if channel is None:
             return
         text = (
-            f"⚠️ Tandem could not deliver a message of run `{state.id}` in <#{state.channel['channel']}>: "
+            f"⚠️ Tandem could not deliver a message of run `{state.id}` in <#{slack_thread(state).channel_id}>: "
             f"{escaped(delivery.message.text, 300)}. `tandem redeliver {state.id}` tries again."
         )
         await self.client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
@@ -198,8 +208,8 @@ class SlackChannel:
             )
             blocks = [*blocks[:49], context(note)]
         await self.client.chat_update(
-            channel=state.channel["channel"],
-            ts=state.channel["thread_ts"],
+            channel=slack_thread(state).channel_id,
+            ts=slack_thread(state).thread_ts,
             blocks=blocks,
             text=f"Tandem run: {state.task} ({state.status})",
         )

@@ -7,7 +7,9 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.errors import NotAllowed, TandemError
+from agent.errors import TandemError
+from agent.models import SlackThread
+from agent.usecases import MIN_PREFIX, AlreadyDecided, Applied, NeedsButton, NotApplied, Refused
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.rules import rules_blocks
 from blocks.text import mention, mention_group, section
@@ -18,10 +20,9 @@ from bot.intake import read_before_ack
 from bot.payloads import SlashCommand
 from bot.render import decision_lines
 from bot.replies import ephemeral
-from bot.runs import open_runs, run_row
+from bot.runs import run_row
 
 SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
-MIN_PREFIX = 4
 COMMAND = "/tandem"
 
 
@@ -54,19 +55,19 @@ async def start_run(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, task:
     card = await client.chat_postMessage(
         channel=cmd.channel_id, blocks=card_placeholder(task, cmd.user_id), text=f"Tandem: {task}"
     )
-    where = {"channel": cmd.channel_id, "thread_ts": str(card["ts"])}
+    where = SlackThread(channel_id=cmd.channel_id, thread_ts=str(card["ts"]))
     try:
-        await deps.runtime.start(task, cmd.user_id, channel=where)
+        await deps.runtime.start(task, cmd.user_id, origin=where)
     except TandemError as exc:
         await ephemeral(client, cmd.channel_id, cmd.user_id, messages.STARTING_FAILED.format(error=exc))
 
 
 async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word: str, arg: str) -> None:
-    store = deps.store
+    store, usecases = deps.store, deps.usecases
     channel, user = cmd.channel_id, cmd.user_id
     if word == "list":
         groups = await deps.directory.groups_of(user)
-        states = await open_runs(store, channel=channel)
+        states = await usecases.open_runs(channel)
         open_rows = [run_row(s) for s in states]
         mine = [run_row(s) for s in states if deps.runtime.safety.waits_on(s, user, groups)]
         await ephemeral(client, channel, user, blocks=list_blocks(open_rows, mine))
@@ -77,35 +78,18 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
     if not arg:
         await ephemeral(client, channel, user, f"Say which run: `/tandem {word} <run>`.")
         return
-    run_id = await resolve(deps, arg, channel)
+    run_id = await usecases.find(arg, channel)
     if run_id is None:
         await ephemeral(client, channel, user, messages.UNKNOWN_RUN.format(run=arg, min=MIN_PREFIX))
         return
     if word == "status":
-        state, _ = await store.load(run_id)
-        lines = decision_lines(await store.events(run_id))
-        await ephemeral(client, channel, user, blocks=status_blocks(state, lines))
+        state, events = await usecases.history(run_id)
+        await ephemeral(client, channel, user, blocks=status_blocks(state, decision_lines(events)))
     elif word == "cancel":
-        try:
-            groups = await deps.directory.groups_of(user)
-            await deps.runtime.cancel(run_id, user, "cancelled with /tandem cancel", groups=groups)
-        except NotAllowed as exc:
-            await ephemeral(client, channel, user, exc.refusal.describe(user=mention, group=mention_group))
-        except TandemError as exc:
-            await ephemeral(client, channel, user, str(exc))
-        else:
+        outcome = await usecases.cancel(run_id, user, "cancelled with /tandem cancel")
+        if isinstance(outcome, Applied):
             await ephemeral(client, channel, user, messages.CANCELLED.format(run=run_id))
-
-
-async def resolve(deps: Deps, prefix: str, channel: str) -> str | None:
-    """The run of this channel a (possibly shortened, possibly back-quoted) id names, if exactly one.
-    A run of another channel is not found from here; a prefix needs at least ``MIN_PREFIX`` characters."""
-    prefix = prefix.strip("`")
-    if len(prefix) < MIN_PREFIX:
-        return None
-    matches = []
-    for run_id in await deps.store.find(prefix):
-        state, _ = await deps.store.load(run_id)
-        if deps.runtime.safety.may_see(state, channel):
-            matches.append(run_id)
-    return matches[0] if len(matches) == 1 else (prefix if prefix in matches else None)
+        elif isinstance(outcome, Refused):
+            await ephemeral(client, channel, user, outcome.refusal.describe(user=mention, group=mention_group))
+        elif isinstance(outcome, NotApplied | AlreadyDecided | NeedsButton):
+            await ephemeral(client, channel, user, outcome.message)

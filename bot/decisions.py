@@ -1,16 +1,18 @@
 """Applying a person's decision or free text to a run, shared by buttons, modals and thread replies.
 
-Whatever did not take effect (unknown review, not allowed, already decided) is
-told to the person in an ephemeral message.
+The use cases (``agent.usecases``) decide; this module tells the person, in an
+ephemeral message, whatever did not take effect (unknown review, not allowed,
+already decided, a gate that needs its button).
 """
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.errors import NotAllowed, StaleDecision, TandemError
-from agent.messages import decided_verb
 from agent.models import Decision, Reading
+from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from blocks.decided import already_decided
 from blocks.text import mention, mention_group
 from bot import messages
@@ -46,51 +48,38 @@ async def decide(
     reading: Reading | None = None,
 ) -> bool:
     """Apply a decision; tell the person (ephemeral) when it did not take effect."""
-    record = await deps.store.get_review(review_id)
-    if record is None:
-        await ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
-        return False
-    try:
-        groups = await deps.directory.groups_of(user)
-        await deps.runtime.decide(record.run_id, decision, user, review_id=review_id, groups=groups, reading=reading)
-    except NotAllowed as exc:
-        await ephemeral(client, channel, user, exc.refusal.describe(user=mention, group=mention_group))
-        return False
-    except StaleDecision as exc:
-        if exc.decided_by is None:
-            await ephemeral(client, channel, user, str(exc))
-            return False
-        answered = await deps.store.get_review(review_id)
-        verb = decided_verb(answered.answer if answered else None)
-        blocks = already_decided(exc.decided_by, exc.decided_at, verb)
-        await ephemeral(client, channel, user, f"Already {verb} by {exc.decided_by}.", blocks=blocks)
-        return False
-    except TandemError as exc:
-        await ephemeral(client, channel, user, messages.FAILED.format(error=exc))
-        return False
-    return True
+    outcome = await deps.usecases.decide(review_id, decision, user, reading=reading)
+    await tell(client, channel, user, outcome)
+    return isinstance(outcome, Applied)
 
 
 async def read_and_apply(
     deps: Deps, client: AsyncWebClient, run_id: str, review_id: str | None, text: str, user: str, channel: str | None
 ) -> None:
-    """Read free text as a decision and apply it; when unsure, ask with one button per reading.
+    """Read free text as a decision and apply it; when unsure, ask with one button per reading."""
+    await tell(client, channel, user, await deps.usecases.say(run_id, text, user, review_id=review_id))
 
-    What people see in the thread ("Read as …", the question) is written with the decision
-    itself, so a refused reply shows nothing in public.
-    """
-    try:
-        reading, decision, review_id = await deps.runtime.read(run_id, text, review_id=review_id)
-    except TandemError as exc:
-        await ephemeral(client, channel, user, str(exc))
-        return
-    if deps.runtime.unsure(reading) and reading is not None:
-        try:
-            groups = await deps.directory.groups_of(user)
-            await deps.runtime.clarify(run_id, review_id, reading, text, user, decision, groups=groups)
-        except NotAllowed as exc:
-            await ephemeral(client, channel, user, exc.refusal.describe(user=mention, group=mention_group))
-        except TandemError as exc:
-            await ephemeral(client, channel, user, str(exc))
-        return
-    await decide(deps, client, review_id, decision, user, channel, reading=reading)
+
+async def tell(client: AsyncWebClient, channel: str | None, user: str, outcome: Outcome) -> None:
+    """Say privately what did not take effect; what did shows in the thread through the outbox."""
+    match outcome:
+        case Applied() | Asked():
+            return
+        case Refused(refusal=refusal):
+            await ephemeral(client, channel, user, refusal.describe(user=mention, group=mention_group))
+        case AlreadyDecided(by=by, at=at, verb=verb, message=message):
+            if by is None:
+                await ephemeral(client, channel, user, message)
+            else:
+                blocks = already_decided(by, at, verb)
+                await ephemeral(client, channel, user, f"Already {verb} by {mention(by)}.", blocks=blocks)
+        case NeedsButton(message=message):
+            await ephemeral(client, channel, user, messages.FAILED.format(error=message))
+        case NotApplied(why="unknown_review"):
+            await ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
+        case NotApplied(why="unknown_rule"):
+            await ephemeral(client, channel, user, messages.UNKNOWN_RULE)
+        case NotApplied(message=message):
+            await ephemeral(client, channel, user, messages.FAILED.format(error=message))
+        case _:
+            assert_never(outcome)

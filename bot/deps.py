@@ -10,6 +10,7 @@ from agent.config import PolicyConfig
 from agent.delivery import DeliveryWorker
 from agent.ports import Store
 from agent.runtime import Runtime
+from agent.usecases import UseCases
 from bot.channel import SlackChannel
 from bot.directory import Directory
 from bot.tasks import Background
@@ -28,6 +29,11 @@ class Deps:
     @property
     def config(self) -> PolicyConfig:
         return self.runtime.config
+
+    @property
+    def usecases(self) -> UseCases:
+        """What people can do with runs; Slack's group membership comes from the directory."""
+        return UseCases(self.runtime, self.store, self.directory.groups_of)
 
     def spawn(self, work: Awaitable[object], name: str) -> None:
         """Run slow work (database, model, tools) in the app's background, after the ack."""

@@ -15,6 +15,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.config import PolicyConfig
+from agent.models import Principal
 
 log = logging.getLogger("tandem.bot")
 TTL = 300.0
@@ -30,7 +31,8 @@ class Directory:
         self._members: dict[str, tuple[float, frozenset[str]]] = {}
 
     def _groups(self) -> set[str]:
-        named = {p for people in self.config.approvers.values() for p in people if p.startswith("S")}
+        entries = (Principal.parse(p) for people in self.config.approvers.values() for p in people)
+        named = {p.id for p in entries if p.platform == "slack" and p.is_group}
         return named | set(self.config.groups)
 
     async def members(self, group: str) -> frozenset[str]:

@@ -9,7 +9,7 @@ from blocks.home import home_view
 from bot.deps import Deps
 from bot.intake import on_event
 from bot.payloads import HomeOpened
-from bot.runs import open_runs, run_row
+from bot.runs import run_row
 
 EVENT = "app_home_opened"
 RECENT = 50
@@ -27,7 +27,7 @@ def register(app: AsyncApp, deps: Deps) -> None:
 
 async def publish(deps: Deps, client: AsyncWebClient, user: str) -> None:
     groups = await deps.directory.groups_of(user)
-    states = await open_runs(deps.store, limit=RECENT * 4)
+    states = await deps.usecases.open_runs(limit=RECENT * 4)
     waiting = [run_row(s) for s in states if deps.runtime.safety.waits_on(s, user, groups)]
     mine = [run_row(s) for s in states if s.requester == user]
     recent = [

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.models import Approve
+from agent.usecases import NotApplied, Refused, RuleRevoked
 from blocks import ids
 from blocks.text import mention
 from bot import messages
@@ -37,14 +40,14 @@ async def approve_always(deps: Deps, client: AsyncWebClient, click: BlockActions
 
 async def revoke_rule(deps: Deps, client: AsyncWebClient, rule_id: str, user: str, channel: str | None) -> None:
     """Revoke a rule of this channel, where the policy lets ``user`` (see ``SafetyPolicy.may_revoke``)."""
-    rules = await deps.store.rules(channel or "")
-    rule = next((r for r in rules if r.id == rule_id), None)
-    groups = await deps.directory.groups_of(user)
-    if rule is not None and not deps.runtime.safety.may_revoke(rule, user, groups):
-        await ephemeral(client, channel, user, messages.RULE_NOT_YOURS.format(user=mention(rule.created_by)))
-        return
-    revoked = await deps.store.revoke_rule(rule_id, user, deps.clock()) if rule else None
-    if revoked is None:
-        await ephemeral(client, channel, user, messages.UNKNOWN_RULE)
-        return
-    await ephemeral(client, channel, user, messages.RULE_REVOKED.format(tool=revoked.tool))
+    outcome = await deps.usecases.revoke_rule(rule_id, user, channel)
+    match outcome:
+        case RuleRevoked(rule=rule):
+            await ephemeral(client, channel, user, messages.RULE_REVOKED.format(tool=rule.tool))
+        case Refused(refusal=refusal):
+            setter = refusal.users[0] if refusal.users else ""
+            await ephemeral(client, channel, user, messages.RULE_NOT_YOURS.format(user=mention(setter)))
+        case NotApplied():
+            await ephemeral(client, channel, user, messages.UNKNOWN_RULE)
+        case _:
+            assert_never(outcome)

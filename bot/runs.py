@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from agent.models import RunState
-from agent.ports import Store
 from blocks.help import RunRow
 from blocks.text import waiting_for
 
@@ -17,11 +16,3 @@ def run_row(state: RunState) -> RunRow:
         updated_at=state.updated_at,
         waiting_on=waiting_for(state.pending) if state.pending else None,
     )
-
-
-async def open_runs(store: Store, *, channel: str | None = None, limit: int = 100) -> list[RunState]:
-    states = []
-    for summary in await store.list_runs(channel=channel, limit=limit):
-        if summary.status not in ("done", "cancelled", "failed"):
-            states.append((await store.load(summary.id))[0])
-    return states

@@ -5,6 +5,7 @@ from __future__ import annotations
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.models import SlackThread
 from blocks.help import help_blocks
 from bot import messages
 from bot.commands import start_run
@@ -47,7 +48,9 @@ def register(app: AsyncApp, deps: Deps) -> None:
 
 async def thread_reply(deps: Deps, client: AsyncWebClient, message: MessageEvent) -> None:
     assert message.user is not None and message.thread_ts is not None
-    run_id = await deps.store.run_for_thread(message.channel, message.thread_ts)
+    run_id = await deps.store.run_for_thread(
+        SlackThread(channel_id=message.channel, thread_ts=message.thread_ts).thread or ""
+    )
     if run_id is None:
         return  # not a Tandem thread
     # Slack retries events, and sends both `message` and `app_mention` for one post: act once.

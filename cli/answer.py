@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from agent.errors import TandemError, UseTheButton
-from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, Risk, RunState
+from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState
 from cli.wiring import Services
 
 
@@ -29,7 +29,8 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState:
     review = args.review or (state.pending.id if state.pending is not None else None)
     if args.approve:
         pending = state.pending
-        if args.review is None and pending is not None and runtime.safety.review_risk(state, pending) >= Risk.EXEC:
+        # A blind --approve goes only as far as a typed "yes" would: never an exec or deploy gate (the policy's call).
+        if args.review is None and pending is not None and not runtime.safety.text_may_approve(state, pending):
             what = f"step {pending.step}" if pending.step is not None else pending.anchor
             raise TandemError(
                 f"Run {run_id} waits for approval of {what}, a {runtime.safety.review_risk(state, pending).label} "

@@ -90,7 +90,7 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                     print(outcome_text(state))
                     if state.pending is not None:
                         print()
-                        print(review_text(state, state.pending))
+                        print(review_text(state, state.pending, services.runtime.safety))
                     for d in await services.store.undelivered(state.id):
                         what = f"{d.message.kind} {d.message.review_id or ''}".strip()
                         print(f"  ⚠ {what} not delivered: {d.error} ({d.attempts} tries, {d.status})")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.messages import ANCHOR_TITLES, timeout_note
-from agent.models import Review, RunState, Step
+from agent.messages import timeout_note
+from agent.models import Review, RunState, Step, mention, plain_mention, render_mentions
+from agent.policy import SafetyPolicy
+from agent.review_view import review_view
 
 _ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
 
@@ -26,35 +28,35 @@ def _indent(text: str, limit: int = 1500) -> str:
     return "\n".join("      " + line for line in text.splitlines())
 
 
-def review_text(state: RunState, review: Review) -> str:
-    lines = [f"── {ANCHOR_TITLES[review.anchor]} · run {state.id} ──", f"Task: {state.task}"]
-    if review.note:
-        lines.append(f"Note: {review.note}")
-    if review.anchor in ("after_plan",):
+def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = None) -> str:
+    """The terminal's rendering of the channel-neutral :class:`ReviewView` of ``review``."""
+    view = review_view(state, review, safety or SafetyPolicy())
+    lines = [f"── {view.title} · run {view.run_id} ──", f"Task: {view.task}"]
+    if view.note:
+        lines.append(f"Note: {view.note}")
+    step = view.step
+    if view.anchor == "after_plan":
         lines.append("Plan:")
-        lines += [step_line(s) for s in state.plan]
-    elif review.anchor in ("before_risky_step", "takeover_step", "recovery") and review.step:
-        step = state.step(review.step)
+        lines += [step_line(s) for s in view.steps]
+    elif view.anchor in ("before_risky_step", "takeover_step", "recovery") and step is not None:
         lines.append(f"Step {step.number}: {step.tool}  risk: {step.risk.label}")
         lines.append(f"  params: {json.dumps(step.params, sort_keys=True)}")
         lines.append(f"  why: {step.reason}")
-        if review.anchor == "recovery":
-            lines.append("  Tandem stopped while this step was running: it may or may not have taken effect.")
+        if view.warning:
+            lines.append(f"  {view.warning}")
             lines.append("  Approve re-runs it; request changes or cancel otherwise.")
-    elif review.anchor in ("after_risky_step", "step_failed") and review.step:
-        step = state.step(review.step)
+    elif view.anchor in ("after_risky_step", "step_failed") and step is not None:
         lines.append(step_line(step))
         lines.append(_indent(str(step.error if step.error else step.result)))
         if step.timed_out is not None:
             lines.append(f"  {timeout_note(step.timed_out)}")
-    elif review.anchor == "before_result":
-        lines += [step_line(s) for s in state.plan]
+    elif view.anchor == "before_result":
+        lines += [step_line(s) for s in view.steps]
         lines.append("Result:")
-        lines.append(_indent(state.output or ""))
-    elif review.anchor == "handoff" and review.handoff is not None:
-        h = review.handoff
-        asker = f"step {review.step}" if review.step is not None else "the planner"
-        lines.append(f"Question from {asker}: {h.prompt}")
+        lines.append(_indent(view.output or ""))
+    elif view.handoff is not None:
+        h = view.handoff
+        lines.append(f"Question from {view.asker}: {h.prompt}")
         if h.reason:
             lines.append(f"  why: {h.reason}")
         if h.context:
@@ -63,19 +65,20 @@ def review_text(state: RunState, review: Review) -> str:
             lines += [f"  {i}) {option}" for i, option in enumerate(h.options, start=1)]
         elif h.input_type == "confirm":
             lines.append("  yes / no")
-        if review.assignees:
-            lines.append(f"  asked: {', '.join(review.current_assignees)}")
-    elif review.anchor == "takeover":
-        lines.append(f"Tandem stopped acting on its own: {state.takeover_reason}")
-        done = [s for s in state.history + state.plan if s.status in ("done", "failed")]
-        if done:
+    elif view.anchor == "takeover":
+        lines.append(f"Tandem stopped acting on its own: {view.takeover_reason}")
+        if view.steps:
             lines.append("Done so far:")
-            lines += [step_line(s) for s in done]
-            last = done[-1]
+            lines += [step_line(s) for s in view.steps]
+            last = view.steps[-1]
             lines.append(_indent(str(last.error or last.result)))
         lines.append("Type an instruction (one step at a time), 'finish', or 'hand back'.")
-    lines.append(f"Retries used: {state.retries}/{state.policy.max_retries}")
-    return "\n".join(lines)
+    if view.waiting_on:
+        lines.append("Waiting on: " + ", ".join(mention(p) for p in view.waiting_on))
+    if view.quorum > 1:
+        lines.append(f"Approvals: {len(view.approvals)} of {view.quorum}")
+    lines.append(f"Retries used: {view.retries}/{view.max_retries}")
+    return render_mentions("\n".join(lines), plain_mention)
 
 
 def outcome_text(state: RunState) -> str:
@@ -85,4 +88,4 @@ def outcome_text(state: RunState) -> str:
         lines.append(state.output)
     if state.error:
         lines.append(f"Error: {state.error}")
-    return "\n".join(lines)
+    return render_mentions("\n".join(lines), plain_mention)

@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import sys
+from typing import assert_never
 
-from agent.errors import TandemError, UseTheButton
-from agent.models import Answer, Approve, Cancel, Correct, Decision, Finish, HandBack, Intent, Reading, RunState
+from agent.errors import TandemError
+from agent.models import (
+    Answer,
+    Approve,
+    Cancel,
+    Correct,
+    Decision,
+    Finish,
+    HandBack,
+    Intent,
+    Reading,
+    RunState,
+    plain_mention,
+    render_mentions,
+)
+from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Refused
 from cli.render import outcome_text, review_text
 from cli.wiring import Services
 
@@ -32,7 +47,7 @@ async def interact(services: Services, state: RunState, user: str) -> int:
                 return 1
             continue
         print()
-        print(review_text(state, review))
+        print(review_text(state, review, runtime.safety))
         if review.anchor == "handoff" and review.handoff is not None:
             line = _ask("answer (or 'cancel') > ")
             if line is None:
@@ -60,13 +75,13 @@ async def interact(services: Services, state: RunState, user: str) -> int:
             if not text:
                 continue
             if low in ("c", "cancel"):
-                state = await runtime.decide(state.id, Cancel(), user, review_id=review.id)
+                state = await _decide_or_say(services, state, Cancel(), user, review.id)
             elif state.takeover and low in ("finish", "done"):
-                state = await runtime.decide(state.id, Finish(), user, review_id=review.id)
+                state = await _decide_or_say(services, state, Finish(), user, review.id)
             elif state.takeover and low in ("hand back", "handback"):
-                state = await runtime.decide(state.id, HandBack(), user, review_id=review.id)
+                state = await _decide_or_say(services, state, HandBack(), user, review.id)
             elif not state.takeover and low in ("a", "approve", "y", "yes"):
-                state = await runtime.decide(state.id, Approve(), user, review_id=review.id)
+                state = await _decide_or_say(services, state, Approve(), user, review.id)
             elif not state.takeover and low in ("r", "request changes"):
                 state = await _request_changes(services, state, user)
             else:
@@ -84,10 +99,7 @@ async def interact(services: Services, state: RunState, user: str) -> int:
                             print("Nothing changed. Say it in other words, or use a/r/c.")
                             continue
                         reading = None  # the person chose this reading themselves, as with a button
-                try:
-                    state = await runtime.decide(state.id, decision, user, review_id=review_id, reading=reading)
-                except UseTheButton as exc:
-                    print(f"{exc} Type a to approve it.")
+                state = await _decide_or_say(services, state, decision, user, review_id, reading=reading)
         except TandemError as exc:
             print(f"error: {exc}", file=sys.stderr)
             state, _ = await services.store.load(state.id)
@@ -97,14 +109,31 @@ async def interact(services: Services, state: RunState, user: str) -> int:
 
 
 async def _decide_or_say(
-    services: Services, state: RunState, decision: Decision, user: str, review_id: str
+    services: Services,
+    state: RunState,
+    decision: Decision,
+    user: str,
+    review_id: str,
+    *,
+    reading: Reading | None = None,
 ) -> RunState:
-    try:
-        return await services.runtime.decide(state.id, decision, user, review_id=review_id)
-    except TandemError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        fresh, _ = await services.store.load(state.id)
-        return fresh
+    """Apply a decision through the use cases; say what did not take effect, and go on from the run as it is."""
+    outcome = await services.usecases.decide(review_id, decision, user, reading=reading)
+    match outcome:
+        case Applied(state=applied):
+            return applied
+        case Refused(refusal=refusal):
+            print(f"error: {render_mentions(refusal.describe(), plain_mention)}", file=sys.stderr)
+        case NeedsButton(message=message):
+            print(f"{message} Type a to approve it.")
+        case AlreadyDecided(message=message) | NotApplied(message=message):
+            print(f"error: {message}", file=sys.stderr)
+        case Asked():
+            pass
+        case _:
+            assert_never(outcome)
+    fresh, _ = await services.store.load(state.id)
+    return fresh
 
 
 async def _request_changes(services: Services, state: RunState, user: str) -> RunState:
@@ -125,7 +154,7 @@ async def _request_changes(services: Services, state: RunState, user: str) -> Ru
             raw = (_ask(f"Which step? [{state.pending.step or ''}] > ") or "").strip()
             step = int(raw) if raw.isdigit() else state.pending.step
         decision = Correct(intent=intents[choice], target_step=step, feedback=feedback)
-        return await services.runtime.decide(state.id, decision, user, review_id=state.pending.id)
+        return await _decide_or_say(services, state, decision, user, state.pending.id)
     reading, new = await services.runtime.say(state.id, feedback, user, review_id=state.pending.id)
     if reading is not None:
         print(f"Read as: {reading_text(reading)} — {reading.reason}")

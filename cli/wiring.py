@@ -14,6 +14,7 @@ from agent.ports import Observer, Store
 from agent.runtime import Runtime
 from agent.settings import CoreSettings
 from agent.tools import load_tools
+from agent.usecases import UseCases
 from demo.store import SqliteOpsWorld
 from demo.store import migrate as migrate_world
 from demo.world import use_world
@@ -25,6 +26,11 @@ from storage.facade import AsyncStore
 class Services:
     runtime: Runtime
     store: Store
+
+    @property
+    def usecases(self) -> UseCases:
+        """What a person at the terminal can do with runs (groups: the policy's own ``[groups]``)."""
+        return UseCases(self.runtime, self.store)
 
 
 @asynccontextmanager
@@ -40,10 +46,12 @@ async def open_services(
 ) -> AsyncIterator[Services]:
     config = load_config(settings.config)  # validated before anything starts
     store = await AsyncStore(settings.db).open()
-    # The demo world lives in the same file, on a connection of its own (tools run in worker threads).
-    world_db = connect(settings.db, check_same_thread=False)
-    migrate_world(world_db)
-    world = SqliteOpsWorld(world_db)
+    world_db = None
+    if settings.demo:
+        # The demo world lives in the same file, on a connection of its own (tools run in worker threads).
+        world_db = connect(settings.db, check_same_thread=False)
+        migrate_world(world_db)
+        world = SqliteOpsWorld(world_db)
     runtime = Runtime(
         store,
         LLMBrain(make_model(settings.model, settings.llm_api_base)),
@@ -52,11 +60,12 @@ async def open_services(
         or Policy(step_timeout=settings.step_timeout, confirm_threshold=Risk.parse(config.confirm_threshold)),
         config=config,
         observers=observers,
-        tool_context=lambda: use_world(world),
+        tool_context=(lambda: use_world(world)) if world_db is not None else None,
         lease_ttl=settings.step_lease,
     )
     try:
         yield Services(runtime=runtime, store=store)
     finally:
-        world_db.close()
+        if world_db is not None:
+            world_db.close()
         await store.close()

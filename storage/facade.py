@@ -175,8 +175,8 @@ class AsyncStore:
     async def prune(self, before: float, *, dry_run: bool) -> PruneCounts:
         return await self._call(self.store.prune, before, dry_run=dry_run)
 
-    async def run_for_thread(self, channel: str, thread_ts: str) -> str | None:
-        return await self._call(self.store.run_for_thread, channel, thread_ts)
+    async def run_for_thread(self, thread: str) -> str | None:
+        return await self._call(self.store.run_for_thread, thread)
 
     async def save_message(
         self, key: str, run_id: str, channel: str, ts: str, blocks: list[dict[str, Any]] | None = None

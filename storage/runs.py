@@ -43,12 +43,6 @@ def _rule(row: Sequence[Any]) -> Rule:
     return Rule.model_validate(dict(zip(_RULE_COLUMNS, row, strict=True)))
 
 
-def _thread_key(channel: dict[str, str]) -> str | None:
-    if "channel" in channel and "thread_ts" in channel:
-        return f"{channel['channel']}:{channel['thread_ts']}"
-    return None
-
-
 def _dump(state: RunState) -> str:
     return state.model_dump_json(exclude_defaults=True)
 
@@ -83,8 +77,8 @@ class RunStore:
                     state.task,
                     state.requester,
                     state.status,
-                    state.channel.get("channel"),
-                    _thread_key(state.channel),
+                    state.origin.scope,
+                    state.origin.thread,
                     state.pending.id if state.pending else None,
                     state.created_at,
                     state.updated_at,
@@ -255,16 +249,14 @@ class RunStore:
                 status=r[3],
                 created_at=r[4],
                 updated_at=r[5],
-                channel={"channel": r[6]} if r[6] else {},
+                scope=r[6],
                 pending_review=r[7],
             )
             for r in rows
         ]
 
-    def run_for_thread(self, channel: str, thread_ts: str) -> str | None:
-        row = self.db.execute(
-            "SELECT id FROM runs WHERE thread = ?", [_thread_key({"channel": channel, "thread_ts": thread_ts})]
-        ).fetchone()
+    def run_for_thread(self, thread: str) -> str | None:
+        row = self.db.execute("SELECT id FROM runs WHERE thread = ?", [thread]).fetchone()
         return None if row is None else str(row[0])
 
     def save_message(

@@ -28,6 +28,7 @@ from agent.models import (
     ReviseStep,
     Rule,
     RunState,
+    mention,
 )
 from agent.policy import SafetyPolicy, rule_scope
 
@@ -43,7 +44,7 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
         _check_text(s, review, event, policy)
     if _counts_as_approval(review, decision):
         if any(a.by == event.by for a in review.approvals):
-            raise InvalidDecision(f"{event.by} already approved this; it waits for other approvers.")
+            raise InvalidDecision("You already approved this; it waits for other approvers.")
         if isinstance(decision, Approve) and decision.remember:
             refused = policy.may_remember(s, review)
             if refused is not None:
@@ -51,13 +52,15 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
         if len(review.approvals) + 1 < review.quorum:
             review.approvals.append(Approval(by=event.by, at=event.at, digest=review.digest))
             needed = review.quorum - len(review.approvals)
-            text = f"Approved by {event.by}; {needed} more approval{'s' if needed != 1 else ''} needed."
+            text = f"Approved by {mention(event.by)}; {needed} more approval{'s' if needed != 1 else ''} needed."
             return s, [Notify(text=text)]
     if isinstance(decision, Cancel):
         s.pending = None
         s.error = None
         return _finish(
-            s, "cancelled", note=f"Cancelled by {event.by}" + (f": {decision.reason}" if decision.reason else "")
+            s,
+            "cancelled",
+            note=f"Cancelled by {mention(event.by)}" + (f": {decision.reason}" if decision.reason else ""),
         )
     s.pending = None
     if review.anchor == "handoff":
@@ -136,7 +139,9 @@ def _on_approve(s: RunState, event: Decided, review: Review) -> Result:
                 created_by=event.by,
                 created_at=event.at,
             )
-            note = Notify(text=f"From now on `{step.tool}` runs without asking in this channel (set by {event.by}).")
+            note = Notify(
+                text=f"From now on `{step.tool}` runs without asking in this channel (set by {mention(event.by)})."
+            )
             effects = [AddRule(rule=rule), note, *effects]
         return state, effects
     # after_plan, after_risky_step, step_failed: carry on

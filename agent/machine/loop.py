@@ -34,6 +34,7 @@ from agent.models import (
     StepProposedEvent,
     StepRevised,
     TimedOut,
+    mention,
 )
 from agent.policy import TIMEOUT, SafetyPolicy
 
@@ -128,7 +129,7 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
         case Recovered():
             return _on_recovered(s, event, policy)
         case CancelRequested():
-            note = f"Cancelled by {event.by}" + (f": {event.reason}" if event.reason else "")
+            note = f"Cancelled by {mention(event.by)}" + (f": {event.reason}" if event.reason else "")
             return _finish(s, "cancelled", note=note)
         case StepPaused():
             return _on_step_paused(s, event)

@@ -12,6 +12,7 @@ One module per concern; import from ``agent.models``, which re-exports them all:
 * :mod:`~agent.models.decisions`: what a person decides, and readings of free text.
 * :mod:`~agent.models.events`: the loop's inputs.
 * :mod:`~agent.models.effects`: the loop's outputs.
+* :mod:`~agent.models.origin`: where a run lives (its origin) and who people are (principals).
 * :mod:`~agent.models.run`: the run state.
 * :mod:`~agent.models.records`: what storage keeps beside the run.
 """
@@ -66,6 +67,18 @@ from agent.models.events import (
     TimedOut,
     _Event,
 )
+from agent.models.origin import (
+    FeishuChat,
+    Origin,
+    Platform,
+    Principal,
+    SlackThread,
+    Terminal,
+    is_group,
+    mention,
+    plain_mention,
+    render_mentions,
+)
 from agent.models.outbox import Delivery, Outgoing, OutgoingKind
 from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
@@ -76,6 +89,16 @@ from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, para
 from agent.models.store import Claim, DueReview, Lease, PostedMessage, PruneCounts
 
 __all__ = [
+    "FeishuChat",
+    "Origin",
+    "Platform",
+    "Principal",
+    "SlackThread",
+    "Terminal",
+    "is_group",
+    "mention",
+    "plain_mention",
+    "render_mentions",
     "CONFIGURABLE_ANCHORS",
     "TERMINAL",
     "Anchor",

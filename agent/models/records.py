@@ -49,5 +49,5 @@ class RunSummary(_Model):
     status: Status
     created_at: float
     updated_at: float
-    channel: dict[str, str] = Field(default_factory=dict)
+    scope: str | None = None  # where the run lives (a Slack or Feishu channel id); None for the terminal
     pending_review: str | None = None

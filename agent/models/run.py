@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from agent.models.base import _Model
 from agent.models.effects import Work
+from agent.models.origin import Origin, Terminal, legacy_origin
 from agent.models.policy import Anchor, Policy
 from agent.models.reviews import Review
 from agent.models.steps import PlannedStep, Step
@@ -64,7 +65,18 @@ class RunState(_Model):
     output: str | None = None
     output_notes: list[str] = Field(default_factory=list)
     error: str | None = None
-    channel: dict[str, str] = Field(default_factory=dict)
+    origin: Origin = Field(default_factory=Terminal)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _origin_of_old_runs(cls, data: Any) -> Any:
+        """Runs stored before origins existed carry ``channel`` (``{"channel", "thread_ts"}`` or ``{}``)."""
+        if isinstance(data, dict) and "channel" in data:
+            data = dict(data)
+            channel = data.pop("channel")
+            if "origin" not in data:
+                data["origin"] = legacy_origin(channel if isinstance(channel, dict) else {})
+        return data
 
     @property
     def status(self) -> Status:

@@ -18,8 +18,7 @@ from agent.models import (
 
 def delivery_channel(state: RunState) -> str | None:
     """The channel that shows this run to people, or None for a run nobody follows in a chat."""
-    where = state.channel
-    return "slack" if "channel" in where and "thread_ts" in where else None
+    return state.origin.channel
 
 
 def outgoing_for(before: RunState | None, event: Event | None, effects: list[Effect]) -> list[Outgoing]:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from agent import machine
 from agent.errors import InvalidDecision, NotAllowed, StaleDecision, TandemError
 from agent.logs import ctx
-from agent.models import AuditEvent, CancelRequested, Recovered, RunState
+from agent.models import AuditEvent, CancelRequested, Origin, Recovered, RunState, Terminal
 from agent.ports import Change
 from agent.runtime.decisions import Decisions
 from agent.runtime.outbox import delivery_channel, outgoing_for
@@ -18,13 +18,15 @@ log = logging.getLogger("tandem.runtime")
 
 
 class Runtime(Decisions, Scheduling):
-    async def start(self, task: str, requester: str, *, channel: dict[str, str] | None = None) -> RunState:
+    async def start(self, task: str, requester: str, *, origin: Origin | None = None) -> RunState:
         """Create a run and drive it to its first pause."""
         task = task.strip()
         if not task:
             raise InvalidDecision("A run needs a task: say what Tandem should do.")
         at = self.clock()
-        state, effects = machine.start(self.new_id(), task, requester, at, policy=self.policy, channel=channel or {})
+        state, effects = machine.start(
+            self.new_id(), task, requester, at, policy=self.policy, origin=origin or Terminal()
+        )
         audit = [AuditEvent(at=at, actor=requester, kind="started", payload={"task": task})]
         shown_in = delivery_channel(state)
         outbox = (shown_in, outgoing_for(None, None, effects)) if shown_in is not None else None

@@ -35,6 +35,7 @@ from agent.models import (
     Step,
     StepFinished,
     TimedOut,
+    mention,
 )
 from agent.policy import SafetyPolicy
 
@@ -224,7 +225,7 @@ def test_machine_counts_the_quorum_and_runs_only_on_the_last_approval() -> None:
     state, _ = _run([_step("ship", Risk.DEPLOY)], policy)
     state, effects = _decide(state, Approve(), BOB, policy)
     assert state.pending is not None and [a.by for a in state.pending.approvals] == [BOB]
-    assert effects == [Notify(text=f"Approved by {BOB}; 1 more approval needed.")]
+    assert effects == [Notify(text=f"Approved by {mention(BOB)}; 1 more approval needed.")]
     review = state.pending.id
     state, effects = _decide(state, Approve(), CAROL, policy)
     assert effects[0] == CloseReview(review_id=review, by=CAROL, answer={"kind": "approve", "remember": False})

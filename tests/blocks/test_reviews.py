@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.models import Anchor, Review, Risk
+from agent.models import Anchor, Review, Risk, SlackThread
 from blocks import ids, review_blocks
 from blocks.limits import json_size
 from blocks.plan_review import plan_review
@@ -203,7 +203,7 @@ def test_after_risky_step_shows_the_result_and_what_ran() -> None:
 
 
 def test_step_approval_in_a_channel_offers_always_allow_below_deploy() -> None:
-    run, rv = reviewing("before_risky_step", channel={"channel": "C1", "thread_ts": "1.0"})
+    run, rv = reviewing("before_risky_step", origin=SlackThread(channel_id="C1", thread_ts="1.0"))
     assert ids.APPROVE_ALWAYS in action_ids(review_blocks(run, rv))
     run.plan[1].risk = Risk.DEPLOY
     assert ids.APPROVE_ALWAYS not in action_ids(review_blocks(run, rv))

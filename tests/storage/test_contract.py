@@ -21,6 +21,7 @@ from agent.models import (
     Review,
     Rule,
     RunState,
+    SlackThread,
 )
 from agent.ports import Store
 
@@ -36,7 +37,7 @@ def run(run_id: str = "r1", *, at: float = T0, channel: str = "C1", **fields: ob
         "requester": "U1",
         "created_at": at,
         "updated_at": at,
-        "channel": {"channel": channel, "thread_ts": f"{at}.{run_id}"},
+        "origin": SlackThread(channel_id=channel, thread_ts=f"{at}.{run_id}"),
     }
     data.update(fields)
     return RunState.model_validate(data)
@@ -132,7 +133,7 @@ async def test_list_runs_with_filters_returns_newest_first_within_limit(store: S
     assert [s.id for s in await store.list_runs(status="planning", channel="C1")] == ["new"]
     assert [s.id for s in await store.list_runs(limit=1)] == ["new"]
     [summary] = await store.list_runs(status="done")
-    assert (summary.task, summary.requester, summary.channel) == ("restart payments", "U1", {"channel": "C1"})
+    assert (summary.task, summary.requester, summary.scope) == ("restart payments", "U1", "C1")
 
 
 async def test_runs_in_flight_with_mixed_runs_returns_only_working_ones(store: Store) -> None:
@@ -155,8 +156,8 @@ async def test_append_events_with_outbox_writes_both_and_keeps_the_version(store
 
 async def test_run_for_thread_with_known_thread_returns_its_run(store: Store) -> None:
     await store.create(run(), [])
-    assert await store.run_for_thread("C1", f"{T0}.r1") == "r1"
-    assert await store.run_for_thread("C1", "1.2") is None
+    assert await store.run_for_thread(f"C1:{T0}.r1") == "r1"
+    assert await store.run_for_thread("C1:1.2") is None
 
 
 # --- reviews --------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.models import AuditEvent, Outgoing, Phase, Review, RunState
+from agent.models import AuditEvent, Outgoing, Phase, Review, RunState, SlackThread
 from storage.db import connect
 from storage.runs import RunStore
 
@@ -35,7 +35,7 @@ def add_run(store: RunStore, run_id: str, phase: Phase, at: float) -> None:
         created_at=at - 60,
         updated_at=at,
         phase=phase,
-        channel={"channel": "C1", "thread_ts": f"{at}.{run_id}"},
+        origin=SlackThread(channel_id="C1", thread_ts=f"{at}.{run_id}"),
     )
     events = [AuditEvent(at=at - 60, actor="U1", kind="started"), AuditEvent(at=at, actor="agent", kind=phase)]
     store.create(

@@ -1,0 +1,240 @@
+"""What people can do with runs, as services every channel calls: Slack, the terminal and Feishu alike.
+
+A channel parses its input (a click, a thread reply, a slash command, a CLI flag) into
+one of these calls and renders the :data:`Outcome` its own way (an ephemeral, a toast,
+a line on stderr). The rules live behind these calls, in the runtime and the policy;
+no channel decides who may act or what text may approve.
+
+Every call that fails for a reason a person should hear returns it as an outcome
+(:class:`Refused`, :class:`AlreadyDecided`, :class:`NeedsButton`, :class:`NotApplied`)
+instead of raising, so each channel handles all of them: ``match`` + ``assert_never``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from agent.authz import Refusal
+from agent.errors import NotAllowed, StaleDecision, TandemError, UseTheButton
+from agent.messages import decided_verb
+from agent.models import (
+    Answer,
+    Approve,
+    AuditEvent,
+    Decision,
+    Reading,
+    Rule,
+    RunState,
+)
+from agent.ports import Store
+from agent.runtime import Runtime
+
+GroupsOf = Callable[[str], Awaitable[Sequence[str]]]
+MIN_PREFIX = 4  # a run id typed in a chat needs at least this many characters
+
+
+async def no_groups(_: str) -> Sequence[str]:
+    """Group membership where a channel knows none beyond the policy's own ``[groups]``."""
+    return ()
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The decision took effect; ``state`` is the run as the call left it."""
+
+    state: RunState
+    reading: Reading | None = None
+
+
+@dataclass(frozen=True)
+class Asked:
+    """Free text was not read surely enough to act on: the person is asked what they meant (nothing changed)."""
+
+    reading: Reading
+    text: str
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The policy does not let this person do this; nothing changed (the refusal is audited)."""
+
+    refusal: Refusal
+
+
+@dataclass(frozen=True)
+class AlreadyDecided:
+    """The review was decided before (by ``by``, at ``at``), or the run moved on."""
+
+    message: str
+    by: str | None = None
+    at: float | None = None
+    verb: str = "decided"
+
+
+@dataclass(frozen=True)
+class NeedsButton:
+    """Free text may not approve this review (an exec or deploy gate): its own button or ``--approve`` does."""
+
+    message: str
+    review_id: str
+
+
+@dataclass(frozen=True)
+class NotApplied:
+    """Anything else that stopped the call (an unknown run or review, an unreadable reply…); nothing changed."""
+
+    message: str
+    why: Literal["unknown_review", "unknown_rule", "failed"] = "failed"
+
+
+@dataclass(frozen=True)
+class RuleRevoked:
+    rule: Rule
+
+
+Outcome = Applied | Asked | Refused | AlreadyDecided | NeedsButton | NotApplied
+
+
+class UseCases:
+    """approve, approve_always, answer, decide, say, clarify, cancel, revoke_rule, waiting_for, history."""
+
+    def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
+        self.runtime = runtime
+        self.store = store
+        self.groups_of = groups_of
+
+    # --- decisions on a review -------------------------------------------------------------
+
+    async def decide(self, review_id: str, decision: Decision, by: str, *, reading: Reading | None = None) -> Outcome:
+        """Apply ``decision`` to the review ``review_id`` (it must be the one pending)."""
+        record = await self.store.get_review(review_id)
+        if record is None:
+            return NotApplied("This request is unknown or was removed; nothing changed.", "unknown_review")
+        try:
+            groups = await self.groups_of(by)
+            state = await self.runtime.decide(
+                record.run_id, decision, by, review_id=review_id, groups=groups, reading=reading
+            )
+        except NotAllowed as exc:
+            return Refused(exc.refusal)
+        except StaleDecision as exc:
+            return await self._stale(review_id, exc)
+        except UseTheButton as exc:
+            return NeedsButton(str(exc), exc.review_id)
+        except TandemError as exc:
+            return NotApplied(str(exc))
+        return Applied(state, reading)
+
+    async def approve(self, review_id: str, by: str) -> Outcome:
+        return await self.decide(review_id, Approve(), by)
+
+    async def approve_always(self, review_id: str, by: str) -> Outcome:
+        """Approve, and let the step's tool run without asking where the run lives, as far as the policy
+        lets (never a deploy, never under a quorum: the machine decides and stores the rule with the approval)."""
+        return await self.decide(review_id, Approve(remember=True), by)
+
+    async def answer(self, review_id: str, value: str, by: str) -> Outcome:
+        """Answer a tool's or the planner's question (counts only on a question)."""
+        return await self.decide(review_id, Answer(value=value), by)
+
+    # --- free text ---------------------------------------------------------------------------
+
+    async def say(self, run_id: str, text: str, by: str, *, review_id: str | None = None) -> Outcome:
+        """A person's free text at the pending review: read it, then apply it, or ask when unsure.
+
+        What the thread shows ("Read as …", the question) is written with the decision
+        itself, so a refused reply shows nothing in public.
+        """
+        try:
+            reading, decision, review_id = await self.runtime.read(run_id, text, review_id=review_id)
+        except StaleDecision as exc:
+            return AlreadyDecided(str(exc), exc.decided_by, exc.decided_at)
+        except TandemError as exc:
+            return NotApplied(str(exc))
+        if reading is not None and self.runtime.unsure(reading):
+            return await self.clarify(run_id, review_id, reading, text, by, decision)
+        return await self.decide(review_id, decision, by, reading=reading)
+
+    async def clarify(
+        self, run_id: str, review_id: str, reading: Reading, text: str, by: str, decision: Decision
+    ) -> Outcome:
+        """Ask ``by`` what they meant, with one choice per reading; refused like the decision would be."""
+        try:
+            groups = await self.groups_of(by)
+            await self.runtime.clarify(run_id, review_id, reading, text, by, decision, groups=groups)
+        except NotAllowed as exc:
+            return Refused(exc.refusal)
+        except StaleDecision as exc:
+            return AlreadyDecided(str(exc), exc.decided_by, exc.decided_at)
+        except TandemError as exc:
+            return NotApplied(str(exc))
+        return Asked(reading, text)
+
+    # --- runs ----------------------------------------------------------------------------------
+
+    async def find(self, ref: str, where: str | None) -> str | None:
+        """The run a (possibly shortened, possibly back-quoted) id names, if exactly one is visible from
+        ``where`` (a channel sees its own runs; ``None``, the terminal, sees all). In a channel a prefix
+        needs at least :data:`MIN_PREFIX` characters."""
+        ref = ref.strip().strip("`")
+        if where is not None and len(ref) < MIN_PREFIX:
+            return None
+        matches = []
+        for run_id in await self.store.find(ref):
+            state, _ = await self.store.load(run_id)
+            if self.runtime.safety.may_see(state, where):
+                matches.append(run_id)
+        if ref in matches:
+            return ref
+        return matches[0] if len(matches) == 1 else None
+
+    async def cancel(self, run_id: str, by: str, reason: str = "") -> Outcome:
+        """Stop a run, waiting or working; the requester and whoever may approve it may."""
+        try:
+            groups = await self.groups_of(by)
+            state = await self.runtime.cancel(run_id, by, reason, groups=groups)
+        except NotAllowed as exc:
+            return Refused(exc.refusal)
+        except TandemError as exc:
+            return NotApplied(str(exc))
+        return Applied(state)
+
+    async def revoke_rule(self, rule_id: str, by: str, where: str | None) -> RuleRevoked | Refused | NotApplied:
+        """Revoke a standing rule of ``where`` (whoever set it, or any approver; see ``may_revoke``)."""
+        rules = await self.store.rules(where or "")
+        rule = next((r for r in rules if r.id == rule_id), None)
+        if rule is None:
+            return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
+        if not self.runtime.safety.may_revoke(rule, by, await self.groups_of(by)):
+            return Refused(Refusal(by, "revoke this rule", (rule.created_by,), note=" (or an approver)"))
+        revoked = await self.store.revoke_rule(rule_id, by, self.runtime.clock())
+        if revoked is None:
+            return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
+        return RuleRevoked(revoked)
+
+    async def open_runs(self, where: str | None = None, limit: int = 100) -> list[RunState]:
+        """Unfinished runs, newest first, of ``where`` (every place when ``None``)."""
+        states = []
+        for summary in await self.store.list_runs(channel=where, limit=limit):
+            if summary.status not in ("done", "cancelled", "failed"):
+                states.append((await self.store.load(summary.id))[0])
+        return states
+
+    async def waiting_for(self, who: str, where: str | None = None, limit: int = 100) -> list[RunState]:
+        """Runs whose pending review waits on ``who`` (as an approver, an assignee, or the requester)."""
+        groups = await self.groups_of(who)
+        return [s for s in await self.open_runs(where, limit) if self.runtime.safety.waits_on(s, who, groups)]
+
+    async def history(self, run_id: str) -> tuple[RunState, list[AuditEvent]]:
+        """The run and everything that happened to it, oldest first."""
+        state, _ = await self.store.load(run_id)
+        return state, await self.store.events(run_id)
+
+    async def _stale(self, review_id: str, exc: StaleDecision) -> AlreadyDecided:
+        if exc.decided_by is None:
+            return AlreadyDecided(str(exc))
+        answered = await self.store.get_review(review_id)
+        verb = decided_verb(answered.answer if answered else None)
+        return AlreadyDecided(str(exc), exc.decided_by, exc.decided_at, verb)

@@ -1,0 +1,236 @@
+"""The use cases every channel calls, on a real SQLite file: each refusal comes back as an outcome."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.config import PolicyConfig
+from agent.models import (
+    Approve,
+    Cancel,
+    PlannedStep,
+    Policy,
+    ProposedStep,
+    Reading,
+    Rule,
+    SlackThread,
+    Step,
+    TakeoverReading,
+)
+from agent.ports import ClassifyContext
+from agent.review_view import review_view
+from agent.runtime import Runtime
+from agent.tools import Risk, ToolRegistry, tool
+from agent.usecases import (
+    AlreadyDecided,
+    Applied,
+    Asked,
+    NeedsButton,
+    NotApplied,
+    Refused,
+    RuleRevoked,
+    UseCases,
+)
+from storage.facade import AsyncStore
+
+ALICE, BOB, CAROL, OPS = "U0ALICE", "U0BOB", "U0CAROL", "S0OPS"
+RAN: list[str] = []
+
+
+@tool(risk=Risk.READ)
+def peek(service: str) -> str:
+    """Read a service's state."""
+    RAN.append(f"peek {service}")
+    return f"{service} ok"
+
+
+@tool(risk=Risk.EXEC)
+def bounce(service: str) -> str:
+    """Restart a service."""
+    RAN.append(f"bounce {service}")
+    return f"{service} restarted"
+
+
+TOOLS = ToolRegistry()
+for fn in (peek, bounce):
+    TOOLS.add_function(fn)
+
+
+class Brain:
+    """Plans peek then bounce; reads every reply as ``reading``."""
+
+    def __init__(self, reading: Reading) -> None:
+        self.reading = reading
+
+    async def plan(self, task: str, tools: ToolRegistry, **_: Any) -> list[ProposedStep]:
+        steps = [("peek", {"service": "api"}), ("bounce", {"service": "api"})]
+        return [ProposedStep(tool=n, params=p, reason="r", risk=tools.get(n).risk) for n, p in steps]
+
+    async def revise_step(self, task: str, step: Step, tools: ToolRegistry, **_: Any) -> dict[str, Any]:
+        return step.params
+
+    async def summarize(self, task: str, steps: list[Step], notes: list[str]) -> str:
+        return "; ".join(str(s.result) for s in steps)
+
+    async def refine(self, task: str, output: str, feedback: str, steps: list[Step]) -> str:
+        return output
+
+    async def classify(self, text: str, context: ClassifyContext) -> Reading:
+        return self.reading
+
+    async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
+        return TakeoverReading(kind="step", step=PlannedStep(tool="peek", params={"service": "api"}))
+
+
+YES = Reading(intent="approve", reason="a yes", confidence=0.95)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[AsyncStore]:
+    RAN.clear()
+    async with AsyncStore(tmp_path / "t.db") as s:
+        yield s
+
+
+def usecases(store: AsyncStore, config: PolicyConfig | None = None, reading: Reading = YES) -> UseCases:
+    runtime = Runtime(store, Brain(reading), TOOLS, policy=Policy(), config=config or PolicyConfig())
+
+    async def groups_of(user: str) -> Sequence[str]:
+        return [OPS] if user == BOB else []
+
+    return UseCases(runtime, store, groups_of)
+
+
+WHERE = SlackThread(channel_id="C0OPS", thread_ts="1.0")
+
+
+async def test_approve_by_an_outsider_is_refused_and_changes_nothing(store: AsyncStore) -> None:
+    uc = usecases(store)
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert state.pending is not None
+    outcome = await uc.approve(state.pending.id, CAROL)
+    assert isinstance(outcome, Refused) and "Only" in outcome.refusal.describe()
+    after, _ = await store.load(state.id)
+    assert after.pending == state.pending and RAN == []
+
+
+async def test_approve_twice_tells_the_second_who_decided_first(store: AsyncStore) -> None:
+    uc = usecases(store)
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert state.pending is not None
+    first = await uc.approve(state.pending.id, ALICE)
+    second = await uc.approve(state.pending.id, ALICE)
+    assert isinstance(first, Applied) and first.state.pending is not None
+    assert isinstance(second, AlreadyDecided) and second.by == ALICE
+
+
+async def test_unknown_review_is_not_applied(store: AsyncStore) -> None:
+    outcome = await usecases(store).approve("no-such-review", ALICE)
+    assert isinstance(outcome, NotApplied) and outcome.why == "unknown_review"
+
+
+async def test_group_member_approves_an_exec_gate_through_the_channel_directory(store: AsyncStore) -> None:
+    uc = usecases(store, PolicyConfig(approvers={"exec": [OPS]}))
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert state.pending is not None
+    state = (await uc.approve(state.pending.id, ALICE)).state  # type: ignore[union-attr]
+    assert state.pending is not None and state.pending.anchor == "before_risky_step"
+    assert isinstance(await uc.approve(state.pending.id, CAROL), Refused)
+    done = await uc.approve(state.pending.id, BOB)
+    assert isinstance(done, Applied) and RAN == ["peek api", "bounce api"]
+
+
+async def test_typed_yes_at_an_exec_gate_needs_the_button(store: AsyncStore) -> None:
+    uc = usecases(store)
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert state.pending is not None
+    state = (await uc.approve(state.pending.id, ALICE)).state  # type: ignore[union-attr]
+    assert state.pending is not None and state.pending.anchor == "before_risky_step"
+    outcome = await uc.say(state.id, "yes go", ALICE)
+    assert isinstance(outcome, NeedsButton) and outcome.review_id == state.pending.id
+    assert RAN == ["peek api"]
+
+
+async def test_unsure_reading_asks_and_applies_nothing(store: AsyncStore) -> None:
+    unsure = Reading(intent="replan", reason="maybe", confidence=0.2)
+    uc = usecases(store, reading=unsure)
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    outcome = await uc.say(state.id, "hmm, not sure about this", ALICE)
+    assert isinstance(outcome, Asked) and outcome.reading == unsure
+    after, _ = await store.load(state.id)
+    assert after.pending == state.pending and after.retries == 0
+
+
+async def test_cancel_from_an_outsider_is_refused_and_the_requester_may(store: AsyncStore) -> None:
+    uc = usecases(store)
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert isinstance(await uc.cancel(state.id, CAROL), Refused)
+    done = await uc.cancel(state.id, ALICE, "not now")
+    assert isinstance(done, Applied) and done.state.status == "cancelled"
+
+
+async def test_find_sees_only_the_runs_of_the_place_it_is_asked_from(store: AsyncStore) -> None:
+    uc = usecases(store)
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert await uc.find(state.id[:6], "C0OPS") == state.id
+    assert await uc.find(f"`{state.id}`", "C0OPS") == state.id
+    assert await uc.find(state.id[:6], "C0OTHER") is None
+    assert await uc.find(state.id[:2], "C0OPS") is None  # too short in a chat
+    assert await uc.find(state.id[:6], None) == state.id  # the terminal sees every run
+
+
+async def test_waiting_for_lists_the_runs_a_person_may_decide(store: AsyncStore) -> None:
+    uc = usecases(store, PolicyConfig(approvers={"exec": [OPS]}))
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert [s.id for s in await uc.waiting_for(ALICE)] == [state.id]  # the plan is the requester's
+    assert state.pending is not None
+    await uc.approve(state.pending.id, ALICE)
+    assert [s.id for s in await uc.waiting_for(BOB, "C0OPS")] == [state.id]
+    assert await uc.waiting_for(CAROL) == []
+
+
+async def test_revoke_rule_by_a_stranger_is_refused_and_by_its_setter_revokes(store: AsyncStore) -> None:
+    uc = usecases(store, PolicyConfig(approvers={"exec": [BOB]}))
+    await store.add_rule(Rule(id="r1", channel="C0OPS", tool="bounce", created_by=BOB, created_at=1.0))
+    refused = await uc.revoke_rule("r1", CAROL, "C0OPS")
+    assert isinstance(refused, Refused) and refused.refusal.users == (BOB,)
+    assert isinstance(await uc.revoke_rule("r1", BOB, "C0OTHER"), NotApplied)  # not a rule of that channel
+    revoked = await uc.revoke_rule("r1", BOB, "C0OPS")
+    assert isinstance(revoked, RuleRevoked) and await store.rules("C0OPS") == []
+
+
+async def test_history_returns_the_run_and_its_events(store: AsyncStore) -> None:
+    uc = usecases(store)
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    again, events = await uc.history(state.id)
+    assert again == state and [e.kind for e in events][:2] == ["started", "plan_proposed"]
+
+
+async def test_review_view_offers_always_allow_only_where_the_policy_lets(store: AsyncStore) -> None:
+    for config, offered in [
+        (PolicyConfig(), True),
+        (PolicyConfig(approvers={"exec": [BOB, CAROL]}, quorum={"exec": 2}), False),
+    ]:
+        uc = usecases(store, config)
+        state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+        assert state.pending is not None
+        gate = (await uc.decide(state.pending.id, Approve(), ALICE)).state  # type: ignore[union-attr]
+        assert gate.pending is not None and gate.pending.anchor == "before_risky_step"
+        view = review_view(gate, gate.pending, uc.runtime.safety)
+        assert ("approve_always" in view.choices) is offered
+        assert view.text_approves is False  # an exec gate is approved by its button only
+        await uc.decide(gate.pending.id, Cancel(), ALICE)
+
+
+async def test_review_view_names_who_the_gate_waits_on(store: AsyncStore) -> None:
+    uc = usecases(store, PolicyConfig(approvers={"exec": [BOB, OPS]}))
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert state.pending is not None
+    assert review_view(state, state.pending, uc.runtime.safety).waiting_on == (ALICE, BOB, OPS)
+    gate = (await uc.approve(state.pending.id, ALICE)).state  # type: ignore[union-attr]
+    assert gate.pending is not None
+    assert review_view(gate, gate.pending, uc.runtime.safety).waiting_on == (BOB, OPS)
