@@ -67,7 +67,7 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         steps = tuple(state.plan)
     elif review.anchor == "takeover":
         steps = tuple(s for s in state.history + state.plan if s.status in ("done", "failed"))
-    why_not = safety.may_remember(state, review) if review.anchor == "before_risky_step" else None
+    why_not = safety.may_remember(state, review) if review.anchor == "before_risky_step" and step else None
     return ReviewView(
         run_id=state.id,
         review_id=review.id,
@@ -84,7 +84,7 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         else None,
         warning=RECOVERY_WARNING if review.anchor == "recovery" else None,
         takeover_reason=state.takeover_reason if review.anchor == "takeover" else None,
-        choices=_choices(review.anchor, why_not),
+        choices=_choices(review.anchor, why_not, has_step=step is not None),
         text_approves=safety.text_may_approve(state, review),
         waiting_on=safety.waiting_on(state, review),
         approvals=tuple(a.by for a in review.approvals),
@@ -105,13 +105,13 @@ def _step(state: RunState, review: Review) -> Step | None:
         return None
 
 
-def _choices(anchor: Anchor, why_not_always: str | None) -> tuple[Choice, ...]:
+def _choices(anchor: Anchor, why_not_always: str | None, *, has_step: bool) -> tuple[Choice, ...]:
     match anchor:
         case "handoff":
             return ("answer", "cancel")
         case "takeover":
             return ("instruct", "finish", "hand_back", "cancel")
-        case "before_risky_step" if why_not_always is None:
+        case "before_risky_step" if why_not_always is None and has_step:
             return ("approve", "approve_always", "request_changes", "cancel")
         case _:
             return ("approve", "request_changes", "cancel")

@@ -190,7 +190,8 @@ class RunStore:
         return _state.validate_json(row[0]), int(row[1])
 
     def find(self, prefix: str) -> list[str]:
-        rows = self.db.execute("SELECT id FROM runs WHERE id LIKE ? LIMIT 3", [prefix.replace("%", "") + "%"])
+        literal = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.db.execute("SELECT id FROM runs WHERE id LIKE ? ESCAPE '\\' LIMIT 3", [literal + "%"])
         return [r[0] for r in rows.fetchall()]
 
     def get_review(self, review_id: str) -> ReviewRecord | None:

@@ -54,7 +54,16 @@ async def test_forged_answer_button_on_a_quorum_deploy_gate_counts_for_nothing(t
 async def test_approve_always_under_a_quorum_is_refused_and_stores_nothing(tmp_path: Path) -> None:
     async with running(tmp_path, config=policy_file(tmp_path, QUORUM)) as env:
         card, gate = await gate_of(env, "restart payments and check errors after", approver="bob")
-        await env.ws.click("bob", OPS, gate.ts, ids.APPROVE_ALWAYS, button_value(gate, ids.APPROVE))
+        offered = [e.get("action_id") for b in gate.blocks for e in b.get("elements", []) if isinstance(e, dict)]
+        assert ids.APPROVE in offered and ids.APPROVE_ALWAYS not in offered, "the policy offers no rule here"
+        # the button is not shown, so a click on it is forged (e.g. a stale copy of the message)
+        button = {"type": "button", "action_id": ids.APPROVE_ALWAYS, "text": {"type": "plain_text", "text": "Always"}}
+        client = AsyncWebClient(token=env.ws.bot_token, base_url=env.ws.api_url)
+        review_id = button_value(gate, ids.APPROVE)
+        posted = await client.chat_postMessage(
+            channel=OPS, text="always?", blocks=[{"type": "actions", "elements": [{**button, "value": review_id}]}]
+        )
+        await env.ws.click("bob", OPS, str(posted["ts"]), ids.APPROVE_ALWAYS, review_id)
         refusal = "needs 2 approvals here, so it cannot be always-allowed"
         await env.wait(lambda: any(refusal in text_of(e) for e in env.ws.state.ephemerals_for("U0BOB")))  # type: ignore[arg-type]
         await env.idle()
