@@ -11,10 +11,10 @@ from typing import assert_never
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.models import Decision, Reading
+from agent.models import Decision, Reading, SlackThread
 from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from blocks.decided import already_decided
-from blocks.text import mention, mention_group
+from blocks.text import Blocks, mention, mention_group
 from bot import messages
 from bot.channel import review_key
 from bot.deps import Deps
@@ -49,37 +49,51 @@ async def decide(
 ) -> bool:
     """Apply a decision; tell the person (ephemeral) when it did not take effect."""
     outcome = await deps.usecases.decide(review_id, decision, user, reading=reading)
-    await tell(client, channel, user, outcome)
-    return isinstance(outcome, Applied)
+    if isinstance(outcome, Applied):
+        return True
+    record = await deps.store.get_review(review_id)
+    thread = await thread_of(deps, record.run_id, channel) if record is not None else None
+    await tell(client, channel, user, outcome, thread)
+    return False
 
 
 async def read_and_apply(
     deps: Deps, client: AsyncWebClient, run_id: str, review_id: str | None, text: str, user: str, channel: str | None
 ) -> None:
     """Read free text as a decision and apply it; when unsure, ask with one button per reading."""
-    await tell(client, channel, user, await deps.usecases.say(run_id, text, user, review_id=review_id))
+    outcome = await deps.usecases.say(run_id, text, user, review_id=review_id)
+    if not isinstance(outcome, Applied | Asked):
+        await tell(client, channel, user, outcome, await thread_of(deps, run_id, channel))
 
 
-async def tell(client: AsyncWebClient, channel: str | None, user: str, outcome: Outcome) -> None:
-    """Say privately what did not take effect; what did shows in the thread through the outbox."""
+async def thread_of(deps: Deps, run_id: str, channel: str | None) -> str | None:
+    """The run's thread, where a private answer about it belongs (when it lives in ``channel``)."""
+    state, _ = await deps.store.load(run_id)
+    where = state.origin
+    return where.thread_ts if isinstance(where, SlackThread) and where.channel_id == channel else None
+
+
+async def tell(
+    client: AsyncWebClient, channel: str | None, user: str, outcome: Outcome, thread_ts: str | None = None
+) -> None:
+    """Say privately (in the run's thread) what did not take effect; what did shows through the outbox."""
+    blocks: Blocks | None = None
     match outcome:
         case Applied() | Asked():
             return
         case Refused(refusal=refusal):
-            await ephemeral(client, channel, user, refusal.describe(user=mention, group=mention_group))
+            text = refusal.describe(user=mention, group=mention_group)
         case AlreadyDecided(by=by, at=at, verb=verb, message=message):
-            if by is None:
-                await ephemeral(client, channel, user, message)
-            else:
-                blocks = already_decided(by, at, verb)
-                await ephemeral(client, channel, user, f"Already {verb} by {mention(by)}.", blocks=blocks)
+            text = message if by is None else f"Already {verb} by {mention(by)}."
+            blocks = already_decided(by, at, verb) if by is not None else None
         case NeedsButton(message=message):
-            await ephemeral(client, channel, user, messages.FAILED.format(error=message))
+            text = messages.FAILED.format(error=message)
         case NotApplied(why="unknown_review"):
-            await ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
+            text = messages.UNKNOWN_REVIEW
         case NotApplied(why="unknown_rule"):
-            await ephemeral(client, channel, user, messages.UNKNOWN_RULE)
+            text = messages.UNKNOWN_RULE
         case NotApplied(message=message):
-            await ephemeral(client, channel, user, messages.FAILED.format(error=message))
+            text = messages.FAILED.format(error=message)
         case _:
             assert_never(outcome)
+    await ephemeral(client, channel, user, text, blocks=blocks, thread_ts=thread_ts)

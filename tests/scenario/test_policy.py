@@ -27,6 +27,7 @@ async def test_outsider_is_refused_approver_approves_and_card_names_approvers(tm
         for person in ("U0CAROL", "U0ALICE"):
             told = env.ws.state.ephemerals_for(person)
             assert told and "Only <@U0BOB> can approve exec steps" in text_of(told[-1])  # type: ignore[arg-type]
+            assert told[-1].thread_ts == card.ts, "the refusal shows in the run's thread, where they clicked"
         assert ids.APPROVE in str(env.ws.state.message(OPS, gate.ts).blocks), "nothing changed"
         await env.click("bob", gate, ids.APPROVE)
         await env.wait(lambda: "Step 1 approved by <@U0BOB>" in text_of(env.ws.state.message(OPS, gate.ts)))
