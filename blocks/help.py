@@ -78,10 +78,14 @@ def _listing(title: str, rows: Sequence[RunRow], empty: str) -> Blocks:
 
 
 def list_blocks(open_runs: Sequence[RunRow], waiting_on_me: Sequence[RunRow]) -> Blocks:
-    """The ``/tandem list`` answer: runs waiting on the asker first, then open runs here."""
+    """The ``/tandem list`` answer: runs waiting on the asker first, then the other open runs here
+    (each run once)."""
+    mine = {row.id for row in waiting_on_me}
+    others = [row for row in open_runs if row.id not in mine]
+    empty = "No other open runs in this channel." if mine else "No open runs in this channel."
     return [
         *_listing("Waiting on you", waiting_on_me, "Nothing is waiting on you."),
-        *_listing("Open in this channel", open_runs, "No open runs in this channel."),
+        *_listing("Other open runs in this channel" if mine else "Open in this channel", others, empty),
         context("`/tandem status &lt;run&gt;` for details · `/tandem help` for commands"),
     ]
 

@@ -21,7 +21,14 @@ def test_help_blocks_list_every_command() -> None:
     blocks = help_blocks()
     assert_valid_message(blocks)
     text = all_text(blocks)
-    for command in ("/tandem <task>", "/tandem help", "/tandem list", "/tandem status <run>", "/tandem cancel <run>"):
+    for command in (
+        "/tandem <task>",
+        "/tandem help",
+        "/tandem list",
+        "/tandem status <run>",
+        "/tandem cancel <run>",
+        "/tandem rules",
+    ):
         assert f"`{escape(command)}`" in text
     assert "<task>" not in text
     assert "<run>" not in text
@@ -36,16 +43,24 @@ def test_list_blocks_empty_lists_say_so() -> None:
 
 
 def test_list_blocks_waiting_on_me_comes_first() -> None:
-    text = all_text(list_blocks([_row(1, "executing")], [_row(2, waiting_on="approval of step 2")]))
-    assert text.index("Waiting on you") < text.index("run-2") < text.index("Open in this channel") < text.index("run-1")
+    waiting = _row(2, waiting_on="approval of step 2")
+    text = all_text(list_blocks([_row(1, "executing"), waiting], [waiting]))
+    assert text.index("Waiting on you") < text.index("run-2") < text.index("Other open runs") < text.index("run-1")
     assert "approval of step 2" in text
+
+
+def test_list_blocks_show_each_run_once() -> None:
+    rows = [_row(1), _row(2)]
+    text = all_text(list_blocks(rows, rows))
+    assert text.count("run-1") == 1 and text.count("run-2") == 1
+    assert "No other open runs in this channel." in text
 
 
 def test_list_blocks_many_rows_stay_within_limits_and_count_the_rest() -> None:
     rows = [_row(i, task="t" * 500, link=f"https://example.slack.com/archives/C1/p{i}") for i in range(100)]
-    blocks = list_blocks(rows, rows)
+    blocks = list_blocks(rows, rows[:50])
     assert_valid_message(blocks)
-    assert "… and 85 more" in all_text(blocks)
+    assert "… and 35 more" in all_text(blocks)
 
 
 def test_row_line_links_the_task_and_escapes_it() -> None:

@@ -7,6 +7,7 @@ export const COMMANDS = [
   { usage: "/tandem list", insert: "/tandem list", about: "Open runs here, and runs waiting on you" },
   { usage: "/tandem status <run>", insert: "/tandem status ", about: "Where a run stands" },
   { usage: "/tandem cancel <run>", insert: "/tandem cancel ", about: "Stop a run" },
+  { usage: "/tandem rules", insert: "/tandem rules", about: "Always-allow rules in this channel, with Revoke" },
 ];
 
 /** options: { send(text) -> Promise<boolean> (false keeps the text), menu: element for commands (optional) } */
