@@ -17,6 +17,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,7 @@ def workspace_file(db: str | Path) -> Path:
     return path.with_name(path.name + ".workspace.json")
 
 
-async def dev_forever(host: str, port: int, db: str, **extra: Any) -> None:
+async def dev_forever(host: str, port: int, db: str, *, policy_name: str = "no policy", **extra: Any) -> None:
     """Serve until SIGTERM (or Ctrl-C, which ``asyncio.run`` turns into cancelling this)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -118,13 +119,28 @@ async def dev_forever(host: str, port: int, db: str, **extra: Any) -> None:
     async with developing(host, port, db, **extra) as dev:
         print(f"Tandem is running in a local workspace: open {dev.url}", flush=True)
         print(f"  bot {dev.bot.url}/slack/events · database {db} · offline model · demo tools", flush=True)
+        print(f"  {policy_name}", flush=True)
         print("  Act as alice, bob or carol; try /tandem restart payments and check errors after. Ctrl-C stops.")
         await stop.wait()
 
 
+DEMO_POLICY = str(resources.files("demo") / "policy.toml")
+"""The policy ``tandem dev`` starts with when given none: bob approves exec and deploy steps."""
+
+
+def policy_for(config: str | None) -> tuple[str, str]:
+    """The policy file ``tandem dev`` uses, and how the banner names it."""
+    if config:
+        return config, f"policy {config}"
+    if Path("tandem.toml").exists():
+        return "tandem.toml", "policy ./tandem.toml (found in this folder)"
+    return DEMO_POLICY, "the demo policy: bob approves exec and deploy steps (--config FILE for yours)"
+
+
 def main(args: argparse.Namespace) -> int:
     """Run until Ctrl-C or SIGTERM; exit 0 after a clean stop."""
-    extra = {"config": args.config} if args.config else {}
+    config, named = policy_for(args.config)
+    extra = {"config": config, "policy_name": named}
     try:
         asyncio.run(dev_forever(args.host, args.port, args.db, **extra))
     except KeyboardInterrupt:

@@ -12,9 +12,11 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from cli.dev import dev_settings, developing
+from blocks import ids
+from cli.dev import DEMO_POLICY, dev_settings, developing, policy_for
 from tests.scenario.harness import button_value
 from workspace import WorkspaceState, run_workspace
+from workspace.snapshot import ROLES
 
 ROOT = Path(__file__).resolve().parents[2]
 FOREIGN_ENV = {
@@ -91,7 +93,38 @@ async def test_tandem_dev_prints_the_url_serves_the_page_and_stops_on_ctrl_c(tmp
 
     assert proc.returncode == 0, err.decode()
     assert "Stopped." in out.decode()
+    assert "the demo policy: bob approves exec and deploy steps" in out.decode(), "the banner names the policy"
     assert "Traceback" not in err.decode()
+
+
+def test_dev_policy_is_the_demo_one_unless_given_or_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert policy_for(None)[0] == DEMO_POLICY
+    assert policy_for("mine.toml") == ("mine.toml", "policy mine.toml")
+    (tmp_path / "tandem.toml").write_text("")
+    assert policy_for(None)[0] == "tandem.toml"
+
+
+async def test_dev_demo_policy_makes_bob_the_approver_the_page_says_he_is(tmp_path: Path) -> None:
+    async with developing(port=0, db=tmp_path / "t.db", config=DEMO_POLICY, card_update_interval=0.01) as dev:
+        people = {u.id: u.name for u in dev.ws.state.users.values()}
+        assert ROLES == {"U0ALICE": "requester", "U0BOB": "approver", "U0CAROL": "outsider"}
+        assert {people[i] for i in ROLES} == {"alice", "bob", "carol"}
+        await dev.ws.slash_command("alice", "C0OPS", "restart payments and check errors after")
+        await dev.ws.wait_until(plan_review_posted, within=10)
+        plan = next(m for m in dev.ws.state.messages["C0OPS"] if m.is_reply and "Plan for review" in str(m.blocks))
+        await dev.ws.click("alice", "C0OPS", plan.ts, ids.APPROVE, button_value(plan, ids.APPROVE))
+
+        def gate_posted(state: WorkspaceState) -> bool:
+            return any(m.is_reply and "needs approval" in str(m.blocks) for m in state.messages["C0OPS"])
+
+        await dev.ws.wait_until(gate_posted, within=10)
+        gate = next(m for m in dev.ws.state.messages["C0OPS"] if m.is_reply and "needs approval" in str(m.blocks))
+        assert "Waiting on <@U0BOB>" in str(gate.blocks)
+        await dev.ws.click("alice", "C0OPS", gate.ts, ids.APPROVE, button_value(gate, ids.APPROVE))
+        await dev.ws.wait_until(lambda s: any("Only <@U0BOB>" in str(e.blocks) for e in s.ephemerals_for("alice")))
+        await dev.ws.click("bob", "C0OPS", gate.ts, ids.APPROVE, button_value(gate, ids.APPROVE))
+        await dev.ws.wait_until(lambda s: "approved by <@U0BOB>" in str(s.message("C0OPS", gate.ts).blocks), within=10)
 
 
 async def test_dev_restart_keeps_the_cards_and_threads_runs_point_at(tmp_path: Path) -> None:
