@@ -141,9 +141,13 @@ class UseCases:
 
     # --- free text ---------------------------------------------------------------------------
 
-    async def say(self, run_id: str, text: str, by: str, *, review_id: str | None = None) -> Outcome:
+    async def say(
+        self, run_id: str, text: str, by: str, *, review_id: str | None = None, rejecting: bool = False
+    ) -> Outcome:
         """A person's free text at the pending review: read it, then apply it, or ask when unsure.
 
+        ``rejecting``: the text came with "Request changes" (a modal, ``--reject``), so it is never
+        applied as an approval: a reading of approve is asked about, with no Approve to pick.
         What the thread shows ("Read as …", the question) is written with the decision
         itself, so a refused reply shows nothing in public.
         """
@@ -153,17 +157,28 @@ class UseCases:
             return AlreadyDecided(str(exc), exc.decided_by, exc.decided_at)
         except TandemError as exc:
             return NotApplied(str(exc))
-        if reading is not None and self.runtime.unsure(reading):
-            return await self.clarify(run_id, review_id, reading, text, by, decision)
+        contradicts = rejecting and reading is not None and reading.intent == "approve"
+        if reading is not None and (self.runtime.unsure(reading) or contradicts):
+            return await self.clarify(run_id, review_id, reading, text, by, decision, rejecting=rejecting)
         return await self.decide(review_id, decision, by, reading=reading)
 
     async def clarify(
-        self, run_id: str, review_id: str, reading: Reading, text: str, by: str, decision: Decision
+        self,
+        run_id: str,
+        review_id: str,
+        reading: Reading,
+        text: str,
+        by: str,
+        decision: Decision,
+        *,
+        rejecting: bool = False,
     ) -> Outcome:
         """Ask ``by`` what they meant, with one choice per reading; refused like the decision would be."""
         try:
             groups = await self.groups_of(by)
-            await self.runtime.clarify(run_id, review_id, reading, text, by, decision, groups=groups)
+            await self.runtime.clarify(
+                run_id, review_id, reading, text, by, decision, groups=groups, rejecting=rejecting
+            )
         except NotAllowed as exc:
             return Refused(exc.refusal)
         except StaleDecision as exc:

@@ -58,10 +58,19 @@ async def decide(
 
 
 async def read_and_apply(
-    deps: Deps, client: AsyncWebClient, run_id: str, review_id: str | None, text: str, user: str, channel: str | None
+    deps: Deps,
+    client: AsyncWebClient,
+    run_id: str,
+    review_id: str | None,
+    text: str,
+    user: str,
+    channel: str | None,
+    *,
+    rejecting: bool = False,
 ) -> None:
-    """Read free text as a decision and apply it; when unsure, ask with one button per reading."""
-    outcome = await deps.usecases.say(run_id, text, user, review_id=review_id)
+    """Read free text as a decision and apply it; when unsure, ask with one button per reading.
+    ``rejecting``: it came with "Request changes", so it never approves."""
+    outcome = await deps.usecases.say(run_id, text, user, review_id=review_id, rejecting=rejecting)
     if not isinstance(outcome, Applied | Asked):
         await tell(client, channel, user, outcome, await thread_of(deps, run_id, channel))
 

@@ -62,4 +62,5 @@ async def apply_feedback(
         decision = Correct(intent=chosen, target_step=record.step, feedback=feedback)
         await decide(deps, client, review_id, decision, user, channel)
         return
-    await read_and_apply(deps, client, record.run_id, review_id, feedback, user, channel)
+    rejecting = "override" not in meta  # "Request changes" never approves; "Not what I meant" may
+    await read_and_apply(deps, client, record.run_id, review_id, feedback, user, channel, rejecting=rejecting)

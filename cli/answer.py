@@ -55,6 +55,11 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState:
     reading, said, review_id = await runtime.read(run_id, text, review_id=review)
     if reading is not None:
         print(f"Read as: {reading.intent} ({reading.reason})", file=sys.stderr)
+        if args.reject is not None and reading.intent == "approve":
+            raise TandemError(
+                "--reject was read as an approval, so nothing changed: a request for changes never approves. "
+                "Say what should change, or add --intent replan|retry_step|refine_output."
+            )
         if reading.fallback:
             raise TandemError(
                 "Tandem could not read that, so nothing changed. Say it in other words, or use --approve, "

@@ -155,10 +155,25 @@ async def _request_changes(services: Services, state: RunState, user: str) -> Ru
             step = int(raw) if raw.isdigit() else state.pending.step
         decision = Correct(intent=intents[choice], target_step=step, feedback=feedback)
         return await _decide_or_say(services, state, decision, user, state.pending.id)
-    reading, new = await services.runtime.say(state.id, feedback, user, review_id=state.pending.id)
-    if reading is not None:
-        print(f"Read as: {reading_text(reading)} — {reading.reason}")
-    return new
+    outcome = await services.usecases.say(state.id, feedback, user, review_id=state.pending.id, rejecting=True)
+    match outcome:
+        case Applied(state=new, reading=reading):
+            if reading is not None:
+                print(f"Read as: {reading_text(reading)} — {reading.reason}")
+            return new
+        case Asked(reading=reading):
+            print(
+                f"Not sure what should change (best guess: {reading_text(reading)}); nothing changed. "
+                "Pick 1, 2 or 3 next time, or say it in other words."
+            )
+        case Refused(refusal=refusal):
+            print(f"error: {render_mentions(refusal.describe(), plain_mention)}", file=sys.stderr)
+        case AlreadyDecided(message=message) | NeedsButton(message=message) | NotApplied(message=message):
+            print(f"error: {message}", file=sys.stderr)
+        case _:
+            assert_never(outcome)
+    fresh, _ = await services.store.load(state.id)
+    return fresh
 
 
 def reading_text(reading: Reading) -> str:

@@ -77,8 +77,10 @@ class Decisions(Engine):
         decision: Decision,
         *,
         groups: Sequence[str] = (),
+        rejecting: bool = False,
     ) -> None:
-        """Ask what ``by`` meant instead of guessing (nothing is decided); refused like the decision would be."""
+        """Ask what ``by`` meant instead of guessing (nothing is decided); refused like the decision would be.
+        ``rejecting``: the text came with "Request changes", so the question offers no Approve."""
         state, _ = await self.store.load(run_id)
         review_id = await self._check_review(state, review_id)
         assert state.pending is not None
@@ -95,7 +97,7 @@ class Decisions(Engine):
             "text": text[:1500],
             "anchor": state.pending.anchor,
             # the prompt's own "Approve" may not open what a reply could not (an exec or deploy gate)
-            "can_approve": self.safety.text_may_approve(state, state.pending),
+            "can_approve": not rejecting and self.safety.text_may_approve(state, state.pending),
         }
         message = Outgoing(kind="clarify", review_id=review_id, data=data)
         await self.store.append_events(

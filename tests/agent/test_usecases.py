@@ -234,3 +234,17 @@ async def test_review_view_names_who_the_gate_waits_on(store: AsyncStore) -> Non
     gate = (await uc.approve(state.pending.id, ALICE)).state  # type: ignore[union-attr]
     assert gate.pending is not None
     assert review_view(gate, gate.pending, uc.runtime.safety).waiting_on == (BOB, OPS)
+
+
+async def test_request_changes_read_as_approval_asks_and_never_approves(store: AsyncStore) -> None:
+    uc = usecases(store)  # the brain reads every reply as a sure "approve"
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert state.pending is not None
+    outcome = await uc.say(state.id, "looks fine but use the canary", ALICE, rejecting=True)
+    assert isinstance(outcome, Asked) and outcome.reading.intent == "approve"
+    after, _ = await store.load(state.id)
+    assert after.pending == state.pending, "nothing was approved"
+    asked = [d.message for d in await store.due_deliveries("slack", 10**10, 60) if d.message.kind == "clarify"]
+    assert asked and asked[-1].data["can_approve"] is False, "the question offers no Approve"
+    # the same words as a plain thread reply are an approval
+    assert isinstance(await uc.say(state.id, "looks fine", ALICE), Applied)

@@ -212,3 +212,10 @@ def test_resume_while_another_live_process_runs_the_deploy_leaves_it_alone(env: 
     done = run_json(env, "show", run["id"], "--json")
     assert done["pending_review"]["anchor"] == "before_result"
     assert calls(env) == ["inspect_cluster", "upgrade_cluster"], "the deploy ran exactly once"
+
+
+def test_reject_text_read_as_approval_changes_nothing_and_says_why(env: dict[str, str]) -> None:
+    run = run_json(env, "run", "--detach", TASK)
+    proc = tandem(env, "answer", run["id"], "--reject", "Looks good, proceed", check=False)
+    assert proc.returncode == 1 and "a request for changes never approves" in proc.stderr
+    assert run_json(env, "show", run["id"], "--json")["pending_review"] == run["pending_review"]

@@ -257,3 +257,21 @@ async def test_long_output_is_truncated_with_details_in_a_modal(tmp_path: Path) 
                 check_message(call.params["blocks"], call.params.get("text"))
             if call.method in ("views.open", "views.update"):
                 check_view(call.params["view"])
+
+
+async def test_request_changes_with_a_note_read_as_approval_asks_without_approve(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        await env.click("alice", plan, ids.REJECT)
+        modal = env.ws.state.open_modals("U0ALICE")[-1]
+        note = {
+            ids.INTENT_BLOCK: {ids.INTENT_ACTION: {"type": "radio_buttons", "selected_option": {"value": "auto"}}},
+            ids.FEEDBACK_BLOCK: {ids.FEEDBACK_ACTION: {"type": "plain_text_input", "value": "Looks good, proceed"}},
+        }
+        await env.ws.submit_view("alice", modal.id, state_values=note)
+        await env.wait(lambda: any("Not sure what you meant" in text_of(m) for m in env.thread(card)))
+        await env.idle()
+        question = next(m for m in env.thread(card) if "Not sure what you meant" in text_of(m))
+        assert f"{ids.CLARIFY}.approve" not in str(question.blocks), "Request changes never turns into Approve"
+        assert f"{ids.CLARIFY}.replan" in str(question.blocks)
+        assert ids.APPROVE in str(env.ws.state.message(OPS, plan.ts).blocks), "the plan is still waiting"
