@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from agent.models import Reading
 from blocks import ids
@@ -36,4 +37,14 @@ def clarify(reading: Reading, review_id: str, text: str, anchor: str, *, can_app
         button(label, f"{ids.CLARIFY}.{intent}", clarify_value(review_id, intent, text, reading.target_step))
         for intent, label in choices
     ]
-    return [section(lead), actions(*buttons), context("Nothing changed yet. Pick one, or reply again in other words.")]
+    return [section(lead), actions(*buttons), context(NOTHING_YET)]
+
+
+NOTHING_YET = "Nothing changed yet. Pick one, or reply again in other words."
+
+
+def resolved(blocks: list[dict[str, Any]], line: str) -> Blocks:
+    """A clarify question once it no longer needs an answer: its question, no buttons, and ``line``
+    (who decided, or that it was asked again)."""
+    kept = [b for b in blocks if b.get("type") != "actions" and NOTHING_YET not in str(b)]
+    return [*kept[:48], context(line)]

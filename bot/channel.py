@@ -24,8 +24,8 @@ from agent.models import CancelRequested, Decided, Delivery, Reading, Review, Ri
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from blocks import review_blocks
-from blocks.clarify import clarify
-from blocks.decided import DecisionLine, classified_reply, decided, line_for
+from blocks.clarify import clarify, resolved
+from blocks.decided import DecisionLine, classified_reply, decided, decision_text, line_for
 from blocks.run_card import run_card
 from blocks.text import context, escaped, mention_any, section, waiting_for
 from bot.render import decision_lines
@@ -44,6 +44,11 @@ def slack_thread(state: RunState) -> SlackThread:
     if not isinstance(state.origin, SlackThread):
         raise DeliveryFailed(f"run {state.id} does not live in Slack ({state.origin.kind})", permanent=True)
     return state.origin
+
+
+def clarify_key(review_id: str) -> str:
+    """Where the open "not sure what you meant" question about a review is kept."""
+    return f"clarify:{review_id}"
 
 
 def review_key(review_id: str) -> str:
@@ -130,7 +135,15 @@ class SlackChannel:
                 text, anchor = str(message.data.get("text", "")), str(message.data.get("anchor", ""))
                 approve = bool(message.data.get("can_approve", True))
                 blocks = clarify(reading, message.review_id or "", text, anchor, can_approve=approve)
-                await post.blocks(blocks, "Not sure what you meant")
+                key = clarify_key(message.review_id or "")
+                asked_before = await self.store.message(key)
+                ts = await post.blocks(blocks, "Not sure what you meant")
+                await self.store.save_message(key, state.id, where.channel_id, ts, blocks)
+                if asked_before is not None and _live(asked_before.blocks):  # one open question per review
+                    done = resolved(asked_before.blocks, "Asked again below.")
+                    await self.client.chat_update(
+                        channel=asked_before.channel, ts=asked_before.ts, blocks=done, text="Asked again"
+                    )
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {escaped(state.error, 2000)}" if state.error else ""
@@ -195,6 +208,11 @@ class SlackChannel:
         await self.client.chat_update(
             channel=posted.channel, ts=posted.ts, blocks=decided(posted.blocks, line), text=line.verb
         )
+        question = await self.store.message(clarify_key(review_id))
+        if question is not None and _live(question.blocks):
+            blocks = resolved(question.blocks, decision_text(line))
+            await self.client.chat_update(channel=question.channel, ts=question.ts, blocks=blocks, text=line.verb)
+            await self.store.save_message(clarify_key(review_id), state.id, question.channel, question.ts, blocks)
 
     async def update_card(self, state: RunState) -> None:
         lines = decision_lines(await self.store.events(state.id))
@@ -249,6 +267,11 @@ class _Post:
             if meta.get("event_type") == METADATA_TYPE and payload.get("delivery") == self.delivery.id:
                 return dict(message)
         return None
+
+
+def _live(blocks: list[dict[str, Any]]) -> bool:
+    """Whether a message still offers buttons."""
+    return any(b.get("type") == "actions" for b in blocks)
 
 
 def _line(delivery: Delivery, review: Review) -> DecisionLine:

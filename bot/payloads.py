@@ -73,6 +73,11 @@ class BlockActions(_In):
     def message_ts(self) -> str | None:
         return self.container.message_ts or (self.message.ts if self.message else None)
 
+    @property
+    def thread_ts(self) -> str | None:
+        """The thread of the clicked message, if it is a reply."""
+        return self.container.thread_ts or (self.message.thread_ts if self.message else None)
+
 
 class InputValue(_In):
     """One input's value in ``view.state.values[block][action]`` (a text input or a select)."""

@@ -16,6 +16,7 @@ from bot.decisions import decide_click
 from bot.deps import Deps
 from bot.intake import on_click
 from bot.payloads import BlockActions
+from bot.replies import ephemeral
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
@@ -35,6 +36,14 @@ def register(app: AsyncApp, deps: Deps) -> None:
 
     @on_click
     async def on_override(click: BlockActions, client: AsyncWebClient) -> None:
+        # One quick read before the modal (the trigger lasts 3 s): a finished run has nothing left to correct.
+        record = await deps.store.get_review(click.action.value or "")
+        if record is not None:
+            state, _ = await deps.store.load(record.run_id)
+            if state.finished:
+                text = messages.RUN_FINISHED.format(run=state.id, status=state.status)
+                await ephemeral(client, click.channel_id, click.user.id, text, thread_ts=click.thread_ts)
+                return
         meta = {"override": click.action.value or "", "channel": click.channel_id or ""}
         subject = "Tell Tandem what you meant; this applies to what the run is waiting for now."
         await client.views_open(

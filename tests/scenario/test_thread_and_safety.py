@@ -239,6 +239,37 @@ async def test_unclear_reply_asks_instead_of_guessing(tmp_path: Path) -> None:
             "alice", OPS, question.ts, f"{ids.CLARIFY}.approve", button_value(question, f"{ids.CLARIFY}.approve")
         )
         await env.wait(lambda: "Plan approved by <@U0ALICE>" in text_of(env.ws.state.message(OPS, plan.ts)))
+        # the question is answered: no buttons, no "Nothing changed yet", and who decided
+        await env.wait(lambda: "approved by <@U0ALICE>" in text_of(env.ws.state.message(OPS, question.ts)))
+        resolved = env.ws.state.message(OPS, question.ts)
+        assert ids.CLARIFY not in str(resolved.blocks) and "Nothing changed yet" not in text_of(resolved)
+
+
+async def test_second_unclear_reply_retires_the_first_question(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "hmm")
+        await env.wait(lambda: any("Not sure what you meant" in text_of(m) for m in env.thread(card)))
+        first = next(m for m in env.thread(card) if "Not sure what you meant" in text_of(m))
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "erm")
+        await env.wait(lambda: "Asked again below" in text_of(env.ws.state.message(OPS, first.ts)))
+        questions = [m for m in env.thread(card) if "Not sure what you meant" in text_of(m)]
+        assert len(questions) == 2 and ids.CLARIFY not in str(env.ws.state.message(OPS, first.ts).blocks)
+        assert ids.CLARIFY in str(questions[-1].blocks), "the newest question is the live one"
+
+
+async def test_not_what_i_meant_on_a_finished_run_says_so_and_opens_nothing(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "Looks good, proceed")
+        await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)))
+        read_as = next(m for m in env.thread(card) if "Read as" in text_of(m))
+        state = (await env.bot.deps.store.list_runs())[0]
+        await env.bot.deps.runtime.cancel(state.id, "U0ALICE")
+        await env.idle()
+        await env.ws.click("alice", OPS, read_as.ts, ids.OVERRIDE, button_value(read_as, ids.OVERRIDE))
+        await env.wait(lambda: any("already cancelled" in text_of(e) for e in env.ws.state.ephemerals_for("U0ALICE")))  # type: ignore[arg-type]
+        assert env.ws.state.open_modals("U0ALICE") == [], "no modal that could only fail"
 
 
 async def test_long_output_is_truncated_with_details_in_a_modal(tmp_path: Path) -> None:
