@@ -101,6 +101,16 @@ class _ProposeAnswer(_Answer):
 # --- the brain -----------------------------------------------------------------
 
 
+def can_do(tools: ToolRegistry, shown: int = 12) -> str:
+    """What the toolset can do, for a question to someone whose task matched none of it."""
+    lines = [
+        f"• `{spec.name}`: {spec.description.splitlines()[0] if spec.description else spec.name}"
+        for spec in tools.specs()
+    ]
+    more = f"\n… and {len(lines) - shown} more" if len(lines) > shown else ""
+    return "What I can do here:\n" + "\n".join(lines[:shown]) + more
+
+
 class LLMBrain:
     """Implements :class:`agent.ports.Brain` on top of any :class:`agent.ports.ChatModel`."""
 
@@ -130,7 +140,7 @@ class LLMBrain:
             question = (plan.question or "").strip()
             unsure = plan.confidence is not None and plan.confidence < ask_below
             if question and ask_below > 0 and (unsure or not plan.steps):
-                raise PlannerQuestion(question, plan.options)
+                raise PlannerQuestion(question if plan.steps else f"{question}\n{can_do(tools)}", plan.options)
             if not plan.steps:
                 raise Unusable('the plan has no steps; a plan needs at least one {"tool", "params", "reason"} step.')
             if len(plan.steps) > max_steps:

@@ -204,6 +204,8 @@ _WAITING: dict[Anchor, str] = {
 
 def waiting_for(review: Review) -> str:
     """What a pending review waits on, e.g. ``approval of step 2``."""
+    if review.anchor == "handoff" and review.step is None:
+        return "an answer to the planner's question"
     return _WAITING[review.anchor].format(n=review.step if review.step is not None else "?")
 
 

@@ -64,7 +64,11 @@ def plan_answer(ctx: JSON) -> JSON:
         fallback = _fallback(box, edit.task, why)
         steps = [fallback] if fallback else []
         # Nothing matched: say so, with a question a person can answer, rather than a confident guess.
-        question = "What should I do, and on which target? For example: restart payments and check errors after."
+        can = "; ".join(f"{t.name} ({(t.description.splitlines() or [t.name])[0].rstrip('.')})" for t in box.tools[:12])
+        question = (
+            f"I could not match “{task[:200]}” to what I can do here: {can}. "
+            "What should I do, and on which target? For example: restart payments and check errors after."
+        )
         return {"steps": steps, "confidence": 0.3, "question": question}
     return {"steps": steps, "confidence": 0.8}
 

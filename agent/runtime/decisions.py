@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from agent.errors import NoPendingReview, NotAllowed, StaleDecision
 from agent.messages import stale_decision
-from agent.models import AuditEvent, Decided, Decision, Instruct, Outgoing, Reading, RunState
+from agent.models import Answer, AuditEvent, Decided, Decision, Handoff, Instruct, Outgoing, Reading, RunState
 from agent.ports import Change, ClassifyContext
 from agent.runtime.engine import Engine
 from agent.runtime.outbox import delivery_channel
@@ -55,6 +55,8 @@ class Decisions(Engine):
             return None, Instruct(text=text), review_id
         pending = state.pending
         assert pending is not None
+        if pending.anchor == "handoff" and pending.handoff is not None:
+            return None, Answer(value=_answer_text(pending.handoff, text)), review_id  # a reply answers the question
         context = ClassifyContext(
             task=state.task, anchor=pending.anchor, steps=state.plan, step=pending.step, output=state.output
         )
@@ -137,3 +139,13 @@ class Decisions(Engine):
         if review_id is not None and state.pending.id != review_id:
             raise StaleDecision("This request is no longer open: the run has moved on.")
         return state.pending.id
+
+
+def _answer_text(handoff: Handoff, text: str) -> str:
+    """A typed answer as the question takes it: a choice matched to its option whatever the case."""
+    if handoff.input_type == "choice":
+        said = " ".join(text.split()).casefold()
+        for option in handoff.options:
+            if option.casefold() == said:
+                return option
+    return text

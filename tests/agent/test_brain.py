@@ -9,6 +9,7 @@ import pytest
 
 from agent.brain import UNREADABLE, LLMBrain, parse_json_object
 from agent.errors import LLMError, PlanError, ReviseError
+from agent.human import PlannerQuestion
 from agent.models import Risk, Step
 from agent.ports import ClassifyContext, LLMRequest
 from agent.tools import ToolRegistry, tool
@@ -390,3 +391,21 @@ async def test_summary_whose_text_contains_code_fences_is_read_as_json() -> None
     brain = LLMBrain(ScriptedModel(answer))
     text = await brain.summarize("t", [Step(number=1, tool="look", status="done", result="ok")], [])
     assert text == "Restarted.\n```\nlog line\n```\nAll good."
+
+
+async def test_plan_with_no_steps_and_a_question_asks_and_says_what_the_tools_can_do() -> None:
+    model = ScriptedModel(json.dumps({"steps": [], "question": "What should I order?", "confidence": 0.1}))
+    brain = LLMBrain(model)
+    with pytest.raises(PlannerQuestion) as asked:
+        await brain.plan("order pizza", TOOLS, feedback=[], rejected=[], completed=[], max_steps=5, ask_below=0.5)
+    text = asked.value.question
+    assert text.startswith("What should I order?")
+    assert all(f"`{name}`: " in text for name in ("check", "restart", "scale")) and "Restart a service." in text
+
+
+async def test_unsure_plan_with_steps_asks_without_the_tool_list() -> None:
+    answer = {"steps": [{"tool": "check", "params": {"service": "api"}, "reason": "r"}], "question": "Which one?"}
+    model = ScriptedModel(json.dumps({**answer, "confidence": 0.1}))
+    with pytest.raises(PlannerQuestion) as asked:
+        await LLMBrain(model).plan("look", TOOLS, feedback=[], rejected=[], completed=[], max_steps=5, ask_below=0.5)
+    assert asked.value.question == "Which one?"

@@ -104,6 +104,10 @@ async def test_always_allow_rule_skips_the_gate_next_time_and_can_be_revoked(tmp
         result = await env.next_review(second, after=plan)
         assert "needs approval" not in text_of(result)
         assert "Restarted checkout" in text_of(result)
+        await env.idle()
+        marked = env.ws.state.message(OPS, plan.ts)
+        assert ids.APPROVE not in str(marked.blocks), "the approved plan keeps no live buttons"
+        assert "Plan approved by <@U0ALICE>" in text_of(marked)
         run_id = (await env.bot.deps.store.list_runs())[0].id
         events = await env.bot.deps.store.events(run_id)
         (rule,) = await env.bot.deps.store.rules(OPS)
