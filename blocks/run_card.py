@@ -19,6 +19,7 @@ from blocks.text import (
     escape,
     header,
     mention,
+    mention_any,
     pack,
     params_inline,
     risk_badge,
@@ -74,18 +75,21 @@ def status_detail(state: RunState) -> str:
         case "refining":
             return "reworking the result"
         case "executing" if running is not None:
-            return f"running step {running} of {len(state.plan)}"
+            return f"running step {running} of {state.plan[-1].number}"
         case _:
             return ""
 
 
-def _status(state: RunState) -> Block:
+def _status(state: RunState, waiting_on: Sequence[str]) -> Block:
     text = f"*{status_label(state.status)}*"
     if state.takeover and state.takeover_reason and not state.finished:
         text += f" — {clip(state.takeover_reason, 300).text}"
     detail = status_detail(state)
     if detail:
         text += f" · {detail}"
+    if waiting_on and state.pending is not None and not state.finished:
+        who = ", ".join(mention_any(p) for p in waiting_on[:10])
+        text += f" · waiting on {who}" + (f" and {len(waiting_on) - 10} more" if len(waiting_on) > 10 else "")
     return section(text)
 
 
@@ -116,21 +120,23 @@ def run_card(
     decisions: Sequence[DecisionLine] = (),
     *,
     approvers: str | None = None,
+    waiting_on: Sequence[str] = (),
 ) -> Blocks:
     """The channel message for a run.
 
     ``decisions`` are shown oldest first (the last few, if there are many).
     ``approvers`` is trusted mrkdwn from the caller (e.g. ``<@U2>, <!subteam^S1>``);
-    without it the card says the requester decides.
+    without it the card says the requester decides. ``waiting_on``: who the pending review waits
+    for (principal ids, from the policy). Steps of earlier plans that ran stay listed, numbered once per run.
     """
     meta = f"Requested by {mention(state.requester)} · started {when(state.created_at)} · run `{escape(state.id)}`"
     who = approvers if approvers else "the requester decides"
     footer = f"Approvals: {who} · asks before {state.policy.confirm_threshold.label}+ steps"
     return [
         header(state.task),
-        _status(state),
+        _status(state, waiting_on),
         context(meta),
-        *step_sections(state.plan),
+        *step_sections([*state.history, *state.plan]),
         *_outcome(state),
         *_decisions(decisions),
         context(footer),

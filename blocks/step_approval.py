@@ -56,7 +56,7 @@ def step_approval(state: RunState, review: Review, view: ReviewView | None = Non
     step = step_of(state, review)
     if step is None:
         return missing_step(review)
-    blocks, truncated = step_body(step, f"✋ *Step {step.number} of {len(state.plan)} needs approval*")
+    blocks, truncated = step_body(step, f"✋ *Step {step.number} of {state.plan[-1].number} needs approval*")
     if review.note:
         blocks.append(context(clip(review.note, 1000).text))
     buttons = [button("Approve", ids.APPROVE, review.id, style="primary")]

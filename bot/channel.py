@@ -217,7 +217,9 @@ class SlackChannel:
     async def update_card(self, state: RunState) -> None:
         lines = decision_lines(await self.store.events(state.id))
         undelivered = await self.store.undelivered(state.id)
-        blocks = run_card(state, lines, approvers=_approvers(self.config))
+        safety = SafetyPolicy(self.config)
+        waiting = safety.waiting_on(state, state.pending) if state.pending is not None else ()
+        blocks = run_card(state, lines, approvers=_approvers(self.config), waiting_on=waiting)
         if undelivered:
             last = undelivered[-1]
             note = (

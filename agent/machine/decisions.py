@@ -153,7 +153,11 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
     target = c.target_step or review.step
     s.feedback.append(Feedback(by=event.by, at=event.at, intent=intent, text=c.feedback, step=target))
     if s.retries >= s.policy.max_retries:
-        return _takeover(s, event, f"{s.retries} corrections did not get this run right; a person takes over.")
+        reason = (
+            f"Tandem applied {s.retries} correction{'s' if s.retries != 1 else ''}; this one would be the "
+            f"{_ordinal(s.retries + 1)}, so a person takes over from here, one approved step at a time."
+        )
+        return _takeover(s, event, reason)
     s.retries += 1
     anchor = review.anchor
     if intent == "refine_output":
@@ -187,3 +191,7 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
             return _work(s, fix, "retrying")
     s.retry_step, s.retry_failures = None, 0
     return _replan(s, event, "")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

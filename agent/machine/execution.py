@@ -33,9 +33,10 @@ def _on_plan(s: RunState, event: PlanProposed) -> Result:
     if len(event.steps) > s.policy.max_steps:
         return _takeover(s, event, f"The plan has {len(event.steps)} steps; the limit is {s.policy.max_steps}.")
     s.history.extend(step for step in s.plan if step.status in ("done", "failed"))
+    first = max((step.number for step in s.history), default=0) + 1  # numbered once per run: a new plan goes on
     s.plan = [
         Step(number=i, tool=p.tool, params=p.params, reason=p.reason, risk=p.risk)
-        for i, p in enumerate(event.steps, start=1)
+        for i, p in enumerate(event.steps, start=first)
     ]
     s.anchors = s.policy.anchors_for(s.plan)
     s.output = None

@@ -84,7 +84,7 @@ def _on_step_proposed(s: RunState, event: StepProposedEvent) -> Result:
     if event.step is None:
         return _ask(s, event, "takeover", note=event.message or "I could not turn that into a step.")
     p = event.step
-    number = max((x.number for x in s.plan), default=0) + 1
+    number = max((x.number for x in (*s.history, *s.plan)), default=0) + 1
     step = Step(number=number, tool=p.tool, params=p.params, reason=p.reason, risk=p.risk)
     s.plan.append(step)
     return _ask(s, event, "takeover_step", number, digest=step.digest, note=event.message or None)

@@ -240,7 +240,7 @@ def test_fourth_correction_hands_over_to_a_person() -> None:
     state, effects = decide(state, Correct(intent="refine_output", feedback="still wrong"))
     assert state.status == "human_takeover"
     assert anchor(state) == "takeover"
-    assert "3 corrections" in (state.takeover_reason or "")
+    assert "applied 3 corrections; this one would be the 4th" in (state.takeover_reason or "")
     assert isinstance(effects[0], AskHuman)
 
 
@@ -501,3 +501,22 @@ def test_takeover_wishes_typed_as_instructions_take_effect(wish: str, status: st
         assert first in effects
     else:
         assert Finished(status="cancelled") in effects
+
+
+def test_steps_are_numbered_once_per_run_across_takeover_and_hand_back() -> None:
+    state = _to_result(READS)  # steps 1-3 ran
+    for _ in range(4):
+        state, _ = decide(state, Correct(intent="refine_output", feedback="no"))
+        if state.takeover:
+            break
+        state, _ = output(state)
+    state, _ = decide(state, Instruct(text="check auth"))
+    state, _ = machine.transition(state, StepProposedEvent(step=step("check_service", service="auth"), **_at()))
+    assert state.pending is not None and state.pending.step == 4, "a takeover step goes on from the last number"
+    state, _ = decide(state, Approve())
+    state, _ = finish_step(state)
+    state, _ = decide(state, HandBack(note="try checkout"))
+    state, _ = machine.transition(state, PlanProposed(steps=[step("check_service", service="checkout")] * 3, **_at()))
+    numbers = [s.number for s in (*state.history, *state.plan)]
+    assert numbers == [1, 2, 3, 4, 5, 6, 7], "no number repeats, and what ran stays in the history"
+    assert [s.status for s in state.history] == ["done"] * 4

@@ -121,3 +121,13 @@ def test_step_line_failed_step_shows_its_error() -> None:
 
 def test_step_line_long_params_fit_the_limit() -> None:
     assert len(step_line(long_plan(1, 5000)[0], 120)) <= 120
+
+
+def test_run_card_keeps_steps_of_earlier_plans_and_names_who_it_waits_on() -> None:
+    ran = [step(1, status="done"), step(2, tool="restart_service", status="done")]
+    now = [step(3, tool="read_logs"), step(4, tool="check_service")]
+    blocks = run_card(state("awaiting_review", review(), history=ran, plan=now), waiting_on=["U0BOB", "S0OPS"])
+    assert_valid_message(blocks)
+    text = all_text(blocks)
+    assert [f"*{n}.*" in text for n in (1, 2, 3, 4)] == [True] * 4
+    assert "waiting on <@U0BOB>, <!subteam^S0OPS>" in text
