@@ -54,12 +54,23 @@ def _actions(review: Review, first: ButtonElement, *, truncated: bool, cancel: b
     return actions(*buttons)
 
 
+def _cut_short(output: str, written: str, quoted_lines: int = 8) -> bool:
+    """Whether the written result quotes a long step output only in part ("… (9 more lines)"):
+    its last line is missing, so the full output is offered in details."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    return len(lines) > quoted_lines and lines[-1] not in written
+
+
 def result_review(state: RunState, review: Review) -> Blocks:
     """``before_result``: the written result; Approve / Request changes."""
     output = clip(state.output, OUTPUT_LIMIT) if state.output else Clipped("_No written result._", False)
     approve = button("Approve", ids.APPROVE, review.id, style="primary")
     # The written result may quote only part of a long step output: offer the full outputs too.
-    long_step = any(len(as_text(s.result or s.error or "")) > RESULT_LIMIT for s in state.plan)
+    written = state.output or ""
+    long_step = any(
+        len(text) > RESULT_LIMIT or _cut_short(text, written)
+        for text in (as_text(s.result or s.error or "") for s in state.plan)
+    )
     return [
         section("📄 *Result ready for review*"),
         section(output.text),

@@ -219,3 +219,13 @@ def test_handoff_with_many_options_uses_a_select_and_text_uses_a_modal_button() 
     assert action_ids(review_blocks(run, text)) == [ids.ANSWER_TEXT, ids.CANCEL]
     confirm = rv.model_copy(update={"handoff": rv.handoff.model_copy(update={"input_type": "confirm"})})
     assert action_ids(review_blocks(run, confirm)) == [ids.ANSWER, f"{ids.ANSWER}.no", ids.CANCEL]
+
+
+def test_result_review_quoting_part_of_a_step_output_offers_show_details() -> None:
+    logs = "\n".join(f"12:0{i} ERROR payment declined #{i}" for i in range(17))
+    summary = "Done\n" + "\n".join(logs.splitlines()[:8]) + "\n… (9 more lines)"
+    run, rv = reviewing("before_result", output=summary)
+    run.plan[1].result = logs
+    assert ids.DETAILS in action_ids(result_review(run, rv)), "the 9 lines left out can be read"
+    run.output = summary + "\n" + logs
+    assert ids.DETAILS not in action_ids(result_review(run, rv)), "nothing left out, nothing to expand"
