@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import assert_never
 
-from agent.models import ReviewRecord, RunState
+from agent.models import ReviewRecord, RunState, mention, moment
 from agent.models.steps import TimeoutOutcome
 
 _VERBS = {
@@ -29,12 +28,6 @@ ANCHOR_TITLES = {
 }
 
 
-def clock_time(at: float | None) -> str:
-    if at is None:
-        return "?"
-    return datetime.fromtimestamp(at, UTC).strftime("%H:%M UTC")
-
-
 def decided_verb(answer: dict[str, object] | None) -> str:
     return _VERBS.get(str((answer or {}).get("kind")), "answered")
 
@@ -42,7 +35,8 @@ def decided_verb(answer: dict[str, object] | None) -> str:
 def stale_decision(record: ReviewRecord, state: RunState) -> str:
     if record.status == "answered":
         return (
-            f"Already {decided_verb(record.answer)} by {record.answered_by} at {clock_time(record.answered_at)}; "
+            f"Already {decided_verb(record.answer)} by {mention(record.answered_by or '?')} at "
+            f"{moment(record.answered_at) if record.answered_at else '?'}; "
             "your click changed nothing."
         )
     if state.finished:
@@ -66,4 +60,4 @@ def timeout_note(outcome: TimeoutOutcome) -> str:
 
 def still_running(tool: str, since: float) -> str:
     """Why a retried step was not started: its earlier call is still running."""
-    return f"Not started again: the call of {tool} that timed out at {clock_time(since)} is still running."
+    return f"Not started again: the call of {tool} that timed out at {moment(since)} is still running."

@@ -68,7 +68,7 @@ class Clipped(NamedTuple):
 def escape(text: str) -> str:
     """Escape ``&``, ``<`` and ``>`` so Slack shows them as typed; the core's mentions become Slack's."""
     safe = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return render_mentions(safe, slack_mention) if "⟦@" in safe else safe
+    return render_mentions(safe, slack_mention, when) if "⟦" in safe else safe
 
 
 def truncate(text: str, limit: int) -> str:

@@ -12,7 +12,7 @@ from agent.models import SlackThread
 from agent.usecases import MIN_PREFIX, AlreadyDecided, Applied, NeedsButton, NotApplied, Refused
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.rules import rules_blocks
-from blocks.text import mention, mention_group, section
+from blocks.text import escape, mention, mention_group, section
 from bot import messages
 from bot.channel import card_placeholder
 from bot.deps import Deps
@@ -59,7 +59,7 @@ async def start_run(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, task:
     try:
         await deps.runtime.start(task, cmd.user_id, origin=where)
     except TandemError as exc:
-        await ephemeral(client, cmd.channel_id, cmd.user_id, messages.STARTING_FAILED.format(error=exc))
+        await ephemeral(client, cmd.channel_id, cmd.user_id, messages.STARTING_FAILED.format(error=escape(str(exc))))
 
 
 async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word: str, arg: str) -> None:
@@ -92,4 +92,4 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
         elif isinstance(outcome, Refused):
             await ephemeral(client, channel, user, outcome.refusal.describe(user=mention, group=mention_group))
         elif isinstance(outcome, NotApplied | AlreadyDecided | NeedsButton):
-            await ephemeral(client, channel, user, outcome.message)
+            await ephemeral(client, channel, user, escape(outcome.message))

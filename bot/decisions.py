@@ -14,7 +14,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.models import Decision, Reading, SlackThread
 from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from blocks.decided import already_decided
-from blocks.text import Blocks, mention, mention_group
+from blocks.text import Blocks, escape, mention, mention_group
 from bot import messages
 from bot.channel import review_key
 from bot.deps import Deps
@@ -93,16 +93,16 @@ async def tell(
         case Refused(refusal=refusal):
             text = refusal.describe(user=mention, group=mention_group)
         case AlreadyDecided(by=by, at=at, verb=verb, message=message):
-            text = message if by is None else f"Already {verb} by {mention(by)}."
+            text = escape(message) if by is None else f"Already {verb} by {mention(by)}."
             blocks = already_decided(by, at, verb) if by is not None else None
         case NeedsButton(message=message):
-            text = messages.FAILED.format(error=message)
+            text = messages.FAILED.format(error=escape(message))
         case NotApplied(why="unknown_review"):
             text = messages.UNKNOWN_REVIEW
         case NotApplied(why="unknown_rule"):
             text = messages.UNKNOWN_RULE
         case NotApplied(message=message):
-            text = messages.FAILED.format(error=message)
+            text = messages.FAILED.format(error=escape(message))
         case _:
             assert_never(outcome)
     await ephemeral(client, channel, user, text, blocks=blocks, thread_ts=thread_ts)

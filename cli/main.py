@@ -25,7 +25,7 @@ from agent.settings import CoreSettings, LogSettings, read_settings
 from agent.views import run_json
 from cli.answer import answer, resolve
 from cli.parser import build_parser
-from cli.render import outcome_text, review_text
+from cli.render import outcome_text, plain, review_text
 from cli.terminal import interact
 from cli.wiring import Services, open_services, open_store
 
@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
             coro = _main(args, read_settings(settings_factory))
         return asyncio.run(coro)
     except TandemError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {plain(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\nInterrupted. Runs are saved; `tandem runs` lists them.", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from agent.messages import timeout_note
@@ -11,6 +12,16 @@ from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 
 _ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
+
+
+def local_time(at: float) -> str:
+    """``14:02`` in this machine's time zone (a terminal's reader is here)."""
+    return datetime.fromtimestamp(at).strftime("%H:%M")
+
+
+def plain(text: str) -> str:
+    """Prose the core wrote, for a terminal: people as ``@id``, times local."""
+    return render_mentions(text, plain_mention, local_time)
 
 
 def _params(params: dict[str, Any]) -> str:
@@ -78,7 +89,7 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
     if view.quorum > 1:
         lines.append(f"Approvals: {len(view.approvals)} of {view.quorum}")
     lines.append(f"Retries used: {view.retries}/{view.max_retries}")
-    return render_mentions("\n".join(lines), plain_mention)
+    return plain("\n".join(lines))
 
 
 def outcome_text(state: RunState) -> str:
@@ -88,4 +99,4 @@ def outcome_text(state: RunState) -> str:
         lines.append(state.output)
     if state.error:
         lines.append(f"Error: {state.error}")
-    return render_mentions("\n".join(lines), plain_mention)
+    return plain("\n".join(lines))

@@ -17,11 +17,9 @@ from agent.models import (
     Intent,
     Reading,
     RunState,
-    plain_mention,
-    render_mentions,
 )
 from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Refused
-from cli.render import outcome_text, review_text
+from cli.render import outcome_text, plain, review_text
 from cli.wiring import Services
 
 
@@ -101,7 +99,7 @@ async def interact(services: Services, state: RunState, user: str) -> int:
                         reading = None  # the person chose this reading themselves, as with a button
                 state = await _decide_or_say(services, state, decision, user, review_id, reading=reading)
         except TandemError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"error: {plain(str(exc))}", file=sys.stderr)
             state, _ = await services.store.load(state.id)
     print()
     print(outcome_text(state))
@@ -123,11 +121,11 @@ async def _decide_or_say(
         case Applied(state=applied):
             return applied
         case Refused(refusal=refusal):
-            print(f"error: {render_mentions(refusal.describe(), plain_mention)}", file=sys.stderr)
+            print(f"error: {plain(refusal.describe())}", file=sys.stderr)
         case NeedsButton(message=message):
             print(f"{message} Type a to approve it.")
         case AlreadyDecided(message=message) | NotApplied(message=message):
-            print(f"error: {message}", file=sys.stderr)
+            print(f"error: {plain(message)}", file=sys.stderr)
         case Asked():
             pass
         case _:
@@ -167,9 +165,9 @@ async def _request_changes(services: Services, state: RunState, user: str) -> Ru
                 "Pick 1, 2 or 3 next time, or say it in other words."
             )
         case Refused(refusal=refusal):
-            print(f"error: {render_mentions(refusal.describe(), plain_mention)}", file=sys.stderr)
+            print(f"error: {plain(refusal.describe())}", file=sys.stderr)
         case AlreadyDecided(message=message) | NeedsButton(message=message) | NotApplied(message=message):
-            print(f"error: {message}", file=sys.stderr)
+            print(f"error: {plain(message)}", file=sys.stderr)
         case _:
             assert_never(outcome)
     fresh, _ = await services.store.load(state.id)

@@ -76,6 +76,7 @@ from agent.models.origin import (
     Terminal,
     is_group,
     mention,
+    moment,
     plain_mention,
     render_mentions,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "Terminal",
     "is_group",
     "mention",
+    "moment",
     "plain_mention",
     "render_mentions",
     "CONFIGURABLE_ANCHORS",

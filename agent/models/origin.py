@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
@@ -137,8 +138,8 @@ def is_group(entry: str) -> bool:
     return Principal.parse(entry).is_group
 
 
-# A mention in core prose: U+27E6/U+27E7 never occur in ids and rarely in text people type.
-_MENTION = re.compile(r"⟦@([^⟦⟧\s]{1,64})⟧")
+# Markers in core prose: U+27E6/U+27E7 never occur in ids and rarely in text people type.
+_MARKER = re.compile(r"⟦(@|t:)([^⟦⟧\s]{1,64})⟧")
 
 
 def mention(entry: str) -> str:
@@ -146,9 +147,29 @@ def mention(entry: str) -> str:
     return f"⟦@{entry}⟧"
 
 
-def render_mentions(text: str, render: Callable[[Principal], str]) -> str:
-    """Replace every :func:`mention` in ``text`` by ``render`` of its principal (linear in ``text``)."""
-    return _MENTION.sub(lambda m: render(Principal.parse(m.group(1))), text)
+def moment(at: float) -> str:
+    """A point in time in prose the core writes; each channel renders it (Slack: each reader's local time)."""
+    return f"⟦t:{int(at)}⟧"
+
+
+def utc_time(at: float) -> str:
+    """``14:02 UTC``: how a time reads where no channel knows the reader's zone."""
+    return datetime.fromtimestamp(at, UTC).strftime("%H:%M UTC")
+
+
+def render_mentions(text: str, render: Callable[[Principal], str], when: Callable[[float], str] = utc_time) -> str:
+    """Replace every :func:`mention` by ``render`` of its principal and every :func:`moment` by ``when``
+    of it (linear in ``text``)."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(1) == "@":
+            return render(Principal.parse(m.group(2)))
+        try:
+            return when(float(m.group(2)))
+        except ValueError:
+            return m.group(0)
+
+    return _MARKER.sub(one, text) if "⟦" in text else text
 
 
 def plain_mention(principal: Principal) -> str:

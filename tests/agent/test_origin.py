@@ -11,6 +11,7 @@ from agent.models import (
     SlackThread,
     Terminal,
     mention,
+    moment,
     plain_mention,
     render_mentions,
 )
@@ -87,3 +88,10 @@ def test_render_mentions_lets_each_channel_name_people_its_own_way() -> None:
     assert render_mentions(text, slackish) == "Cancelled by <@U0BOB>; ask <!subteam^S0OPS> or <@ou_abc>."
     assert render_mentions(text, plain_mention) == "Cancelled by @U0BOB; ask @S0OPS or @ou_abc."
     assert render_mentions("no one named here", plain_mention) == "no one named here"
+
+
+def test_render_mentions_renders_times_each_channel_its_own_way() -> None:
+    text = f"Timed out at {moment(1_700_000_000.4)}; asked {mention('U0BOB')}."
+    assert render_mentions(text, plain_mention) == "Timed out at 22:13 UTC; asked @U0BOB."
+    assert render_mentions(text, plain_mention, lambda at: f"<{int(at)}>") == "Timed out at <1700000000>; asked @U0BOB."
+    assert render_mentions("⟦t:soon⟧ stays", plain_mention) == "⟦t:soon⟧ stays", "a marker that is no time is left"

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.models import Risk, StepStatus
+from agent.models import Risk, StepStatus, moment
+from agent.models import mention as core_mention
 from blocks.text import (
     MARK,
     as_text,
@@ -156,3 +157,8 @@ def test_when_epoch_is_a_slack_date_with_utc_fallback() -> None:
 )
 def test_mention_only_user_ids_become_mentions(user: str, shown: str) -> None:
     assert mention(user) == shown
+
+
+def test_escape_turns_the_cores_markers_into_slack_mentions_and_date_tokens() -> None:
+    text = f"Already approved by {core_mention('U0BOB')} at {moment(T0)} & <b>"
+    assert escape(text) == "Already approved by <@U0BOB> at <!date^1700000000^{time}|22:13 UTC> &amp; &lt;b&gt;"
