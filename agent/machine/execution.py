@@ -132,6 +132,11 @@ def _on_step_finished(s: RunState, event: StepFinished) -> Result:
 def _on_step_revised(s: RunState, event: StepRevised) -> Result:
     s.inflight = None
     step = s.step(event.number)
+    changed = {k: v for k, v in event.params.items() if step.params.get(k) != v}
+    if changed:  # the reason follows the change: the old one argued for the old values
+        said = next((f.text for f in reversed(s.feedback) if f.step in (None, step.number)), "")
+        values = ", ".join(f"{k}={v}" for k, v in changed.items())
+        step.reason = f"Changed to {values} from your feedback" + (f": “{said[:200]}”" if said else ".")
     step.params = event.params
     step.approved_digest = None
     step.approved_by = None
