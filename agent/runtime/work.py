@@ -104,7 +104,8 @@ class Worker:
                 text = await self.brain.summarize(state.task, executed, state.output_notes)
                 return OutputReady(at=at(), nonce=nonce(), text=text)
             case RefineOutput():
-                text = await self.brain.refine(state.task, state.output or "", effect.feedback, state.plan)
+                executed = state.history + state.plan
+                text = await self.brain.refine(state.task, state.output or "", effect.feedback, executed)
                 return OutputReady(at=at(), nonce=nonce(), text=text)
             case ProposeStep():
                 reading = await self.brain.propose(effect.instruction, state.task, state.plan, self.tools)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 import pytest
@@ -455,8 +456,9 @@ TASK = "restart payments and check errors after"
 async def test_offline_summary_shows_every_step_result_and_error() -> None:
     text = await BRAIN.summarize(TASK, EXECUTED, ["ana approved the restart"])
 
-    assert text.startswith("*Finished with problems: restart payments and check errors after*")
-    assert "3 step(s): 2 succeeded, 1 failed." in text
+    assert text.startswith("*Finished with problems: restart_service payments, read_logs payments error, send_message")
+    assert "Asked: restart payments and check errors after" in text
+    assert "3 steps ran: 2 succeeded, 1 failed." in text
     assert "`restart_service` (service=payments)" in text
     assert "ERROR pool exhausted" in text
     assert "failed: no channel" in text
@@ -470,8 +472,9 @@ async def test_offline_summary_shows_every_step_result_and_error() -> None:
         ("用表格", "| 3 | `send_message` | channel=#ops, text=hi | failed: no channel |"),
         ("shorter please", "1. ✅ `restart_service`: Restarted payments"),
         ("bullet points", "- ✅ `restart_service` (service=payments)"),
-        ("in Chinese", "*结果摘要*（任务：restart payments and check errors after）"),
-        ("给个总结", "In short: 3 step(s), 1 failed (send_message)."),
+        ("in Chinese", "*已结束，有问题: restart_service payments"),
+        ("give me a summary", "In short: 3 steps, 1 failed (send_message)."),
+        ("给个总结", "简而言之：3 步，1 步失败（send_message）。"),
         ("more emphasis on the errors", "_Revised per feedback: “more emphasis on the errors”._"),
     ],
 )
@@ -490,6 +493,53 @@ def test_offline_shorter_is_shorter() -> None:
     original = render_summary(TASK, views, [])
 
     assert len(apply_refinement(TASK, original, "shorter", views)) < len(original)
+
+
+NUMBERS = re.compile(r"\d+(?:\.\d+)?%?")
+
+
+@pytest.mark.parametrize("feedback", ["make it a table", "bullet points", "用表格展示", "more emphasis on the errors"])
+def test_offline_refine_keeps_every_number_and_error(feedback: str) -> None:
+    views = [step_view(s) for s in EXECUTED]
+    original = render_summary(TASK, views, [])
+    refined = apply_refinement(TASK, original, feedback, views)
+    missing = {n for n in NUMBERS.findall(original)} - {n for n in NUMBERS.findall(refined)}
+    assert not missing, f"{feedback!r} dropped {missing}"
+    assert "no channel" in refined
+
+
+@pytest.mark.parametrize("feedback", ["make it shorter", "简短一点"])
+def test_offline_shorter_says_what_it_left_out(feedback: str) -> None:
+    views = [step_view(s) for s in EXECUTED]
+    refined = apply_refinement(TASK, render_summary(TASK, views, []), feedback, views)
+    assert "12.0% → 0.20%" in refined, "the headline figures stay"
+    assert "Left out: the rest of the output of step 2 (2 lines)" in refined or "省略了步骤 2 的其余输出" in refined
+
+
+def test_offline_summary_names_what_did_not_run_and_what_changed() -> None:
+    steps = [
+        Step(
+            number=1,
+            tool="restart_service",
+            params={"service": "checkout"},
+            status="done",
+            result="Restarted checkout",
+            reason="Changed to service=checkout from your feedback: “checkout, not payments”",
+        ),
+        Step(number=2, tool="read_logs", params={"service": "checkout"}, status="skipped"),
+    ]
+    text = render_summary("restart payments and check errors after", [step_view(s) for s in steps], [])
+    assert text.startswith("*Partly done: restart_service checkout*"), "the title says what ran, not the task"
+    assert "Not done:" in text and "2. `read_logs` (service=checkout): skipped" in text
+    assert "Changed on the way:" in text and "service=checkout" in text
+    assert "⏸️" not in text
+
+
+def test_offline_summary_of_a_chinese_task_is_chinese() -> None:
+    views = [step_view(s) for s in EXECUTED]
+    text = render_summary("重启 payments 然后查看错误日志", views, [])
+    assert text.startswith("*已结束，有问题:") and "执行了 3 步：2 步成功，1 步失败。" in text
+    assert "In short" not in apply_refinement("重启 payments", text, "给个总结", views)
 
 
 # --- takeover -----------------------------------------------------------------------
