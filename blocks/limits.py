@@ -34,6 +34,9 @@ MAX_VIEW_TITLE: Final = 24
 MAX_VIEW_BUTTON: Final = 24  # submit and close
 MAX_INPUT_LENGTH: Final = 3000  # plain_text_input max_length
 MAX_PRIVATE_METADATA: Final = 3000
+MAX_MARKDOWN: Final = 12_000  # a markdown block, and all of a message's markdown blocks together
+MAX_TABLE_ROWS: Final = 100
+MAX_TABLE_COLUMNS: Final = 20
 MAX_FALLBACK_TEXT: Final = 4000
 """Slack truncates a message's ``text`` at 40,000 characters and advises staying under 4,000."""
 MAX_MESSAGE_BYTES: Final = 12_000
@@ -108,6 +111,15 @@ def _check_block(block: Mapping[str, Any], path: str) -> None:
     elif kind == "input":
         _check_len(f"{path}.label", block.get("label"), MAX_TEXT)
         _check_element(block.get("element") or {}, f"{path}.element")
+    elif kind == "markdown":
+        _check_len(f"{path}.text", block.get("text"), MAX_MARKDOWN)
+    elif kind == "table":
+        rows = block.get("rows") or []
+        if len(rows) > MAX_TABLE_ROWS:
+            raise _over(f"{path}.rows", "row count", len(rows), MAX_TABLE_ROWS)
+        for i, row in enumerate(rows):
+            if len(row) > MAX_TABLE_COLUMNS:
+                raise _over(f"{path}.rows[{i}]", "cell count", len(row), MAX_TABLE_COLUMNS)
 
 
 def _check_blocks(blocks: Sequence[Mapping[str, Any]], limit: int, path: str) -> None:
@@ -125,6 +137,12 @@ def json_size(obj: Any) -> int:
 def check_message(blocks: Sequence[Mapping[str, Any]], text: str | None = None) -> None:
     """Raise :class:`BlockLimitError` if Slack would reject these message blocks."""
     _check_blocks(blocks, MAX_MESSAGE_BLOCKS, "blocks")
+    markdown = sum(len(_text_of(b)) for b in blocks if b.get("type") == "markdown")
+    if markdown > MAX_MARKDOWN:
+        raise _over("blocks", "markdown text across the message", markdown, MAX_MARKDOWN)
+    tables = sum(1 for b in blocks if b.get("type") == "table")
+    if tables > 1:
+        raise _over("blocks", "table count", tables, 1)
     size = json_size(list(blocks))
     if size > MAX_MESSAGE_BYTES:
         raise _over("blocks", "JSON size in bytes", size, MAX_MESSAGE_BYTES)

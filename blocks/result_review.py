@@ -9,11 +9,11 @@ from slack_sdk.models.blocks import ButtonElement
 from agent.messages import timeout_note
 from agent.models import Review, RunState, Step
 from blocks import ids
+from blocks.markdown import Output, output_blocks
 from blocks.step_approval import missing_step, step_body
 from blocks.text import (
     Block,
     Blocks,
-    Clipped,
     actions,
     as_text,
     button,
@@ -63,7 +63,9 @@ def _cut_short(output: str, written: str, quoted_lines: int = 8) -> bool:
 
 def result_review(state: RunState, review: Review) -> Blocks:
     """``before_result``: the written result; Approve / Request changes."""
-    output = clip(state.output, OUTPUT_LIMIT) if state.output else Clipped("_No written result._", False)
+    output = (
+        output_blocks(state.output, OUTPUT_LIMIT) if state.output else Output([section("_No written result._")], False)
+    )
     approve = button("Approve", ids.APPROVE, review.id, style="primary")
     # The written result may quote only part of a long step output: offer the full outputs too.
     written = state.output or ""
@@ -73,7 +75,7 @@ def result_review(state: RunState, review: Review) -> Blocks:
     )
     return [
         section("📄 *Result ready for review*"),
-        section(output.text),
+        *output.blocks,
         *_note(review),
         _actions(review, approve, truncated=output.truncated or long_step, cancel=False),
     ]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from agent.models import RunState, Step
 from blocks.decided import DecisionLine, decision_text
 from blocks.limits import MAX_SECTION_TEXT
+from blocks.markdown import output_blocks
 from blocks.text import (
     Block,
     Blocks,
@@ -95,8 +96,9 @@ def _status(state: RunState, waiting_on: Sequence[str]) -> Block:
 
 def _outcome(state: RunState) -> Blocks:
     if state.phase == "done":
-        body = clip(state.output, OUTCOME_LIMIT).text if state.output else "_Finished with no written result._"
-        return [section(f"*Outcome*\n{body}")]
+        if not state.output:
+            return [section("*Outcome*\n_Finished with no written result._")]
+        return [section("*Outcome*"), *output_blocks(state.output, OUTCOME_LIMIT).blocks]
     if state.phase == "failed":
         return [section(f"*Failed:* {clip(state.error or 'no error recorded', OUTCOME_LIMIT, tail=True).text}")]
     return []

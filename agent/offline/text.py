@@ -94,7 +94,7 @@ def _gist(steps: list[JSON], limit: int = 3) -> str:
 
 
 def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
-    """A readable markdown result written from what actually ran.
+    """A readable (standard) Markdown result written from what actually ran.
 
     The title names the steps that ran, not the task; steps that did not run are listed
     as not done; parameters changed on the way are said. Chinese when the task is Chinese.
@@ -112,7 +112,7 @@ def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
         title = t["partly"]
     else:
         title = t["done"]
-    head = f"*{title}: {_gist(ran)}*" if ran else f"*{title}*"
+    head = f"**{title}: {_gist(ran)}**" if ran else f"**{title}**"
     lines = [head, f"{t['asked']}: {task}", _tally(ran, zh) if ran else "", ""]
     for step in ran:
         mark = _MARKS.get(str(step.get("status")), "•")
@@ -124,7 +124,7 @@ def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
         if body:
             lines += ["```", *body, "```"]
     if not_run:
-        lines += ["", f"*{t['not_done']}:*"]
+        lines += ["", f"**{t['not_done']}:**"]
         for step in not_run:
             params = _params_text(step.get("params"))
             status = str(step.get("status") or "")
@@ -134,9 +134,9 @@ def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
             )
     changed = [s for s in ran if str(s.get("reason") or "").startswith("Changed to ")]
     if changed:
-        lines += ["", f"*{t['changed']}:*", *(f"- {s.get('number')}. {s.get('reason')}" for s in changed)]
+        lines += ["", f"**{t['changed']}:**", *(f"- {s.get('number')}. {s.get('reason')}" for s in changed)]
     if notes:
-        lines += ["", f"*{t['notes']}:*", *(f"- {n}" for n in notes)]
+        lines += ["", f"**{t['notes']}:**", *(f"- {n}" for n in notes)]
     return "\n".join(line for i, line in enumerate(lines) if line or i > 2).strip()
 
 
@@ -219,7 +219,7 @@ def apply_refinement(task: str, output: str, feedback: str, steps: list[JSON]) -
     wants = {name for name, pattern in _WANTS.items() if pattern.search(feedback)}
     zh = "chinese" in wants or is_chinese(feedback) or is_chinese(task)  # the requester's language
     lines = output.strip().splitlines()
-    header = lines[0] if lines and lines[0].startswith("*") else (f"*结果：{task}*" if zh else f"*Result: {task}*")
+    header = lines[0] if lines and lines[0].startswith("*") else (f"**结果：{task}**" if zh else f"**Result: {task}**")
     body = lines[1:] if lines and lines[0] == header else lines
     brief = bool(wants & {"short", "summary"})
     if "table" in wants:

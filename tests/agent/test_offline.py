@@ -456,7 +456,7 @@ TASK = "restart payments and check errors after"
 async def test_offline_summary_shows_every_step_result_and_error() -> None:
     text = await BRAIN.summarize(TASK, EXECUTED, ["ana approved the restart"])
 
-    assert text.startswith("*Finished with problems: restart_service payments, read_logs payments error, send_message")
+    assert text.startswith("**Finished with problems: restart_service payments, read_logs payments error, send_message")
     assert "Asked: restart payments and check errors after" in text
     assert "3 steps ran: 2 succeeded, 1 failed." in text
     assert "`restart_service` (service=payments)" in text
@@ -472,7 +472,7 @@ async def test_offline_summary_shows_every_step_result_and_error() -> None:
         ("用表格", "| 3 | `send_message` | channel=#ops, text=hi | failed: no channel |"),
         ("shorter please", "1. ✅ `restart_service`: Restarted payments"),
         ("bullet points", "- ✅ `restart_service` (service=payments)"),
-        ("in Chinese", "*已结束，有问题: restart_service payments"),
+        ("in Chinese", "**已结束，有问题: restart_service payments"),
         ("give me a summary", "In short: 3 steps, 1 failed (send_message)."),
         ("给个总结", "简而言之：3 步，1 步失败（send_message）。"),
         ("more emphasis on the errors", "_Revised per feedback: “more emphasis on the errors”._"),
@@ -529,7 +529,7 @@ def test_offline_summary_names_what_did_not_run_and_what_changed() -> None:
         Step(number=2, tool="read_logs", params={"service": "checkout"}, status="skipped"),
     ]
     text = render_summary("restart payments and check errors after", [step_view(s) for s in steps], [])
-    assert text.startswith("*Partly done: restart_service checkout*"), "the title says what ran, not the task"
+    assert text.startswith("**Partly done: restart_service checkout**"), "the title says what ran, not the task"
     assert "Not done:" in text and "2. `read_logs` (service=checkout): skipped" in text
     assert "Changed on the way:" in text and "service=checkout" in text
     assert "⏸️" not in text
@@ -538,7 +538,7 @@ def test_offline_summary_names_what_did_not_run_and_what_changed() -> None:
 def test_offline_summary_of_a_chinese_task_is_chinese() -> None:
     views = [step_view(s) for s in EXECUTED]
     text = render_summary("重启 payments 然后查看错误日志", views, [])
-    assert text.startswith("*已结束，有问题:") and "执行了 3 步：2 步成功，1 步失败。" in text
+    assert text.startswith("**已结束，有问题:") and "执行了 3 步：2 步成功，1 步失败。" in text
     assert "In short" not in apply_refinement("重启 payments", text, "给个总结", views)
 
 

@@ -106,7 +106,7 @@ def all_text(blocks: Blocks) -> str:
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
-            if node.get("type") in ("mrkdwn", "plain_text"):
+            if node.get("type") in ("mrkdwn", "plain_text", "markdown", "raw_text"):
                 out.append(node["text"])
             for value in node.values():
                 walk(value)

@@ -108,8 +108,34 @@ async def test_slash_opens_the_command_menu(page: Page) -> None:
     composer = page.get_by_test_id("composer-input")
     await composer.fill("/")
     options = page.get_by_test_id("command-option")
-    await expect(options).to_have_count(5)
+    await expect(options).to_have_count(6)
+    await expect(options.filter(has_text="/tandem rules")).to_have_count(1)
 
     await options.filter(has_text="/tandem status").click()
 
     await expect(composer).to_have_value("/tandem status ")
+
+
+async def test_markdown_and_table_blocks_render_natively_and_safely(api: AsyncWebClient, page: Page) -> None:
+    markdown = "# Result\n**Done:** restarted `checkout` &lt;script&gt;alert(1)&lt;/script&gt; [runs](https://x.test/r)"
+    table = {
+        "type": "table",
+        "rows": [
+            [{"type": "raw_text", "text": "#"}, {"type": "raw_text", "text": "Outcome"}],
+            [{"type": "raw_text", "text": "1"}, {"type": "raw_text", "text": "<b>p99 812ms → 140ms</b>"}],
+        ],
+    }
+    await api.chat_postMessage(channel="C0OPS", text="result", blocks=[{"type": "markdown", "text": markdown}, table])
+
+    message = page.get_by_test_id("message").last
+    md = message.get_by_test_id("block-markdown")
+    await expect(md.locator(".md-h1")).to_have_text("Result")
+    await expect(md.locator("strong")).to_have_text("Done:")
+    await expect(md.locator("code")).to_have_text("checkout")
+    await expect(md).to_contain_text("<script>alert(1)</script>")
+    await expect(md.get_by_role("link", name="runs")).to_have_attribute("href", "https://x.test/r")
+    grid = message.get_by_test_id("block-table")
+    await expect(grid.locator("th")).to_have_text(["#", "Outcome"])
+    await expect(grid.locator("td")).to_have_text(["1", "<b>p99 812ms → 140ms</b>"])
+    assert await message.get_by_test_id("block-unsupported").count() == 0
+    assert await page.locator("script:not([src]), b").count() == 0

@@ -1,8 +1,10 @@
 // Block Kit to DOM, for what Tandem sends: header, section (text, fields, accessory),
-// context, divider, actions (buttons with styles and confirm dialogs) and, in modals,
+// context, divider, markdown (standard Markdown), table (raw_text / raw_number cells, the first
+// row as its header), actions (buttons with styles and confirm dialogs) and, in modals,
 // input blocks with radio_buttons, plain_text_input, static_select and checkboxes.
 // Any other block or element is shown as its pretty-printed JSON, so nothing breaks the page.
 import { h } from "./dom.js";
+import { markdown } from "./markdown.js";
 import { mrkdwn } from "./mrkdwn.js";
 
 /**
@@ -17,7 +19,7 @@ export function renderBlocks(blocks, ctx) {
   return box;
 }
 
-const BLOCKS = { header, section, context, divider, actions, input };
+const BLOCKS = { header, section, context, divider, actions, input, markdown: markdownBlock, table };
 
 function renderBlock(block, ctx) {
   const render = block && Object.hasOwn(BLOCKS, block.type) ? BLOCKS[block.type] : null;
@@ -66,6 +68,21 @@ function context(block, ctx) {
     el.type === "mrkdwn" || el.type === "plain_text" ? h("div", { class: "bk-context-item" }, text(el, ctx)) : unsupported(el, "element"),
   );
   return h("div", { class: "bk-context", testid: "block-context" }, items);
+}
+
+function markdownBlock(block) {
+  return h("div", { class: "bk-markdown", testid: "block-markdown" }, markdown(block.text || ""));
+}
+
+function table(block) {
+  const cell = (c, tag) => {
+    if (c && (c.type === "raw_text" || c.type === "raw_number")) return h(tag, {}, String(c.text ?? c.value ?? ""));
+    return h(tag, {}, unsupported(c, "element"));
+  };
+  const rows = block.rows || [];
+  const head = rows.length ? h("thead", {}, h("tr", {}, rows[0].map((c) => cell(c, "th")))) : null;
+  const body = h("tbody", {}, rows.slice(1).map((row) => h("tr", {}, row.map((c) => cell(c, "td")))));
+  return h("div", { class: "bk-table-wrap", testid: "block-table" }, h("table", { class: "bk-table" }, head, body));
 }
 
 function divider() {
