@@ -15,10 +15,12 @@ import logging
 import time
 import uuid
 
+import psycopg
 from psycopg import AsyncConnection
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
+from agent.errors import ConfigError
 from agent.models import PruneCounts
 from storage.postgres import retention
 from storage.postgres.outbox import Outbox
@@ -29,6 +31,7 @@ log = logging.getLogger("tandem.storage")
 
 # An offset from the database's clock beyond which step leases may be misjudged across hosts.
 CLOCK_SKEW_WARNING = 2.0
+CONNECT_TIMEOUT = 10
 
 
 class PgStore(Runs, Outbox):
@@ -48,6 +51,13 @@ class PgStore(Runs, Outbox):
     async def open(self) -> PgStore:
         """Connect, migrate (under the migration lock) and check this host's clock against the database's."""
         if self._pool_or_none is None:
+            try:
+                first = await AsyncConnection.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+            except psycopg.Error as exc:
+                raise ConfigError(f"Cannot connect to the PostgreSQL database in TANDEM_DB: {exc}") from None
+            async with first:
+                applied = await migrate(first)
+                skew = await clock_offset(first)
             pool: AsyncConnectionPool[AsyncConnection[TupleRow]] = AsyncConnectionPool(
                 self.url,
                 min_size=self.min_size,
@@ -56,14 +66,7 @@ class PgStore(Runs, Outbox):
                 open=False,
                 name="tandem",
             )
-            await pool.open(wait=True, timeout=30)
-            try:
-                async with pool.connection() as conn:
-                    applied = await migrate(conn)
-                    skew = await clock_offset(conn)
-            except BaseException:
-                await pool.close()
-                raise
+            await pool.open(wait=True, timeout=CONNECT_TIMEOUT)
             if applied:
                 log.info("database migrated: %s", ", ".join(applied))
             if abs(skew) > CLOCK_SKEW_WARNING:

@@ -1,12 +1,12 @@
 """Backends the storage contract runs against: add a backend by adding its param and its opener.
 
-The PostgreSQL backend runs on a real server this session starts (``tests/pgserver.py``):
+The PostgreSQL backend runs on a real server the session starts (``pg_server`` in tests/conftest.py):
 when it cannot start, its tests fail with the reason; they are never skipped.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -17,16 +17,6 @@ from storage.postgres.store import PgStore
 from tests.pgserver import PgServer
 
 BACKENDS = ["sqlite", "postgres"]
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PgServer]:
-    """One PostgreSQL server for the session (each test takes a fresh schema of it)."""
-    server = PgServer()
-    try:
-        yield server.start()
-    finally:
-        server.stop()
 
 
 @pytest.fixture(params=BACKENDS)
