@@ -4,6 +4,7 @@
 (so replicas start together), does its part and prints what it got as JSON:
 
 * ``decide RUN REVIEW N``: N concurrent approvals of one review, through the real runtime;
+* ``approve RUN REVIEW CONFIG USER…``: each USER approves the review at once (CONFIG: the policy, as JSON);
 * ``deliveries N``: claim every due outbox row it sees, N claimers at once;
 * ``deadlines``: the due reviews the scheduler's query hands this replica.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.brain import LLMBrain
+from agent.config import PolicyConfig
 from agent.errors import StaleDecision
 from agent.llm import make_model
 from agent.models import Approve
@@ -50,6 +52,15 @@ async def decide(store: PgStore, run_id: str, review_id: str, n: int) -> dict[st
     }
 
 
+async def approve(store: PgStore, run_id: str, review_id: str, config: str, users: list[str]) -> dict[str, Any]:
+    policy = PolicyConfig.model_validate_json(config)
+    runtime = Runtime(store, LLMBrain(make_model("offline", None)), load_tools([TOOLS]), config=policy)
+    results = await asyncio.gather(
+        *(runtime.decide(run_id, Approve(), user, review_id=review_id) for user in users), return_exceptions=True
+    )
+    return {"errors": [repr(r) for r in results if isinstance(r, BaseException)]}
+
+
 async def deliveries(store: PgStore, n: int) -> dict[str, Any]:
     async def claimer() -> list[int]:
         won = []
@@ -67,6 +78,8 @@ async def main(mode: str, url: str, ready: Path, go: Path, args: list[str]) -> d
         match mode:
             case "decide":
                 return await decide(store, args[0], args[1], int(args[2]))
+            case "approve":
+                return await approve(store, args[0], args[1], args[2], args[3:])
             case "deliveries":
                 return await deliveries(store, int(args[0]))
             case "deadlines":

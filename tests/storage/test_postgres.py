@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from agent.brain import LLMBrain
+from agent.config import PolicyConfig
 from agent.llm import make_model
-from agent.models import Outgoing, Review, RunState
+from agent.models import Approve, Outgoing, Review, RunState
 from agent.runtime import Runtime
 from agent.tools import load_tools
 from storage.postgres.schema import MIGRATIONS
@@ -99,6 +100,37 @@ async def test_fifty_approvals_of_one_review_from_two_replicas_make_one_transiti
         after, _ = await store.load(state.id)
         assert after.pending is not None and after.pending.anchor == "before_risky_step"
         assert (tmp_path / "calls.log").read_text().split() == ["inspect_cluster"], "the step ran once"
+
+
+async def test_a_quorum_approved_by_two_replicas_at_once_counts_every_approval(
+    pg_server: PgServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HELD_TOOLS_DIR", str(tmp_path))
+    url = pg_server.schema()
+    approvers = [f"U{i}" for i in range(2, 12)]
+    config = PolicyConfig(approvers={"deploy": approvers}, quorum={"deploy": "all"})
+    async with PgStore(url) as store:
+        runtime = Runtime(
+            store, LLMBrain(make_model("offline", None)), load_tools(["tests.cli.held_tools"]), config=config
+        )
+        state = await runtime.start(TASK, "U1")
+        assert state.pending is not None
+        state = await runtime.decide(state.id, Approve(), "U2", review_id=state.pending.id)
+        gate = state.pending
+        assert gate is not None and gate.anchor == "before_risky_step" and gate.quorum == len(approvers)
+
+        results = await asyncio.to_thread(
+            replicas,
+            tmp_path,
+            url,
+            ["approve", state.id, gate.id, config.model_dump_json(), *approvers[:5]],
+            ["approve", state.id, gate.id, config.model_dump_json(), *approvers[5:]],
+        )
+
+        assert [r["errors"] for r in results] == [[], []], "no approval lost to the other replica's"
+        after, _ = await store.load(state.id)
+        assert after.pending is not None and after.pending.anchor == "before_result", "the gate opened once"
+        assert (tmp_path / "calls.log").read_text().split() == ["inspect_cluster", "upgrade_cluster"]
 
 
 async def test_deliveries_claimed_by_two_replicas_go_to_exactly_one_each(pg_server: PgServer, tmp_path: Path) -> None:
