@@ -78,8 +78,8 @@ async def measure(backend: str, store: Store, runs: int, commits: int) -> Figure
 
 
 @asynccontextmanager
-async def backends(workdir: Path) -> AsyncIterator[list[tuple[str, Store]]]:
-    server = PgServer(durable=True)  # in a temp dir of its own, which its user can reach
+async def backends(workdir: Path, *, durable: bool = True) -> AsyncIterator[list[tuple[str, Store]]]:
+    server = PgServer(durable=durable)  # in a temp dir of its own, which its user can reach
     server.start()
     try:
         async with AsyncStore(workdir / "bench.db") as sqlite, PgStore(server.database()) as postgres:
@@ -88,8 +88,8 @@ async def backends(workdir: Path) -> AsyncIterator[list[tuple[str, Store]]]:
         server.stop()
 
 
-async def run(runs: int, commits: int, workdir: Path) -> list[Figures]:
-    async with backends(workdir) as stores:
+async def run(runs: int, commits: int, workdir: Path, *, durable: bool = True) -> list[Figures]:
+    async with backends(workdir, durable=durable) as stores:
         return [await measure(name, store, runs, commits) for name, store in stores]
 
 
@@ -97,13 +97,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.backends", description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=300, help="N runs, three resumes each (default 300)")
     parser.add_argument("--commits", type=int, default=1000, help="bare commits timed (default 1000)")
+    parser.add_argument(
+        "--postgres-fsync-off",
+        action="store_true",
+        help="DIAGNOSTIC: PostgreSQL without fsync, to see how much of its figure is the disk (never the figure)",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1 or args.commits < 1:
         parser.error("--runs and --commits must be at least 1")
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tandem-bench-") as tmp:
-        figures = asyncio.run(run(args.runs, args.commits, Path(tmp)))
+        figures = asyncio.run(run(args.runs, args.commits, Path(tmp), durable=not args.postgres_fsync_off))
     print(f"bench.backends: {args.runs} runs x 3 resumes, {args.commits} bare commits; load average {load:.2f}")
+    if args.postgres_fsync_off:
+        print("  DIAGNOSTIC: PostgreSQL runs with fsync=off and synchronous_commit=off; not a durable figure")
     for f in figures:
         print(f.line())
     sqlite, postgres = figures

@@ -1,4 +1,4 @@
-"""What the PostgreSQL repositories share: the connection pool, and how a run is locked."""
+"""What the PostgreSQL repositories share: the connection pool."""
 
 from __future__ import annotations
 
@@ -21,14 +21,3 @@ class PoolUser:
         if self._pool_or_none is None:
             raise RuntimeError("PgStore.open() was not awaited")
         return self._pool_or_none
-
-
-async def lock_run(conn: AsyncConnection[Any], run_id: str) -> int | None:
-    """Lock the run's row until the transaction ends and return its version (None: no such run).
-
-    Every write to a run's state takes this lock first, so writes to one run are serial
-    across every replica, and always lock the run before its reviews (no deadlock).
-    """
-    cur = await conn.execute("SELECT version FROM runs WHERE id = %s FOR UPDATE", [run_id])
-    row = await cur.fetchone()
-    return None if row is None else int(row[0])

@@ -1,9 +1,10 @@
 """Runs, their audit events, reviews, rules and chat records, on PostgreSQL.
 
 A transition is one transaction: it locks the run's row (``SELECT … FOR UPDATE``), so
-commits to one run are serial across replicas; then the answered review is checked
-still pending, the version checked unchanged, and everything the transition decided
-written. Either check failing raises and writes nothing, as on SQLite.
+commits to one run are serial across replicas, and always lock the run before its
+reviews (no deadlock between them); then the answered review is checked still pending,
+the version checked unchanged, and everything the transition decided written. Either
+check failing raises and writes nothing, as on SQLite.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from agent.models import (
 )
 from storage.postgres import outbox as outbox_rows
 from storage.postgres import rows
-from storage.postgres.base import PoolUser, lock_run
+from storage.postgres.base import PoolUser
 
 _REVIEW_SQL = ", ".join(rows.REVIEW_COLUMNS)
 _RULE_SQL = ", ".join(rows.RULE_COLUMNS)
@@ -53,7 +54,7 @@ class Runs(PoolUser):
         lease: tuple[str, float] | None = None,
     ) -> int:
         channel, thread = rows.place(state)
-        async with self.pool.connection() as conn, conn.transaction():
+        async with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
             await conn.execute(
                 "INSERT INTO runs (id, task, requester, status, channel, thread, pending_review, version,"
                 " created_at, updated_at, state, lease_owner, lease_until)"
@@ -91,8 +92,9 @@ class Runs(PoolUser):
         outbox: tuple[str, Sequence[Outgoing]] | None = None,
         lease: tuple[str, float] | None = None,
     ) -> int:
-        async with self.pool.connection() as conn, conn.transaction():
-            current = await lock_run(conn, state.id)
+        # Pipelined: the lock and the review's check go in one round trip, the writes and COMMIT in another.
+        async with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
+            locked = await conn.execute("SELECT version FROM runs WHERE id = %s FOR UPDATE", [state.id])
             if answered is not None:
                 review_id, by, at, answer = answered
                 cur = await conn.execute(
@@ -100,8 +102,10 @@ class Runs(PoolUser):
                     " WHERE id = %s AND status = 'pending'",
                     [at, by, rows.to_json(answer), review_id],
                 )
-                if cur.rowcount != 1:
-                    raise rows.stale(review_id, await _review(conn, review_id))
+            row = await locked.fetchone()
+            current = None if row is None else int(row[0])
+            if answered is not None and cur.rowcount != 1:
+                raise rows.stale(review_id, await _review(conn, review_id))
             if current != version:
                 raise ConcurrentUpdate(f"Run {state.id} was updated by someone else; reload it and try again.")
             await conn.execute(
