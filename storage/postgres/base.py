@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from psycopg import AsyncConnection
@@ -21,3 +22,17 @@ class PoolUser:
         if self._pool_or_none is None:
             raise RuntimeError("PgStore.open() was not awaited")
         return self._pool_or_none
+
+    async def fetch_one(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> tuple[Any, ...] | None:
+        """The first row of one statement, on a connection of the pool."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, args)
+            row: tuple[Any, ...] | None = await cur.fetchone()
+            return row
+
+    async def fetch_all(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
+        """Every row of one statement, on a connection of the pool."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, args)
+            found: list[tuple[Any, ...]] = await cur.fetchall()
+            return found

@@ -1,4 +1,4 @@
-"""Runs, their audit events, reviews, rules and chat records, on PostgreSQL.
+"""Runs, their audit events, reviews and rules, on PostgreSQL.
 
 A transition is one transaction: it locks the run's row (``SELECT … FOR UPDATE``), so
 commits to one run are serial across replicas, and always lock the run before its
@@ -21,7 +21,6 @@ from agent.models import (
     DueReview,
     Lease,
     Outgoing,
-    PostedMessage,
     Review,
     ReviewRecord,
     Rule,
@@ -154,18 +153,20 @@ class Runs(PoolUser):
     # --- reads --------------------------------------------------------------
 
     async def load(self, run_id: str) -> tuple[RunState, int]:
-        row = await self._one("SELECT state, version FROM runs WHERE id = %s", [run_id])
+        row = await self.fetch_one("SELECT state, version FROM runs WHERE id = %s", [run_id])
         if row is None:
             raise UnknownRun(f"No run with id '{run_id}'. List runs with `tandem runs`.")
         return rows.STATE.validate_json(row[0]), int(row[1])
 
     async def find(self, prefix: str) -> list[str]:
         # As on SQLite: a % is no wildcard, and the match ignores ASCII case.
-        found = await self._all("SELECT id FROM runs WHERE id ILIKE %s LIMIT 3", [prefix.replace("%", "") + "%"])
+        found = await self.fetch_all("SELECT id FROM runs WHERE id ILIKE %s LIMIT 3", [prefix.replace("%", "") + "%"])
         return [str(r[0]) for r in found]
 
     async def events(self, run_id: str) -> list[AuditEvent]:
-        found = await self._all("SELECT at, actor, kind, payload FROM events WHERE run_id = %s ORDER BY id", [run_id])
+        found = await self.fetch_all(
+            "SELECT at, actor, kind, payload FROM events WHERE run_id = %s ORDER BY id", [run_id]
+        )
         return [
             AuditEvent(at=at, actor=actor, kind=kind, payload=json.loads(payload) if payload else {})
             for at, actor, kind, payload in found
@@ -181,7 +182,7 @@ class Runs(PoolUser):
         if channel:
             where.append("channel = %s")
             args.append(channel)
-        found = await self._all(
+        found = await self.fetch_all(
             f"SELECT {', '.join(rows.SUMMARY_COLUMNS)} FROM runs WHERE {' AND '.join(where)}"
             " ORDER BY created_at DESC LIMIT %s",
             [*args, limit],
@@ -189,17 +190,17 @@ class Runs(PoolUser):
         return [rows.summary(r) for r in found]
 
     async def runs_in_flight(self) -> list[str]:
-        found = await self._all(
+        found = await self.fetch_all(
             "SELECT id FROM runs WHERE status NOT IN ('done', 'cancelled', 'failed', 'awaiting_review')", []
         )
         return [str(r[0]) for r in found]
 
     async def lease(self, run_id: str) -> Lease | None:
-        row = await self._one("SELECT lease_owner, lease_until FROM runs WHERE id = %s", [run_id])
+        row = await self.fetch_one("SELECT lease_owner, lease_until FROM runs WHERE id = %s", [run_id])
         return None if row is None or row[0] is None else Lease(owner=str(row[0]), until=float(row[1]))
 
     async def run_for_thread(self, channel: str, thread_ts: str) -> str | None:
-        row = await self._one("SELECT id FROM runs WHERE thread = %s", [rows.thread_key(channel, thread_ts)])
+        row = await self.fetch_one("SELECT id FROM runs WHERE thread = %s", [rows.thread_key(channel, thread_ts)])
         return None if row is None else str(row[0])
 
     # --- reviews ------------------------------------------------------------
@@ -217,7 +218,7 @@ class Runs(PoolUser):
         sees its own claims again: a tick that failed halfway is retried by its next one, and a
         replica that died leaves its claims to the others once they run out.
         """
-        found = await self._all(
+        found = await self.fetch_all(
             "WITH due AS (SELECT id FROM reviews WHERE status = 'pending'"
             " AND (deadline <= %(now)s OR remind_at <= %(now)s)"
             " AND (claimed_by IS NULL OR claimed_by = %(me)s OR claimed_until < clock_timestamp())"
@@ -236,59 +237,19 @@ class Runs(PoolUser):
             await _add_rule(conn, rule)
 
     async def rules(self, channel: str) -> list[Rule]:
-        found = await self._all(
+        found = await self.fetch_all(
             f"SELECT {_RULE_SQL} FROM rules WHERE channel = %s AND revoked_at IS NULL ORDER BY created_at, id",
             [channel],
         )
         return [rows.rule(r) for r in found]
 
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
-        row = await self._one(
+        row = await self.fetch_one(
             f"UPDATE rules SET revoked_by = %s, revoked_at = %s WHERE id = %s AND revoked_at IS NULL"
             f" RETURNING {_RULE_SQL}",
             [by, at, rule_id],
         )
         return None if row is None else rows.rule(row)
-
-    # --- chat ---------------------------------------------------------------
-
-    async def claim_delivery(self, key: str, at: float) -> bool:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(
-                "INSERT INTO deliveries (key, at) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING", [key, at]
-            )
-            return cur.rowcount == 1
-
-    async def save_message(
-        self, key: str, run_id: str, channel: str, ts: str, blocks: list[dict[str, Any]] | None = None
-    ) -> None:
-        async with self.pool.connection() as conn:
-            await conn.execute(
-                "INSERT INTO chat_messages (key, run_id, channel, ts, blocks) VALUES (%s, %s, %s, %s, %s)"
-                " ON CONFLICT (key) DO UPDATE SET run_id = excluded.run_id, channel = excluded.channel,"
-                " ts = excluded.ts, blocks = excluded.blocks",
-                [key, run_id, channel, ts, json.dumps(blocks) if blocks is not None else None],
-            )
-
-    async def message(self, key: str) -> PostedMessage | None:
-        row = await self._one("SELECT channel, ts, blocks FROM chat_messages WHERE key = %s", [key])
-        if row is None:
-            return None
-        return PostedMessage(channel=str(row[0]), ts=str(row[1]), blocks=json.loads(row[2]) if row[2] else [])
-
-    # --- helpers ------------------------------------------------------------
-
-    async def _one(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> tuple[Any, ...] | None:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, args)
-            row: tuple[Any, ...] | None = await cur.fetchone()
-            return row
-
-    async def _all(self, sql: str, args: Sequence[Any] | dict[str, Any]) -> list[tuple[Any, ...]]:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(sql, args)
-            found: list[tuple[Any, ...]] = await cur.fetchall()
-            return found
 
 
 async def _review(conn: AsyncConnection[Any], review_id: str) -> ReviewRecord | None:

@@ -23,6 +23,7 @@ from psycopg_pool import AsyncConnectionPool
 from agent.errors import ConfigError
 from agent.models import PruneCounts
 from storage.postgres import retention
+from storage.postgres.chat import Chat
 from storage.postgres.outbox import Outbox
 from storage.postgres.runs import Runs
 from storage.postgres.schema import migrate
@@ -34,7 +35,7 @@ CLOCK_SKEW_WARNING = 2.0
 CONNECT_TIMEOUT = 10
 
 
-class PgStore(Runs, Outbox):
+class PgStore(Runs, Outbox, Chat):
     """The PostgreSQL :class:`agent.ports.Store` on ``url`` (a libpq URL or conninfo string)."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10) -> None:
