@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 from agent.brain import LLMBrain
 from agent.config import load_config
+from agent.errors import ConfigError
 from agent.llm import make_model
 from agent.models import Policy, Risk
 from agent.ports import Observer, Store
@@ -20,6 +22,7 @@ from demo.store import migrate as migrate_world
 from demo.world import use_world
 from storage.db import connect
 from storage.facade import AsyncStore
+from storage.postgres import is_postgres_url
 
 
 @dataclass
@@ -33,11 +36,47 @@ class Services:
         return UseCases(self.runtime, self.store)
 
 
+class OpenStore(Store, Protocol):
+    """A store this module opened, and so closes."""
+
+    async def close(self) -> None: ...
+
+
+DEMO_WORLD_FILE = "tandem-demo.db"
+"""Where the demo toolset keeps its simulated ops world when TANDEM_DB is PostgreSQL (a SQLite file, per host)."""
+
+
+def world_file(settings: CoreSettings) -> str | None:
+    """The SQLite file of the demo world, only when the demo toolset is loaded: TANDEM_DB's own file for
+    SQLite; beside a PostgreSQL database, its own file in the working directory."""
+    if not settings.demo:
+        return None
+    return DEMO_WORLD_FILE if is_postgres_url(settings.db) else settings.db
+
+
+async def connect_store(db: str) -> OpenStore:
+    """The run store ``TANDEM_DB`` names, opened: PostgreSQL for a ``postgresql://`` URL, else a SQLite file
+    (the one place that picks the backend)."""
+    if not is_postgres_url(db):
+        return await AsyncStore(db).open()
+    try:
+        from storage.postgres.store import PgStore
+    except ImportError as exc:
+        raise ConfigError(
+            f"TANDEM_DB names a PostgreSQL database, but its driver is not installed ({exc.name}): "
+            "pip install 'tandem[postgres]'."
+        ) from None
+    return await PgStore(db).open()
+
+
 @asynccontextmanager
-async def open_store(path: str) -> AsyncIterator[Store]:
-    """The run store on ``path``, open for the block (the one place that picks the backend)."""
-    async with AsyncStore(path) as store:
+async def open_store(db: str) -> AsyncIterator[Store]:
+    """The run store ``db`` names (see :func:`connect_store`), open for the block."""
+    store = await connect_store(db)
+    try:
         yield store
+    finally:
+        await store.close()
 
 
 @asynccontextmanager
@@ -45,13 +84,16 @@ async def open_services(
     settings: CoreSettings, *, observers: list[Observer] | None = None, policy: Policy | None = None
 ) -> AsyncIterator[Services]:
     config = load_config(settings.config)  # validated before anything starts
-    store = await AsyncStore(settings.db).open()
+    store = await connect_store(settings.db)
     world_db = None
-    if settings.demo:
-        # The demo world lives in the same file, on a connection of its own (tools run in worker threads).
-        world_db = connect(settings.db, check_same_thread=False)
+    tool_context = None
+    if (world_path := world_file(settings)) is not None:
+        # The demo world lives in a SQLite file (TANDEM_DB's own, when that is SQLite), on a connection
+        # of its own (tools run in worker threads).
+        world_db = connect(world_path, check_same_thread=False)
         migrate_world(world_db)
         world = SqliteOpsWorld(world_db)
+        tool_context = lambda: use_world(world)  # noqa: E731
     runtime = Runtime(
         store,
         LLMBrain(make_model(settings.model, settings.llm_api_base)),
@@ -60,7 +102,7 @@ async def open_services(
         or Policy(step_timeout=settings.step_timeout, confirm_threshold=Risk.parse(config.confirm_threshold)),
         config=config,
         observers=observers,
-        tool_context=(lambda: use_world(world)) if world_db is not None else None,
+        tool_context=tool_context,
         lease_ttl=settings.step_lease,
     )
     try:

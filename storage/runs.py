@@ -27,6 +27,7 @@ from agent.models import (
     Rule,
     RunState,
     RunSummary,
+    mention,
 )
 from storage import outbox as outbox_rows
 from storage import retention
@@ -214,7 +215,7 @@ class RunStore:
         if record.status == "answered":
             verb = decided_verb(record.answer)
             return StaleDecision(
-                f"Already {verb} by {record.answered_by}.",
+                f"Already {verb} by {mention(record.answered_by or '?')}.",
                 decided_by=record.answered_by,
                 decided_at=record.answered_at,
             )

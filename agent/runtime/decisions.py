@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
-from agent.errors import NoPendingReview, NotAllowed, StaleDecision
+from agent.errors import ConcurrentUpdate, NoPendingReview, NotAllowed, StaleDecision
+from agent.logs import ctx
 from agent.messages import stale_decision
 from agent.models import Answer, AuditEvent, Decided, Decision, Handoff, Instruct, Outgoing, Reading, RunState
 from agent.ports import Change, ClassifyContext
 from agent.runtime.engine import Engine
 from agent.runtime.outbox import delivery_channel
+
+log = logging.getLogger("tandem.runtime")
+
+# How often a decision is tried again when another process committed to its run first. Each lost
+# try means someone else's commit went through, so this bounds the wait, not the progress.
+DECIDE_ATTEMPTS = 20
 
 
 class Decisions(Engine):
@@ -30,19 +38,32 @@ class Decisions(Engine):
         came from free text: the machine applies it only as far as the policy lets text
         decide. An approval below the review's quorum is recorded and the review stays open.
         """
-        async with self._lock(run_id):
-            state, version = await self.store.load(run_id)
-            review_id = await self._check_review(state, review_id)
-            pending = state.pending
-            assert pending is not None
-            at = self.clock()
-            refusal = self.safety.check(state, pending, by, decision, groups)
-            if refusal is not None:
-                payload = {"review": review_id, "decision": decision.kind, "action": refusal.action}
-                await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
-                raise NotAllowed(refusal)
-            event = Decided(at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, reading=reading)
-            state, version, effects = await self._apply(state, version, event, by)
+        for attempt in range(1, DECIDE_ATTEMPTS + 1):
+            try:
+                async with self._lock(run_id):
+                    state, version = await self.store.load(run_id)
+                    review_id = await self._check_review(state, review_id)
+                    pending = state.pending
+                    assert pending is not None
+                    at = self.clock()
+                    refusal = self.safety.check(state, pending, by, decision, groups)
+                    if refusal is not None:
+                        payload = {"review": review_id, "decision": decision.kind, "action": refusal.action}
+                        refused = AuditEvent(at=at, actor=by, kind="refused", payload=payload)
+                        await self.store.append_events(run_id, [refused])
+                        raise NotAllowed(refusal)
+                    event = Decided(
+                        at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, reading=reading
+                    )
+                    state, version, effects = await self._apply(state, version, event, by)
+                break
+            except ConcurrentUpdate:
+                # Another process (a replica) committed to the run between our read and our write, and
+                # nothing of ours was written: decide again on the run as it is now (the review may be
+                # answered by then: StaleDecision; or, below its quorum, still open for this approval).
+                if attempt == DECIDE_ATTEMPTS:
+                    raise
+                log.info("run %s moved on in another process; deciding again", run_id, extra=ctx(run=run_id))
         return await self._drive(state, version, effects)
 
     async def read(

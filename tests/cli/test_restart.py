@@ -1,4 +1,8 @@
-"""Real processes, really killed: a fresh process resumes exactly where the dead one stopped."""
+"""Real processes, really killed: a fresh process resumes exactly where the dead one stopped.
+
+The tests about step leases (a dead owner's step taken over, a live owner's left alone)
+run on both backends: with PostgreSQL the processes share a database server instead of a file.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +17,16 @@ from typing import Any
 
 import pytest
 
+from tests.pgserver import PgServer
+
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "inspect cluster blue then upgrade cluster blue"
 
 
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
+def _env(tmp_path: Path, db: str) -> dict[str, str]:
     return {
         **os.environ,
-        "TANDEM_DB": str(tmp_path / "tandem.db"),
+        "TANDEM_DB": db,
         "TANDEM_TOOLS": "tests.cli.held_tools",
         "TANDEM_MODEL": "offline",
         "HELD_TOOLS_DIR": str(tmp_path),
@@ -29,6 +34,20 @@ def env(tmp_path: Path) -> dict[str, str]:
         # A killed process's claim on its step lapses after a second (renewed every third of it while alive).
         "TANDEM_STEP_LEASE": "1",
     }
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return _env(tmp_path, str(tmp_path / "tandem.db"))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
+    """The same, on each backend."""
+    if request.param == "postgres":
+        server: PgServer = request.getfixturevalue("pg_server")
+        return _env(tmp_path, server.schema())
+    return _env(tmp_path, str(tmp_path / "tandem.db"))
 
 
 def tandem(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -96,7 +115,8 @@ def test_killed_while_paused_then_answered_from_a_fresh_process(env: dict[str, s
     assert calls(env) == ["inspect_cluster"]
 
 
-def test_killed_during_a_risky_step_is_never_rerun_silently(env: dict[str, str]) -> None:
+def test_killed_during_a_risky_step_is_never_rerun_silently(any_env: dict[str, str]) -> None:
+    env = any_env
     run = run_json(env, "run", "--detach", TASK)
     run = run_json(env, "answer", run["id"], "--approve")
     assert run["pending_review"]["anchor"] == "before_risky_step"
@@ -183,8 +203,9 @@ def test_unclear_say_changes_nothing_and_explains(env: dict[str, str]) -> None:
     assert run_json(env, "show", run["id"], "--json")["pending_review"] == run["pending_review"]
 
 
-def test_resume_while_another_live_process_runs_the_deploy_leaves_it_alone(env: dict[str, str]) -> None:
+def test_resume_while_another_live_process_runs_the_deploy_leaves_it_alone(any_env: dict[str, str]) -> None:
     """A step in flight has one owner: a second process neither declares it interrupted nor runs it again."""
+    env = any_env
     run = run_json(env, "run", "--detach", TASK)
     run = run_json(env, "answer", run["id"], "--approve")
     gate = run["pending_review"]["id"]

@@ -41,6 +41,8 @@ def _top(name: str) -> str:
                 "aiohttp",
                 "sqlite_utils",
                 "sqlite3",
+                "psycopg",
+                "psycopg_pool",
                 "storage",
                 "bot",
                 "blocks",
@@ -50,10 +52,24 @@ def _top(name: str) -> str:
             },
         ),
         ("storage", {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "bot", "blocks", "cli", "workspace", "demo"}),
-        ("blocks", {"slack_bolt", "aiohttp", "sqlite_utils", "litellm", "storage", "bot", "cli", "workspace", "demo"}),
-        ("bot", {"sqlite_utils", "sqlite3", "litellm", "cli", "workspace", "demo"}),
-        ("demo", {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "bot", "blocks", "cli", "workspace"}),
-        ("cli", {"slack_bolt", "sqlite_utils", "litellm"}),
+        (
+            "blocks",
+            {
+                "slack_bolt",
+                "aiohttp",
+                "sqlite_utils",
+                "psycopg",
+                "litellm",
+                "storage",
+                "bot",
+                "cli",
+                "workspace",
+                "demo",
+            },
+        ),
+        ("bot", {"sqlite_utils", "sqlite3", "psycopg", "psycopg_pool", "litellm", "cli", "workspace", "demo"}),
+        ("demo", {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "psycopg", "bot", "blocks", "cli", "workspace"}),
+        ("cli", {"slack_bolt", "sqlite_utils", "psycopg", "psycopg_pool", "litellm"}),
     ],
 )
 def test_package_does_not_import(package: str, banned: set[str]) -> None:
@@ -90,3 +106,13 @@ def test_bot_and_cli_reach_storage_only_through_the_composition_root() -> None:
         if any(_top(n) == "storage" for n in names)
     }
     assert users <= {"cli/wiring.py"}, users
+
+
+def test_only_the_postgres_package_imports_psycopg() -> None:
+    users = {
+        f
+        for package in ("agent", "storage", "blocks", "bot", "cli", "workspace")
+        for f, names in imports_of(package).items()
+        if any(_top(n) in ("psycopg", "psycopg_pool") for n in names)
+    }
+    assert users and all(f.startswith("storage/postgres/") for f in users), users

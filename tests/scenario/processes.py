@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @asynccontextmanager
-async def bot_process(ws: Workspace, db: Path, **more: str) -> AsyncIterator[asyncio.subprocess.Process]:
-    """``tandem serve`` on a free port, pointed at ``ws`` (``more``: extra environment); killed on exit."""
+async def bot_process(ws: Workspace, db: Path | str, **more: str) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``tandem serve`` on a free port, pointed at ``ws`` (``more``: extra environment); killed on exit.
+    ``db`` is TANDEM_DB: a SQLite file, or a PostgreSQL URL that several bots can share."""
     env = {
         "TANDEM_TOOLS": "demo.tools",  # serve refuses to fall back to the demo on its own
         **more,

@@ -1,4 +1,8 @@
-"""Backends the storage contract runs against: add a backend by adding its param and its opener."""
+"""Backends the storage contract runs against: add a backend by adding its param and its opener.
+
+The PostgreSQL backend runs on a real server the session starts (``pg_server`` in tests/conftest.py):
+when it cannot start, its tests fail with the reason; they are never skipped.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,10 @@ import pytest
 
 from agent.ports import Store
 from storage.facade import AsyncStore
+from storage.postgres.store import PgStore
+from tests.pgserver import PgServer
 
-BACKENDS = ["sqlite"]  # a postgres backend adds "postgres" here and a branch below
+BACKENDS = ["sqlite", "postgres"]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -19,5 +25,10 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
     if request.param == "sqlite":
         async with AsyncStore(tmp_path / "contract.db") as sqlite:
             yield sqlite
+        return
+    if request.param == "postgres":
+        server: PgServer = request.getfixturevalue("pg_server")
+        async with PgStore(server.schema()) as postgres:
+            yield postgres
         return
     raise AssertionError(f"unknown backend {request.param!r}")

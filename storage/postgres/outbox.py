@@ -1,0 +1,135 @@
+"""The outbox on PostgreSQL: messages written with the transition that caused them, then delivered.
+
+The same life as on SQLite (``pending`` → ``sending`` → ``sent``, back to ``pending``
+with a later ``next_at``, or ``failed``). A claim is one statement that locks the row
+with ``FOR UPDATE SKIP LOCKED``: of replicas claiming one row together, one takes it
+and the others are told at once that they did not, without waiting on each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from psycopg import AsyncConnection
+
+from agent.models import Claim, Delivery, Outgoing
+from storage.postgres import rows
+from storage.postgres.base import PoolUser
+
+_COLUMNS = ", ".join(rows.DELIVERY_COLUMNS)
+
+
+async def insert(
+    conn: AsyncConnection[Any], run_id: str, channel: str, messages: Iterable[Outgoing], at: float
+) -> None:
+    """Write outgoing messages (inside the caller's transaction), due at once; a card update joins one
+    already waiting (the partial unique index ``outbox_card``)."""
+    for message in messages:
+        conflict = " ON CONFLICT DO NOTHING" if message.kind == "card" else ""
+        await conn.execute(
+            "INSERT INTO outbox (run_id, channel, kind, message, created_at, next_at)"
+            f" VALUES (%s, %s, %s, %s, %s, 0){conflict}",
+            [run_id, channel, message.kind, message.model_dump_json(exclude_defaults=True), at],
+        )
+
+
+class Outbox(PoolUser):
+    """The outbox side of :class:`storage.postgres.PgStore`."""
+
+    async def add_outgoing(self, run_id: str, channel: str, messages: Sequence[Outgoing], at: float) -> None:
+        async with self.pool.connection() as conn, conn.transaction():
+            await insert(conn, run_id, channel, messages, at)
+
+    async def due_deliveries(self, channel: str, now: float, lease: float, limit: int = 100) -> list[Delivery]:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {_COLUMNS} FROM outbox WHERE channel = %s AND next_at <= %s"
+                " AND (status = 'pending' OR (status = 'sending' AND started_at <= %s)) ORDER BY id LIMIT %s",
+                [channel, now, now - lease, limit],
+            )
+            return [rows.delivery(r) for r in await cur.fetchall()]
+
+    async def claim_delivery_row(self, delivery_id: int, now: float, lease: float) -> Claim:
+        """Claim a row for one worker; ``uncertain`` when an earlier claim died mid-send."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "WITH free AS (SELECT id, status FROM outbox WHERE id = %(id)s"
+                " AND (status = 'pending' OR (status = 'sending' AND started_at <= %(stale)s))"
+                " FOR UPDATE SKIP LOCKED)"
+                " UPDATE outbox SET status = 'sending', started_at = %(now)s FROM free WHERE outbox.id = free.id"
+                " RETURNING free.status",
+                {"id": delivery_id, "stale": now - lease, "now": now},
+            )
+            row = await cur.fetchone()
+        return Claim(claimed=False) if row is None else Claim(claimed=True, uncertain=row[0] == "sending")
+
+    async def delivered(self, delivery_id: int, at: float) -> None:
+        await self._write(
+            "UPDATE outbox SET status = 'sent', sent_at = %s, error = NULL WHERE id = %s AND status = 'sending'",
+            [at, delivery_id],
+        )
+
+    async def retry_delivery(self, delivery_id: int, attempts: int, next_at: float, error: str) -> None:
+        """Back to pending for a later try (a card update already superseded by a newer one is dropped)."""
+        await self._write(
+            "UPDATE outbox SET attempts = %s, next_at = %s, error = %s, status = CASE WHEN kind = 'card' AND EXISTS"
+            " (SELECT 1 FROM outbox AS newer WHERE newer.run_id = outbox.run_id AND newer.kind = 'card'"
+            " AND newer.status = 'pending') THEN 'sent' ELSE 'pending' END WHERE id = %s",
+            [attempts, next_at, error, delivery_id],
+        )
+
+    async def fail_delivery(self, delivery_id: int, attempts: int, error: str) -> None:
+        await self._write(
+            "UPDATE outbox SET status = 'failed', attempts = %s, error = %s WHERE id = %s",
+            [attempts, error, delivery_id],
+        )
+
+    async def busy_deliveries(self, channel: str, now: float) -> int:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) FROM outbox WHERE channel = %s AND status = 'pending' AND next_at <= %s",
+                [channel, now],
+            )
+            row = await cur.fetchone()
+            return 0 if row is None else int(row[0])
+
+    async def undelivered(self, run_id: str) -> list[Delivery]:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {_COLUMNS} FROM outbox WHERE run_id = %s AND (status = 'failed' OR"
+                " (status IN ('pending', 'sending') AND attempts > 0)) ORDER BY id",
+                [run_id],
+            )
+            return [rows.delivery(r) for r in await cur.fetchall()]
+
+    async def undelivered_runs(self, run_ids: Sequence[str]) -> dict[str, int]:
+        if not run_ids:
+            return {}
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT run_id, count(*) FROM outbox WHERE run_id = ANY(%s) AND status = 'failed' GROUP BY run_id",
+                [list(run_ids)],
+            )
+            return {str(r[0]): int(r[1]) for r in await cur.fetchall()}
+
+    async def redeliver(self, run_id: str, now: float) -> int:
+        return await self._write(
+            "UPDATE outbox SET status = 'pending', attempts = 0, next_at = %s WHERE run_id = %s AND status = 'failed'",
+            [now, run_id],
+        )
+
+    async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT status, message FROM outbox WHERE run_id = %s AND kind = %s ORDER BY id DESC", [run_id, kind]
+            )
+            for status, message in await cur.fetchall():
+                if Outgoing.model_validate_json(message).review_id == review_id:
+                    return str(status)
+        return None
+
+    async def _write(self, sql: str, args: Sequence[Any]) -> int:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, args)
+            return cur.rowcount

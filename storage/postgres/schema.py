@@ -1,0 +1,141 @@
+"""The PostgreSQL schema, as migrations applied in order under an advisory lock.
+
+Every replica runs :func:`migrate` when it opens the store. The check of what is
+applied and every pending migration run in one transaction that first takes
+``pg_advisory_xact_lock(MIGRATION_LOCK)``: when several replicas start on a fresh
+database at once, one migrates and the others wait for it, then find nothing left to
+do. PostgreSQL's DDL is transactional, so a failed migration leaves nothing behind.
+
+Times the application passes (``at``, ``deadline``, ``lease_until``, …) are Unix times
+in ``double precision``, as the caller's clock gave them; times only the database
+sets (claims on due reviews) are ``timestamptz`` from the database's clock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import AsyncConnection
+
+# Keys of the advisory locks this store takes (two-int form: (namespace, key)).
+LOCK_NAMESPACE = 0x74616E64  # "tand"
+MIGRATION_LOCK = 1
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "m001_runs_reviews_rules_chat",
+        """
+        CREATE TABLE runs (
+            id text PRIMARY KEY,
+            task text NOT NULL,
+            requester text NOT NULL,
+            status text NOT NULL,
+            channel text,
+            thread text,
+            pending_review text,
+            version integer NOT NULL,
+            created_at double precision NOT NULL,
+            updated_at double precision NOT NULL,
+            state text NOT NULL,
+            lease_owner text,
+            lease_until double precision
+        );
+        CREATE INDEX runs_status ON runs (status);
+        CREATE INDEX runs_created ON runs (created_at);
+        CREATE INDEX runs_thread ON runs (thread);
+        CREATE TABLE events (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            run_id text NOT NULL,
+            at double precision NOT NULL,
+            actor text NOT NULL,
+            kind text NOT NULL,
+            payload text
+        );
+        CREATE INDEX events_run ON events (run_id, id);
+        CREATE TABLE reviews (
+            id text PRIMARY KEY,
+            run_id text NOT NULL,
+            anchor text NOT NULL,
+            step integer,
+            status text NOT NULL,
+            created_at double precision NOT NULL,
+            answered_at double precision,
+            answered_by text,
+            answer text,
+            deadline double precision,
+            remind_at double precision,
+            claimed_by text,
+            claimed_until timestamptz
+        );
+        CREATE INDEX reviews_run ON reviews (run_id);
+        CREATE INDEX reviews_deadline ON reviews (deadline) WHERE status = 'pending';
+        CREATE INDEX reviews_remind ON reviews (remind_at) WHERE status = 'pending';
+        CREATE TABLE deliveries (
+            key text PRIMARY KEY,
+            at double precision NOT NULL
+        );
+        CREATE INDEX deliveries_at ON deliveries (at);
+        CREATE TABLE chat_messages (
+            key text PRIMARY KEY,
+            run_id text NOT NULL,
+            channel text NOT NULL,
+            ts text NOT NULL,
+            blocks text
+        );
+        CREATE INDEX chat_messages_run ON chat_messages (run_id);
+        CREATE TABLE rules (
+            id text PRIMARY KEY,
+            channel text NOT NULL,
+            tool text NOT NULL,
+            created_by text NOT NULL,
+            created_at double precision NOT NULL,
+            revoked_by text,
+            revoked_at double precision
+        );
+        CREATE INDEX rules_channel ON rules (channel, tool) WHERE revoked_at IS NULL;
+        """,
+    ),
+    (
+        "m002_outbox",
+        """
+        CREATE TABLE outbox (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            run_id text NOT NULL,
+            channel text NOT NULL,
+            kind text NOT NULL,
+            message text NOT NULL,
+            status text NOT NULL DEFAULT 'pending',
+            attempts integer NOT NULL DEFAULT 0,
+            created_at double precision NOT NULL,
+            next_at double precision NOT NULL,
+            started_at double precision,
+            sent_at double precision,
+            error text
+        );
+        CREATE INDEX outbox_due ON outbox (channel, next_at) WHERE status IN ('pending', 'sending');
+        CREATE INDEX outbox_run ON outbox (run_id);
+        -- At most one card update waits per run: later transitions coalesce into it.
+        CREATE UNIQUE INDEX outbox_card ON outbox (run_id) WHERE kind = 'card' AND status = 'pending';
+        """,
+    ),
+)
+
+
+async def migrate(conn: AsyncConnection[Any]) -> list[str]:
+    """Apply the pending migrations in order, once however many replicas start together; returns their names."""
+    async with conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, MIGRATION_LOCK])
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS tandem_migrations"
+            " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())"
+        )
+        cur = await conn.execute("SELECT name FROM tandem_migrations")
+        done = {str(row[0]) for row in await cur.fetchall()}
+        applied = []
+        for name, sql in MIGRATIONS:
+            if name in done:
+                continue
+            await conn.execute(sql)
+            await conn.execute("INSERT INTO tandem_migrations (name) VALUES (%s)", [name])
+            applied.append(name)
+    return applied
