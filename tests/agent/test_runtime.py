@@ -139,7 +139,7 @@ async def test_second_decision_on_same_review_changes_nothing_and_names_first(st
     assert review is not None
     await rt.decide(state.id, Approve(), "alice", review_id=review.id)
     before = await store.load(state.id)
-    with pytest.raises(StaleDecision, match="Already approved by alice") as info:
+    with pytest.raises(StaleDecision, match="Already approved by ⟦@alice⟧") as info:
         await rt.decide(state.id, Approve(), "bob", review_id=review.id)
     assert info.value.decided_by == "alice"
     assert await store.load(state.id) == before
