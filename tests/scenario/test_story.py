@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocks import ids
-from tests.scenario.harness import OPS, running, text_of
+from tests.scenario.harness import OPS, button_value, running, text_of
 
 
 async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Path) -> None:
@@ -17,6 +17,11 @@ async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Pa
 
         plan = await env.next_review(card)
         assert "restart_service" in text_of(plan) and "payments" in text_of(plan)
+        run_id = (await env.bot.deps.store.list_runs())[0].id
+        assert plan.metadata is not None and plan.metadata["event_type"] == "tandem_review"
+        about = plan.metadata["event_payload"]
+        assert (about["run"], about["anchor"], about["step"]) == (run_id, "after_plan", None)
+        assert about["review"] == button_value(plan, ids.APPROVE), "the message says which review it asks"
 
         # Request changes → modal → replan with feedback
         await env.click("alice", plan, ids.REJECT)
