@@ -82,6 +82,8 @@ function switchUser(id) {
   app.user = id;
   localStorage.setItem("tandem.user", id);
   connect();
+  // Slack sends app_home_opened when a person looks at the Home tab: the new person looks at it now.
+  if (app.pane === "home") act("home_opened", { user: app.user });
 }
 
 // -- rendering -------------------------------------------------------------------------------
