@@ -34,6 +34,8 @@ CLARIFY: Final = "tandem.clarify"
 """What a person meant, when Tandem was unsure: ``value`` is JSON {review, intent, text}."""
 REVOKE_RULE: Final = "tandem.revoke_rule"
 """Revoke an "always allow" rule; ``value`` = rule id."""
+RESULT_FEEDBACK: Final = "tandem.result_feedback"
+"""👍/👎 on a finished run's result (``feedback_buttons``); ``value`` is JSON ``{"run": id, "vote": "up"|"down"}``."""
 
 ACTIONS: Final[frozenset[str]] = frozenset(
     {
@@ -49,6 +51,7 @@ ACTIONS: Final[frozenset[str]] = frozenset(
         APPROVE_ALWAYS,
         REVOKE_RULE,
         CLARIFY,
+        RESULT_FEEDBACK,
     }
 )
 

@@ -42,8 +42,22 @@ def table_rows(lines: list[str]) -> list[list[str]]:
         body = line.strip()
         body = body[1:] if body.startswith("|") else body
         body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
-        rows.append([cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", body)])
+        cells = [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", body)]
+        rows.append([_plain(cell) for cell in cells])
     return rows
+
+
+def _plain(cell: str) -> str:
+    """A cell as raw text: a cell that is all `code` or **bold** loses the marks it cannot show."""
+    for mark in ("`", "**"):
+        if (
+            len(cell) > 2 * len(mark)
+            and cell.startswith(mark)
+            and cell.endswith(mark)
+            and mark not in cell[len(mark) : -len(mark)]
+        ):
+            return cell[len(mark) : -len(mark)]
+    return cell
 
 
 def segments(text: str) -> list[tuple[str, list[str]]]:

@@ -7,9 +7,24 @@ from blocks import ids
 from blocks.limits import MAX_SECTION_TEXT
 from blocks.run_card import step_line
 from blocks.step_approval import missing_step, step_body
-from blocks.text import Blocks, actions, button, cancel_button, clip, context, details_button, pack, section, step_of
+from blocks.text import (
+    Blocks,
+    actions,
+    as_text,
+    button,
+    cancel_button,
+    clip,
+    code_block,
+    context,
+    details_button,
+    escape,
+    pack,
+    section,
+    step_of,
+)
 
 DONE_BUDGET = 4000
+LAST_OUTPUT = 1500
 
 HOW_TO_STEER = (
     "*How to steer*\n"
@@ -25,14 +40,23 @@ def takeover(state: RunState, review: Review) -> Blocks:
     reason = state.takeover_reason or review.note
     headline = "🧑‍💻 *Human takeover* — Tandem stopped"
     headline += f": {clip(' '.join(reason.split()), 1000).text}" if reason else "."
-    ran = [s for s in state.plan if s.status != "pending"]
+    ran = [s for s in (*state.history, *state.plan) if s.status != "pending"]
+    buttons = [cancel_button(review.id)]
     if ran:
         per_line = max(60, min(280, DONE_BUDGET // len(ran)))
         lines = ["*Done so far*", *(step_line(s, per_line) for s in ran)]
         done = [section(chunk) for chunk in pack(lines, limit=MAX_SECTION_TEXT)]
+        last = max((s for s in ran if s.status in ("done", "failed")), key=lambda s: s.number, default=None)
+        if last is not None:  # what the step a person just approved returned, before they say what is next
+            failed = last.status == "failed"
+            body = code_block(as_text(last.error if failed else last.result), LAST_OUTPUT, tail=failed)
+            verb = "failed" if failed else "returned"
+            done += [section(f"*Step {last.number} (`{escape(last.tool)}`) {verb}:*\n{body.text}")]
+            if body.truncated:
+                buttons.insert(0, details_button(review.id))
     else:
         done = [section("*Done so far:* nothing has run yet.")]
-    return [section(headline), *done, section(HOW_TO_STEER), actions(cancel_button(review.id))]
+    return [section(headline), *done, section(HOW_TO_STEER), actions(*buttons)]
 
 
 def takeover_step(state: RunState, review: Review) -> Blocks:

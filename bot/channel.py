@@ -26,6 +26,7 @@ from agent.ports import Change, Store
 from blocks import review_blocks
 from blocks.clarify import clarify, resolved
 from blocks.decided import DecisionLine, classified_reply, decided, decision_text, line_for
+from blocks.result_feedback import result_feedback
 from blocks.run_card import run_card
 from blocks.text import context, escaped, mention_any, section, waiting_for
 from bot.render import decision_lines
@@ -37,6 +38,8 @@ _OUTCOME = {"done": "✅ Done.", "cancelled": "🛑 Cancelled.", "failed": "❌ 
 # Errors that no retry can cure: the message itself is wrong.
 _PERMANENT = frozenset({"msg_too_long", "invalid_blocks", "invalid_blocks_format", "invalid_arguments", "no_text"})
 METADATA_TYPE = "tandem_delivery"
+REVIEW_METADATA_TYPE = "tandem_review"
+"""A review message says what it asks on the message itself: run, review, anchor and step (and its delivery)."""
 
 
 def slack_thread(state: RunState) -> SlackThread:
@@ -113,7 +116,8 @@ class SlackChannel:
             case "review":
                 review = await self._review(state, message.review_id or "")
                 blocks = review_blocks(state, review, SafetyPolicy(self.config))
-                ts = await post.blocks(blocks, f"Tandem needs a decision on run {state.id}")
+                about = {"review": review.id, "anchor": review.anchor, "step": review.step}
+                ts = await post.blocks(blocks, f"Tandem needs a decision on run {state.id}", review=about)
                 await self.store.save_message(review_key(review.id), state.id, where.channel_id, ts, blocks)
             case "reassigned":
                 review = await self._review(state, message.review_id or "")
@@ -147,7 +151,9 @@ class SlackChannel:
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {escaped(state.error, 2000)}" if state.error else ""
-                await post.line(_OUTCOME.get(status, status) + error)
+                line = _OUTCOME.get(status, status) + error
+                votes = [result_feedback(state.id)] if status == "done" else []
+                await post.blocks([context(line), *votes], line)
             case "card":
                 wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
                 if wait > 0:
@@ -244,14 +250,13 @@ class _Post:
         self.channel = channel
         self.thread_ts = thread_ts
 
-    @property
-    def metadata(self) -> dict[str, Any]:
-        payload = {"delivery": self.delivery.id, "run": self.delivery.run_id}
-        return {"event_type": METADATA_TYPE, "event_payload": payload}
+    def metadata(self, review: dict[str, Any] | None = None) -> dict[str, Any]:
+        payload = {"delivery": self.delivery.id, "run": self.delivery.run_id, **(review or {})}
+        return {"event_type": REVIEW_METADATA_TYPE if review else METADATA_TYPE, "event_payload": payload}
 
-    async def blocks(self, blocks: list[dict[str, Any]], text: str) -> str:
+    async def blocks(self, blocks: list[dict[str, Any]], text: str, *, review: dict[str, Any] | None = None) -> str:
         resp = await self.client.chat_postMessage(
-            channel=self.channel, thread_ts=self.thread_ts, blocks=blocks, text=text, metadata=self.metadata
+            channel=self.channel, thread_ts=self.thread_ts, blocks=blocks, text=text, metadata=self.metadata(review)
         )
         return str(resp["ts"])
 
@@ -266,7 +271,8 @@ class _Post:
         for message in resp.get("messages") or []:
             meta = message.get("metadata") or {}
             payload = meta.get("event_payload") or {}
-            if meta.get("event_type") == METADATA_TYPE and payload.get("delivery") == self.delivery.id:
+            ours = meta.get("event_type") in (METADATA_TYPE, REVIEW_METADATA_TYPE)
+            if ours and payload.get("delivery") == self.delivery.id:
                 return dict(message)
         return None
 

@@ -20,7 +20,7 @@ from bot.intake import read_before_ack
 from bot.payloads import SlashCommand
 from bot.render import decision_lines
 from bot.replies import ephemeral
-from bot.runs import run_row
+from bot.runs import run_rows
 
 SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
 COMMAND = "/tandem"
@@ -68,8 +68,8 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
     if word == "list":
         groups = await deps.directory.groups_of(user)
         states = await usecases.open_runs(channel)
-        open_rows = [run_row(s) for s in states]
-        mine = [run_row(s) for s in states if deps.runtime.safety.waits_on(s, user, groups)]
+        open_rows = await run_rows(deps, client, states)
+        mine = [row for s, row in zip(states, open_rows, strict=True) if deps.runtime.safety.waits_on(s, user, groups)]
         await ephemeral(client, channel, user, blocks=list_blocks(open_rows, mine))
         return
     if word == "rules":

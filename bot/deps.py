@@ -24,6 +24,8 @@ class Deps:
     directory: Directory
     delivery: DeliveryWorker
     background: Background = field(default_factory=Background)
+    links: dict[str, str] = field(default_factory=dict)
+    """Permalinks of run threads (they never change), by run id."""
     clock: Callable[[], float] = time.time
 
     @property

@@ -5,14 +5,15 @@ This module only composes the surfaces; each surface module registers its own:
 :mod:`bot.commands` (``/tandem``), :mod:`bot.reviews` (review buttons),
 :mod:`bot.handoffs` (answers and clarify buttons), :mod:`bot.rules`
 (always-allow rules), :mod:`bot.feedback` (the feedback modal) and
-:mod:`bot.threads` (thread replies and mentions), :mod:`bot.home` (the App Home tab).
+:mod:`bot.threads` (thread replies and mentions), :mod:`bot.home` (the App Home tab) and
+:mod:`bot.result_feedback` (👍/👎 on results).
 """
 
 from __future__ import annotations
 
 from slack_bolt.async_app import AsyncApp
 
-from bot import commands, feedback, handoffs, home, reviews, rules, threads
+from bot import commands, feedback, handoffs, home, result_feedback, reviews, rules, threads
 from bot.commands import COMMAND, SUBCOMMANDS
 from bot.deps import Deps
 from bot.handoffs import ANSWER_BUTTONS, CLARIFY_BUTTONS
@@ -32,3 +33,4 @@ def register(app: AsyncApp, deps: Deps) -> None:
     feedback.register(app, deps)
     threads.register(app, deps)
     home.register(app, deps)
+    result_feedback.register(app, deps)

@@ -9,7 +9,7 @@ from blocks.home import home_view
 from bot.deps import Deps
 from bot.intake import on_event
 from bot.payloads import HomeOpened
-from bot.runs import run_row
+from bot.runs import run_rows
 
 EVENT = "app_home_opened"
 RECENT = 50
@@ -28,13 +28,14 @@ def register(app: AsyncApp, deps: Deps) -> None:
 async def publish(deps: Deps, client: AsyncWebClient, user: str) -> None:
     groups = await deps.directory.groups_of(user)
     states = await deps.usecases.open_runs(limit=RECENT * 4)
-    waiting = [run_row(s) for s in states if deps.runtime.safety.waits_on(s, user, groups)]
-    mine = [run_row(s) for s in states if s.requester == user]
+    waiting = [s for s in states if deps.runtime.safety.waits_on(s, user, groups)]
+    mine = [s for s in states if s.requester == user]
     recent = [
         s
         for s in await deps.store.list_runs(limit=RECENT)
         if s.requester == user and s.status in ("done", "cancelled", "failed")
     ]
     for summary in recent[: max(0, 15 - len(mine))]:
-        mine.append(run_row((await deps.store.load(summary.id))[0]))
-    await client.views_publish(user_id=user, view=home_view(waiting, mine))
+        mine.append((await deps.store.load(summary.id))[0])
+    view = home_view(await run_rows(deps, client, waiting), await run_rows(deps, client, mine))
+    await client.views_publish(user_id=user, view=view)

@@ -28,6 +28,7 @@ METHODS: dict[str, Method] = {
     "chat.update": chat.update,
     "chat.postEphemeral": chat.post_ephemeral,
     "chat.delete": chat.delete,
+    "chat.getPermalink": chat.get_permalink,
     "users.info": chat.users_info,
     "conversations.info": chat.conversations_info,
     "conversations.replies": chat.conversations_replies,

@@ -158,3 +158,12 @@ def _drop_original(state: WorkspaceState, hook: Hook) -> None:
         state.ephemerals = [e for e in state.ephemerals if not (e.ts == hook.message_ts and e.user == hook.user)]
     else:
         state.remove_message(hook.channel, hook.message_ts)
+
+
+def get_permalink(state: WorkspaceState, params: Params) -> Result:
+    """A link to a message on the page: ``{site}/#/{channel}/{ts}`` opens its channel and its thread."""
+    channel = state.channel(params.required("channel", error="channel_not_found"))
+    ts = params.required("message_ts", error="message_not_found")
+    if state.find_message(channel.id, ts) is None:
+        raise SlackFailure("message_not_found")
+    return {"channel": channel.id, "permalink": f"{state.site}/#/{channel.id}/{ts}"}

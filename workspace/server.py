@@ -59,6 +59,7 @@ async def run_workspace(
     app = build_api(state, bot_token=bot_token)
     page = add_ui(app, state) if ui else None
     async with serve(app, host=host, port=port) as base_url:
+        state.site = base_url.rstrip("/")
         async with aiohttp.ClientSession() as session:
             workspace = Workspace(
                 state,

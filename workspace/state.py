@@ -66,6 +66,8 @@ class WorkspaceState:
         self.holds: list[tuple[str, bool]] = []  # (method, after applying it)
         self.held: list[asyncio.Future[None]] = []  # calls hanging on a hold, let go when the workspace stops
         self.changes = ChangeFeed()
+        self.site = "http://127.0.0.1"
+        """Where the page is served (set when the workspace starts): permalinks point there."""
 
     # -- clock and ids -------------------------------------------------------------
 

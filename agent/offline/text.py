@@ -172,6 +172,16 @@ def _table(steps: list[JSON], body: list[str], width: int, *, full: bool = True)
     return rows
 
 
+def _around_steps(body: list[str]) -> tuple[list[str], list[str]]:
+    """The lines before the step list (who asked, the tally) and the sections after it (not done, notes):
+    a table replaces only the steps."""
+    first = next((i for i, line in enumerate(body) if re.match(r"\d+\. ", line)), len(body))
+    last = next((i for i in range(first, len(body)) if body[i].startswith("**") and body[i].endswith(":**")), len(body))
+    lead = [line for line in body[:first] if line.strip()]
+    tail = body[last:]
+    return lead + ([""] if lead else []), ([""] if tail else []) + tail
+
+
 def _digest(steps: list[JSON], body: list[str]) -> list[str]:
     """One line per step (or the key lines of the text): what ran and how it went."""
     if not steps:
@@ -223,7 +233,8 @@ def apply_refinement(task: str, output: str, feedback: str, steps: list[JSON]) -
     body = lines[1:] if lines and lines[0] == header else lines
     brief = bool(wants & {"short", "summary"})
     if "table" in wants:
-        body = _table(steps, body, 60 if brief else 160, full=not brief)
+        lead, tail = _around_steps(body) if steps else ([], [])
+        body = [*lead, *_table(steps, body, 60 if brief else 160, full=not brief), *tail]
     elif brief:
         body = _digest(steps, body)
     elif "bullets" in wants:

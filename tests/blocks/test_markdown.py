@@ -22,7 +22,7 @@ def test_first_table_becomes_a_table_block_and_the_rest_markdown() -> None:
     assert [b["type"] for b in out.blocks] == ["markdown", "table", "markdown"]
     rows = [[c["text"] for c in row] for row in out.blocks[1]["rows"]]
     assert rows[0] == ["#", "Tool", "Outcome"]
-    assert rows[2] == ["2", "`read_logs`", "3 errors | 0 warnings"], "an escaped pipe stays in its cell"
+    assert rows[2] == ["2", "read_logs", "3 errors | 0 warnings"], "an escaped pipe stays in its cell; `code` marks go"
     assert not out.truncated
     check_message(out.blocks)
     validate_with_sdk(out.blocks)

@@ -229,3 +229,13 @@ def test_result_review_quoting_part_of_a_step_output_offers_show_details() -> No
     assert ids.DETAILS in action_ids(result_review(run, rv)), "the 9 lines left out can be read"
     run.output = summary + "\n" + logs
     assert ids.DETAILS not in action_ids(result_review(run, rv)), "nothing left out, nothing to expand"
+
+
+def test_takeover_shows_what_the_last_step_returned() -> None:
+    run, rv = reviewing("takeover")
+    run.plan[1].status = "done"
+    run.plan[1].result = "payments: 3 replicas, error rate 0.20%"
+    text = all_text(review_blocks(run, rv))
+    assert "Step 2 (`restart_service`) returned:" in text and "error rate 0.20%" in text
+    run.plan[1].status, run.plan[1].error = "failed", "timeout after 30s"
+    assert "Step 2 (`restart_service`) failed:" in all_text(review_blocks(run, rv))

@@ -9,6 +9,7 @@ import pytest
 from playwright.async_api import Page, expect
 from slack_sdk.web.async_client import AsyncWebClient
 
+from blocks.result_feedback import result_feedback
 from tests.browser.conftest import act_as, browsing
 from workspace import Workspace, run_workspace
 
@@ -139,3 +140,11 @@ async def test_markdown_and_table_blocks_render_natively_and_safely(api: AsyncWe
     await expect(grid.locator("td")).to_have_text(["1", "<b>p99 812ms → 140ms</b>"])
     assert await message.get_by_test_id("block-unsupported").count() == 0
     assert await page.locator("script:not([src]), b").count() == 0
+
+
+async def test_feedback_buttons_render_as_two_buttons(api: AsyncWebClient, page: Page) -> None:
+    await api.chat_postMessage(channel="C0OPS", text="done", blocks=[result_feedback("run1")])
+    message = page.get_by_test_id("message").last
+    await expect(message.get_by_test_id("feedback-positive")).to_have_text("👍")
+    await expect(message.get_by_test_id("feedback-negative")).to_have_text("👎")
+    assert await message.get_by_test_id("element-unsupported").count() == 0

@@ -89,6 +89,8 @@ async def test_story_in_the_browser_from_slash_command_to_done(chromium: str, tm
         await expect(gate).to_contain_text("Step 1 of 2 needs approval")
         await expect(gate).to_contain_text("restart_service")
         if policy:
+            await expect(gate).to_contain_text("Waiting on @alice, @bob")  # who may approve, before anyone clicks
+        if policy:
             # carol approves nothing: the bot refuses her in a message only she sees.
             await act_as(page, "carol")
             await gate.locator(APPROVE).click()
@@ -104,7 +106,7 @@ async def test_story_in_the_browser_from_slash_command_to_done(chromium: str, tm
         while "Result ready for review" not in await review.inner_text():  # e.g. checking step 1's outcome
             await review.locator(APPROVE).click()
             review, ts = await next_review(thread, after=ts)
-        await expect(review).to_contain_text("Done: restart payments")
+        await expect(review).to_contain_text("Done: restart_service checkout")  # what ran, not the task
 
         reply = page.get_by_test_id("thread-composer-input")
         await reply.fill("show it as a table")
@@ -114,7 +116,12 @@ async def test_story_in_the_browser_from_slash_command_to_done(chromium: str, tm
         )
         refined, _ = await next_review(thread, after=ts)
         await expect(thread).to_contain_text("Read as")
-        await expect(refined).to_contain_text("| Tool |")
+        table = refined.get_by_test_id("block-table")
+        await expect(table.locator("th")).to_contain_text(["#", "Tool", "Parameters", "Outcome"])
+        await expect(table).to_contain_text("restart_service")
+        await expect(refined).not_to_contain_text("| Tool |")  # a table, not Markdown pipes
+        ARTIFACTS.mkdir(exist_ok=True)
+        await refined.screenshot(path=str(ARTIFACTS / "table.png"))
         await refined.locator(APPROVE).click()
 
         await expect(card).to_contain_text("Done")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocks import ids
-from tests.scenario.harness import OPS, running, text_of
+from blocks.result_feedback import vote_value
+from tests.scenario.harness import OPS, button_value, running, text_of
 
 
 async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Path) -> None:
@@ -17,6 +18,11 @@ async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Pa
 
         plan = await env.next_review(card)
         assert "restart_service" in text_of(plan) and "payments" in text_of(plan)
+        run_id = (await env.bot.deps.store.list_runs())[0].id
+        assert plan.metadata is not None and plan.metadata["event_type"] == "tandem_review"
+        about = plan.metadata["event_payload"]
+        assert (about["run"], about["anchor"], about["step"]) == (run_id, "after_plan", None)
+        assert about["review"] == button_value(plan, ids.APPROVE), "the message says which review it asks"
 
         # Request changes → modal → replan with feedback
         await env.click("alice", plan, ids.REJECT)
@@ -48,6 +54,17 @@ async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Pa
         assert "approved by <@U0ALICE>" in final_card
         runs = await env.bot.deps.store.list_runs()
         assert runs[0].status == "done"
+
+        # 👍/👎 under the result: one vote per person is recorded (Slack sends every click), the latest counts
+        await env.wait(lambda: any(ids.RESULT_FEEDBACK in str(m.blocks) for m in env.thread(card)))
+        done = next(m for m in env.thread(card) if ids.RESULT_FEEDBACK in str(m.blocks))
+        up, down = vote_value(runs[0].id, "up"), vote_value(runs[0].id, "down")
+        for value in (up, up, down):
+            await env.ws.click("bob", OPS, done.ts, ids.RESULT_FEEDBACK, value)
+        await env.wait(lambda: len(env.ws.state.ephemerals_for("U0BOB")) >= 3)
+        votes = [e for e in await env.bot.deps.store.events(runs[0].id) if e.kind == "result_feedback"]
+        assert [(e.actor, e.payload["vote"]) for e in votes] == [("U0BOB", "up"), ("U0BOB", "down")]
+        assert (await env.bot.deps.store.load(runs[0].id))[0].status == "done", "a vote changes nothing"
 
 
 async def test_task_no_tool_can_do_says_what_it_can_and_a_thread_reply_answers(tmp_path: Path) -> None:

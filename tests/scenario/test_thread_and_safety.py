@@ -188,6 +188,8 @@ async def test_list_status_and_cancel_subcommands(tmp_path: Path) -> None:
         await env.idle()
         told = env.ws.state.ephemerals_for("U0ALICE")
         assert run_id in text_of(told[0]) and "Waiting on you" in text_of(told[0])  # type: ignore[arg-type]
+        link = f"{env.ws.base_url}/#/{OPS}/{card.ts}"
+        assert f"<{link}|restart payments" in text_of(told[0]), "the list links to the run's thread"  # type: ignore[arg-type]
         assert "restart payments" in text_of(told[1])  # type: ignore[arg-type]
         # bob is neither the requester nor an approver: refused, and the run waits on
         await env.ws.slash_command("bob", OPS, f"cancel {run_id}")

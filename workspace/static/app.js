@@ -82,6 +82,8 @@ function switchUser(id) {
   app.user = id;
   localStorage.setItem("tandem.user", id);
   connect();
+  // Slack sends app_home_opened when a person looks at the Home tab: the new person looks at it now.
+  if (app.pane === "home") act("home_opened", { user: app.user });
 }
 
 // -- rendering -------------------------------------------------------------------------------
@@ -223,6 +225,16 @@ function openChannel(id) {
   render();
 }
 
+/** A permalink (``#/C…/ts``, from chat.getPermalink) opens its channel and the message's thread. */
+function route() {
+  const found = location.hash.match(/^#\/(C[A-Z0-9]+)\/(\d+\.\d+)$/);
+  if (!found) return;
+  openChannel(found[1]);
+  app.thread = found[2];
+  render();
+}
+window.addEventListener("hashchange", route);
+
 // -- wiring ------------------------------------------------------------------------------------
 
 $("user-switcher").addEventListener("change", (e) => switchUser(e.target.value));
@@ -254,3 +266,4 @@ async function send(text, threadTs) {
 }
 
 connect();
+route();

@@ -1,5 +1,5 @@
 // Block Kit to DOM, for what Tandem sends: header, section (text, fields, accessory),
-// context, divider, markdown (standard Markdown), table (raw_text / raw_number cells, the first
+// context, context_actions (feedback_buttons), divider, markdown (standard Markdown), table (raw_text / raw_number cells, the first
 // row as its header), actions (buttons with styles and confirm dialogs) and, in modals,
 // input blocks with radio_buttons, plain_text_input, static_select and checkboxes.
 // Any other block or element is shown as its pretty-printed JSON, so nothing breaks the page.
@@ -19,7 +19,7 @@ export function renderBlocks(blocks, ctx) {
   return box;
 }
 
-const BLOCKS = { header, section, context, divider, actions, input, markdown: markdownBlock, table };
+const BLOCKS = { header, section, context, divider, actions, input, markdown: markdownBlock, table, context_actions: contextActions };
 
 function renderBlock(block, ctx) {
   const render = block && Object.hasOwn(BLOCKS, block.type) ? BLOCKS[block.type] : null;
@@ -95,7 +95,25 @@ function actions(block, ctx) {
 
 function element(el, block, ctx) {
   if (el && el.type === "button") return button(el, block, ctx);
+  if (el && el.type === "feedback_buttons") return feedbackButtons(el, block, ctx);
   return unsupported(el, "element");
+}
+
+function contextActions(block, ctx) {
+  return h("div", { class: "bk-context-actions", testid: "block-context-actions" }, (block.elements || []).map((el) => element(el, block, ctx)));
+}
+
+/** 👍/👎: each press sends the element's action_id with that button's value, as Slack does. */
+function feedbackButtons(el, block, ctx) {
+  const one = (b, kind) =>
+    h("button", {
+      class: "bk-feedback",
+      type: "button",
+      testid: `feedback-${kind}`,
+      title: b.accessibility_label || null,
+      onclick: () => ctx.press({ action_id: el.action_id, value: b.value }, block),
+    }, text(b.text));
+  return h("span", { class: "bk-feedback-buttons" }, one(el.positive_button || {}, "positive"), one(el.negative_button || {}, "negative"));
 }
 
 function button(el, block, ctx) {

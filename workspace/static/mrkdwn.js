@@ -113,5 +113,7 @@ function token(body, ctx) {
   if (target.startsWith("!")) return h("span", { class: "mk-mention" }, `@${label || target.slice(1)}`);
   const url = decode(target);
   if (!SAFE_URL.test(url)) return document.createTextNode(label || url);
-  return h("a", { href: url, target: "_blank", rel: "noopener noreferrer" }, label || url);
+  // A permalink into this workspace opens here; anything else in a new tab.
+  const here = url.startsWith(`${location.origin}/#/`);
+  return h("a", { href: url, target: here ? null : "_blank", rel: "noopener noreferrer" }, label || url);
 }
