@@ -1,0 +1,315 @@
+"""Collaboration metrics, computed with SQL over the audit trail (the ``events`` table).
+
+Nothing is counted on the side: every figure is a query over what the runtime recorded
+(see ``agent/runtime/audit.py`` for the lines it writes). The runs counted are those
+started in the window and matching the filters (the *cohort*); every figure is about
+their events, so a rate's numerator and denominator are the same runs.
+
+The SQL keeps to what SQLite and PostgreSQL share: CTEs, ``CASE``, window functions
+(``ROW_NUMBER``/``COUNT`` ``OVER``), integer division, ``CAST``. The one difference, reading
+a field of a JSON payload, goes through :class:`Dialect` (``json_extract`` here). Percentiles
+are nearest-rank (rank ``ceil(p * n)``, with integer arithmetic), so no engine's percentile
+function is needed. Days are UTC days of Unix time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from sqlite_utils import Database
+
+from agent.models.metrics import (
+    TIMEOUT_STRATEGIES,
+    AnchorLatency,
+    Corrections,
+    DayCount,
+    Metrics,
+    MetricsQuery,
+    ToolDecisions,
+)
+
+__all__ = ["SQLITE", "Dialect", "SqliteDialect", "collect"]
+
+TIMEOUT_ACTOR = "tandem (timeout)"  # who closes a review whose deadline passed (agent.policy.TIMEOUT)
+GATES = ("before_risky_step", "recovery", "takeover_step")  # reviews whose approval lets a tool's step run
+NOT_CORRECTIONS = ("takeover", "takeover_step")  # there a "correction" is a person's instruction
+DAY = 86_400
+
+
+class Dialect(Protocol):
+    def field(self, column: str, path: str) -> str:
+        """SQL for the text (or number) at ``path`` (dotted, e.g. ``decision.kind``) of a JSON column."""
+        ...
+
+
+@dataclass(frozen=True)
+class SqliteDialect:
+    def field(self, column: str, path: str) -> str:
+        return f"json_extract({column}, '$.{path}')"
+
+
+SQLITE = SqliteDialect()
+
+
+def _quoted(values: Sequence[str]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+def _prefix(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    """The CTEs every query shares: the cohort, its events, its reviews, its corrections."""
+    where = ["r.created_at >= ?", "r.created_at < ?"]
+    args: list[Any] = [q.since, q.until]
+    if q.channel is not None:
+        where.append("r.channel = ?")
+        args.append(q.channel)
+    if q.requester is not None:
+        where.append("r.requester = ?")
+        args.append(q.requester)
+    if q.tool is not None:
+        where.append(
+            "EXISTS (SELECT 1 FROM events t WHERE t.run_id = r.id"
+            f" AND t.kind IN ('ask_human', 'step_finished') AND {d.field('t.payload', 'tool')} = ?)"
+        )
+        args.append(q.tool)
+    sql = f"""
+    WITH cohort AS (
+        SELECT r.id, r.created_at FROM runs r WHERE {" AND ".join(where)}
+    ),
+    ev AS (
+        SELECT e.id, e.run_id, e.at, e.kind, e.payload FROM events e JOIN cohort c ON c.id = e.run_id
+    ),
+    asks AS (
+        SELECT run_id, {d.field("payload", "review")} AS review, MIN({d.field("payload", "anchor")}) AS anchor,
+               MIN({d.field("payload", "tool")}) AS tool, MIN(at) AS asked_at
+        FROM ev WHERE kind = 'ask_human'
+        GROUP BY run_id, {d.field("payload", "review")}
+    ),
+    corrections AS (
+        SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent,
+               {d.field("x.payload", "outcome")} AS outcome
+        FROM ev x JOIN asks a ON a.run_id = x.run_id AND a.review = {d.field("x.payload", "review_id")}
+        WHERE x.kind = 'decided' AND {d.field("x.payload", "decision.kind")} = 'correct'
+          AND a.anchor NOT IN ({_quoted(NOT_CORRECTIONS)})
+    ),
+    closes AS (
+        SELECT run_id, at, {d.field("payload", "review_id")} AS review, {d.field("payload", "by")} AS closed_by,
+               {d.field("payload", "answer.kind")} AS answer
+        FROM ev WHERE kind = 'close_review' AND {d.field("payload", "by")} IS NOT NULL
+    ),
+    takeovers AS (
+        SELECT run_id, MIN(asked_at) AS at FROM asks WHERE anchor = 'takeover' GROUP BY run_id
+    )
+    """
+    return sql, args
+
+
+def _headline(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    prefix, args = _prefix(q, d)
+    sql = (
+        prefix
+        + """
+    SELECT
+        (SELECT COUNT(*) FROM cohort),
+        (SELECT COUNT(DISTINCT run_id) FROM corrections),
+        (SELECT COUNT(*) FROM corrections WHERE intent = 'replan'),
+        (SELECT COUNT(*) FROM corrections WHERE intent = 'retry_step'),
+        (SELECT COUNT(*) FROM corrections WHERE intent = 'refine_output'),
+        (SELECT COUNT(*) FROM corrections WHERE outcome IS NULL OR outcome <> 'takeover'),
+        (SELECT COUNT(*) FROM takeovers),
+        (SELECT AVG(next_at - at) FROM (
+            SELECT c.at, (SELECT MIN(a.at) FROM ev a WHERE a.run_id = c.run_id AND a.kind = 'ask_human' AND a.id > c.id)
+                AS next_at
+            FROM corrections c WHERE c.outcome IS NULL OR c.outcome <> 'takeover'
+        ) waits WHERE next_at IS NOT NULL)
+    """
+    )
+    return sql, args
+
+
+def _people(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    prefix, args = _prefix(q, d)
+    reading = d.field("payload", "reading.intent")
+    sql = (
+        prefix
+        + f"""
+    SELECT
+        (SELECT COUNT(*) FROM ev WHERE kind = 'decided' AND {reading} IS NOT NULL),
+        (SELECT COUNT(*) FROM ev WHERE kind = 'override'),
+        (SELECT COUNT(*) FROM ev WHERE kind = 'timed_out' AND {d.field("payload", "outcome")} = 'remind')
+    """
+    )
+    return sql, args
+
+
+def _model_use(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    prefix, args = _prefix(q, d)
+    prompt, completion = d.field("payload", "prompt_tokens"), d.field("payload", "completion_tokens")
+    sql = (
+        prefix
+        + f"""
+    SELECT SUM(CAST({d.field("payload", "calls")} AS BIGINT)), SUM(CAST({prompt} AS BIGINT)),
+           SUM(CAST({completion} AS BIGINT)), COUNT({prompt})
+    FROM ev WHERE kind = 'model_usage'
+    """
+    )
+    return sql, args
+
+
+def _timeouts(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    prefix, args = _prefix(q, d)
+    outcome = d.field("payload", "outcome")
+    sql = (
+        prefix
+        + f"""
+    SELECT {outcome}, COUNT(*) FROM ev
+    WHERE kind = 'timed_out' AND {outcome} IN ({_quoted(TIMEOUT_STRATEGIES)})
+    GROUP BY {outcome}
+    """
+    )
+    return sql, args
+
+
+def _latency(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    prefix, args = _prefix(q, d)
+    sql = (
+        prefix
+        + f"""
+    , approvals AS (
+        SELECT a.anchor, x.at - a.asked_at AS seconds
+        FROM closes x JOIN asks a ON a.run_id = x.run_id AND a.review = x.review
+        WHERE x.answer = 'approve' AND x.closed_by <> '{TIMEOUT_ACTOR}'
+    ),
+    ranked AS (
+        SELECT anchor, seconds,
+               ROW_NUMBER() OVER (PARTITION BY anchor ORDER BY seconds) AS k,
+               COUNT(*) OVER (PARTITION BY anchor) AS n
+        FROM approvals
+    )
+    SELECT anchor, n,
+           MAX(CASE WHEN k = (n * 50 + 99) / 100 THEN seconds END),
+           MAX(CASE WHEN k = (n * 90 + 99) / 100 THEN seconds END)
+    FROM ranked GROUP BY anchor, n ORDER BY anchor
+    """
+    )
+    return sql, args
+
+
+def _tools(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    prefix, args = _prefix(q, d)
+    sql = (
+        prefix
+        + f"""
+    SELECT a.tool,
+           SUM(CASE WHEN x.answer = 'approve' THEN 1 ELSE 0 END),
+           SUM(CASE WHEN x.answer IN ('correct', 'cancel') THEN 1 ELSE 0 END)
+    FROM closes x JOIN asks a ON a.run_id = x.run_id AND a.review = x.review
+    WHERE a.tool IS NOT NULL AND a.anchor IN ({_quoted(GATES)}) AND x.closed_by <> '{TIMEOUT_ACTOR}'
+    GROUP BY a.tool ORDER BY a.tool
+    """
+    )
+    return sql, args
+
+
+def _days(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    prefix, args = _prefix(q, d)
+    sql = (
+        prefix
+        + f"""
+    SELECT day, SUM(runs), SUM(corrections), SUM(takeovers) FROM (
+        SELECT CAST(created_at AS BIGINT) / {DAY} AS day, 1 AS runs, 0 AS corrections, 0 AS takeovers FROM cohort
+        UNION ALL
+        SELECT CAST(at AS BIGINT) / {DAY}, 0, 1, 0 FROM corrections WHERE at >= ? AND at < ?
+        UNION ALL
+        SELECT CAST(at AS BIGINT) / {DAY}, 0, 0, 1 FROM takeovers WHERE at >= ? AND at < ?
+    ) per_day GROUP BY day ORDER BY day
+    """
+    )
+    return sql, [*args, q.since, q.until, q.since, q.until]
+
+
+def _rate(part: int | float, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def _day_label(day: int) -> str:
+    return datetime.fromtimestamp(day * DAY, UTC).strftime("%Y-%m-%d")
+
+
+def _all_days(q: MetricsQuery, counted: dict[int, DayCount]) -> list[DayCount]:
+    """Every UTC day the window touches, zeros included (a chart needs the quiet days too)."""
+    first, last = int(q.since) // DAY, max(int(q.since), int(q.until) - 1) // DAY
+    return [counted.get(day) or DayCount(day=_day_label(day)) for day in range(first, last + 1)]
+
+
+def collect(db: Database, q: MetricsQuery, d: Dialect = SQLITE) -> Metrics:
+    """Every figure for ``q``, read in one transaction (one consistent snapshot)."""
+    conn = db.conn
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    try:
+        return _collect(db, q, d)
+    finally:
+        if own and conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+def _collect(db: Database, q: MetricsQuery, d: Dialect) -> Metrics:
+    def one(built: tuple[str, list[Any]]) -> Sequence[Any]:
+        row = db.execute(*built).fetchone()
+        assert row is not None
+        return tuple(row)
+
+    def rows(built: tuple[str, list[Any]]) -> list[Sequence[Any]]:
+        return [tuple(r) for r in db.execute(*built).fetchall()]
+
+    runs, corrected, replan, retry_step, refine, retries, takeovers, to_review = one(_headline(q, d))
+    free_text, overrides, reminders = one(_people(q, d))
+    calls, prompt, completion, reported = one(_model_use(q, d))
+    calls = int(calls or 0)
+    tokens = int(prompt or 0) + int(completion or 0)
+    latency = [AnchorLatency(anchor=a, approvals=n, p50=p50, p90=p90) for a, n, p50, p90 in rows(_latency(q, d))]
+    tools = [
+        ToolDecisions(
+            tool=tool,
+            approved=int(ok),
+            rejected=int(no),
+            approval_rate=_rate(int(ok), int(ok) + int(no)),
+            rejection_rate=_rate(int(no), int(ok) + int(no)),
+        )
+        for tool, ok, no in rows(_tools(q, d))
+    ]
+    timeouts = dict.fromkeys(TIMEOUT_STRATEGIES, 0)
+    timeouts.update({str(strategy): int(n) for strategy, n in rows(_timeouts(q, d))})
+    counted = {
+        int(day): DayCount(day=_day_label(int(day)), runs=int(r), corrections=int(c), takeovers=int(t))
+        for day, r, c, t in rows(_days(q, d))
+    }
+    return Metrics(
+        query=q,
+        runs=runs,
+        corrected_runs=corrected,
+        correction_rate=_rate(corrected, runs),
+        corrections=Corrections(replan=replan, retry_step=retry_step, refine_output=refine),
+        retries=retries,
+        avg_retries=_rate(retries, runs),
+        takeovers=takeovers,
+        takeover_rate=_rate(takeovers, runs),
+        correction_to_review=None if to_review is None else float(to_review),
+        approval_latency=latency,
+        tools=tools,
+        timeouts=timeouts,
+        reminders=reminders,
+        free_text_decisions=free_text,
+        overrides=overrides,
+        misread_rate=_rate(overrides, free_text),
+        model_calls=calls,
+        model_calls_per_run=_rate(calls, runs),
+        prompt_tokens=int(prompt) if reported else None,
+        completion_tokens=int(completion) if reported else None,
+        tokens_per_run=_rate(tokens, runs) if reported else None,
+        days=_all_days(q, counted),
+    )
