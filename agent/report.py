@@ -7,16 +7,18 @@ as the stable JSON of ``tandem report --json`` (:func:`report_json`) and as plai
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import ConfigDict
 
-from agent.config import ReportRule
+from agent.config import ReportRule, parse_duration
+from agent.errors import ConfigError
 from agent.models.base import _Model
 from agent.models.metrics import Metrics
 
-__all__ = ["Report", "build_report", "percent", "report_json", "report_lines", "stamp"]
+__all__ = ["Report", "build_report", "percent", "report_json", "report_lines", "since_time", "stamp"]
 
 
 class Report(_Model):
@@ -152,3 +154,26 @@ def report_lines(report: Report) -> list[str]:
     lines.append("")
     lines += [f"Warning: {w}" for w in report.warnings] or ["No warnings."]
     return lines
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?")
+
+
+def since_time(text: str, now: float) -> float:
+    """When a report starts: ``7d``, ``30d``, ``12h`` (that long before ``now``), or a UTC date
+    ``2026-11-20`` (or a date and time); ConfigError saying what is wrong otherwise."""
+    value = text.strip()
+    if _DATE.fullmatch(value):
+        try:
+            moment = datetime.fromisoformat(value).replace(tzinfo=UTC)
+        except ValueError as exc:
+            raise ConfigError(f"{value!r} is not a date: {exc}") from None
+        since = moment.timestamp()
+    else:
+        try:
+            since = now - parse_duration(value)
+        except ValueError:
+            raise ConfigError(f"{value!r} is neither a period (7d, 30d, 12h) nor a date (2026-11-20)") from None
+    if since >= now:
+        raise ConfigError(f"{value!r} is not in the past")
+    return since

@@ -5,43 +5,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
-from agent.config import load_config, parse_duration
+from agent.config import load_config
 from agent.errors import ConfigError
 from agent.models.metrics import Metrics, MetricsQuery
-from agent.report import build_report, report_json, report_lines
+from agent.report import build_report, report_json, report_lines, since_time
 from agent.settings import CoreSettings
 from cli.report_html import render_html
 from cli.wiring import open_store
 
-__all__ = ["report_command", "since_time"]
-
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?")
-
-
-def since_time(text: str, now: float) -> float:
-    """``7d``, ``30d``, ``12h`` (that long before ``now``), or a UTC date ``2026-11-20`` (or date and time)."""
-    value = text.strip()
-    if _DATE.fullmatch(value):
-        try:
-            moment = datetime.fromisoformat(value).replace(tzinfo=UTC)
-        except ValueError as exc:
-            raise ConfigError(f"--since: {value!r} is not a date: {exc}") from None
-        since = moment.timestamp()
-    else:
-        try:
-            since = now - parse_duration(value)
-        except ValueError:
-            raise ConfigError(
-                f"--since: {value!r} is neither a period (7d, 30d, 12h) nor a date (2026-11-20)"
-            ) from None
-    if since >= now:
-        raise ConfigError(f"--since: {value!r} is not in the past")
-    return since
+__all__ = ["report_command"]
 
 
 async def _figures(db: str, query: MetricsQuery) -> tuple[Metrics, Metrics]:
@@ -52,7 +27,10 @@ async def _figures(db: str, query: MetricsQuery) -> tuple[Metrics, Metrics]:
 def report_command(args: argparse.Namespace, settings: CoreSettings) -> int:
     """Print (and with ``--html`` write) the report. Blocking file checks stay out of the event loop."""
     now = time.time()
-    since = since_time(args.since, now)
+    try:
+        since = since_time(args.since, now)
+    except ConfigError as exc:
+        raise ConfigError(f"--since: {exc}") from None
     rule = load_config(settings.config).report
     if not Path(settings.db).exists():  # read-only: never create an empty database to report on
         raise ConfigError(

@@ -68,7 +68,7 @@ def render_html(report: Report) -> str:
 <title>{escape(title)}</title>
 <style>
 body {{ font: 14px/1.5 system-ui, sans-serif; margin: 2em auto; max-width: 820px; color: #222; }}
-pre {{ background: #f6f6f6; padding: 1em; overflow-x: auto; }}
+pre {{ background: #f6f6f6; padding: 1em; white-space: pre-wrap; }}
 .warning {{ color: #b91c1c; font-weight: 600; }}
 </style>
 </head>

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent.config import ReportRule
+from agent.errors import ConfigError
 from agent.models.metrics import Corrections, Metrics, MetricsQuery
-from agent.report import build_report, report_json, report_lines
+from agent.report import build_report, report_json, report_lines, since_time
 
 WEEK = MetricsQuery(since=1_000_000.0, until=1_000_000.0 + 7 * 86_400)
 
@@ -67,3 +68,25 @@ def test_report_trend_is_this_period_minus_the_previous_one() -> None:
     lines = report_lines(report)
     assert any("previous 60%, down 40 points" in line for line in lines)
     assert lines[-1] == "No warnings."
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("7d", 1_000_000.0 - 7 * 86_400), ("12h", 1_000_000.0 - 12 * 3600), ("1970-01-02", 86_400.0)],
+)
+def test_since_time_reads_periods_and_utc_dates(text: str, expected: float) -> None:
+    assert since_time(text, 1_000_000.0) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("soon", "neither a period"),
+        ("2099-01-01", "is not in the past"),
+        ("2026-13-40", "is not a date"),
+        ("-3d", "neither a period"),
+    ],
+)
+def test_since_time_bad_input_is_a_clear_error(text: str, error: str) -> None:
+    with pytest.raises(ConfigError, match=error):
+        since_time(text, 1_000_000.0)

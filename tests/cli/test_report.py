@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 
-from cli.report import since_time
-
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "restart payments and check errors after"
 
@@ -111,27 +109,3 @@ def test_report_without_a_database_says_so_and_creates_none(env: dict[str, str],
     proc = tandem(env, "report", cwd=tmp_path)
     assert proc.returncode == 1 and "No database at" in proc.stderr
     assert not Path(env["TANDEM_DB"]).exists() and list(tmp_path.iterdir()) == []
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [("7d", 1_000_000.0 - 7 * 86_400), ("12h", 1_000_000.0 - 12 * 3600), ("1970-01-02", 86_400.0)],
-)
-def test_since_time_reads_periods_and_utc_dates(text: str, expected: float) -> None:
-    assert since_time(text, 1_000_000.0) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "error"),
-    [
-        ("soon", "neither a period"),
-        ("2099-01-01", "is not in the past"),
-        ("2026-13-40", "is not a date"),
-        ("-3d", "neither a period"),
-    ],
-)
-def test_since_time_bad_input_is_a_clear_error(text: str, error: str) -> None:
-    from agent.errors import ConfigError
-
-    with pytest.raises(ConfigError, match=error):
-        since_time(text, 1_000_000.0)
