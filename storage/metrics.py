@@ -30,16 +30,18 @@ from agent.models.metrics import (
     MetricsQuery,
     ToolDecisions,
 )
+from agent.policy import TIMEOUT
 
 __all__ = ["SQLITE", "Dialect", "SqliteDialect", "collect"]
 
-TIMEOUT_ACTOR = "tandem (timeout)"  # who closes a review whose deadline passed (agent.policy.TIMEOUT)
 GATES = ("before_risky_step", "recovery", "takeover_step")  # reviews whose approval lets a tool's step run
 NOT_CORRECTIONS = ("takeover", "takeover_step")  # there a "correction" is a person's instruction
 DAY = 86_400
 
 
 class Dialect(Protocol):
+    """What differs between engines. Placeholders are ``?`` (psycopg's ``%s`` is a plain swap)."""
+
     def field(self, column: str, path: str) -> str:
         """SQL for the text (or number) at ``path`` (dotted, e.g. ``decision.kind``) of a JSON column."""
         ...
@@ -83,13 +85,13 @@ def _prefix(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
     ),
     asks AS (
         SELECT run_id, {d.field("payload", "review")} AS review, MIN({d.field("payload", "anchor")}) AS anchor,
-               MIN({d.field("payload", "tool")}) AS tool, MIN(at) AS asked_at
+               MIN({d.field("payload", "tool")}) AS tool, MIN({d.field("payload", "cause")}) AS cause,
+               MIN(at) AS asked_at
         FROM ev WHERE kind = 'ask_human'
         GROUP BY run_id, {d.field("payload", "review")}
     ),
     corrections AS (
-        SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent,
-               {d.field("x.payload", "outcome")} AS outcome
+        SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent
         FROM ev x JOIN asks a ON a.run_id = x.run_id AND a.review = {d.field("x.payload", "review_id")}
         WHERE x.kind = 'decided' AND {d.field("x.payload", "decision.kind")} = 'correct'
           AND a.anchor NOT IN ({_quoted(NOT_CORRECTIONS)})
@@ -107,23 +109,27 @@ def _prefix(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
 
 
 def _headline(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    """Counts, retries (corrections minus those that handed the run to a person) and the mean
+    time from a correction to the next review (one that is not the takeover it caused)."""
     prefix, args = _prefix(q, d)
+    cause = d.field("n.payload", "cause")
     sql = (
         prefix
-        + """
+        + f"""
     SELECT
         (SELECT COUNT(*) FROM cohort),
         (SELECT COUNT(DISTINCT run_id) FROM corrections),
         (SELECT COUNT(*) FROM corrections WHERE intent = 'replan'),
         (SELECT COUNT(*) FROM corrections WHERE intent = 'retry_step'),
         (SELECT COUNT(*) FROM corrections WHERE intent = 'refine_output'),
-        (SELECT COUNT(*) FROM corrections WHERE outcome IS NULL OR outcome <> 'takeover'),
+        (SELECT COUNT(*) FROM corrections)
+            - (SELECT COUNT(*) FROM asks WHERE anchor = 'takeover' AND cause = 'corrections'),
         (SELECT COUNT(*) FROM takeovers),
-        (SELECT AVG(next_at - at) FROM (
-            SELECT c.at, (SELECT MIN(a.at) FROM ev a WHERE a.run_id = c.run_id AND a.kind = 'ask_human' AND a.id > c.id)
-                AS next_at
-            FROM corrections c WHERE c.outcome IS NULL OR c.outcome <> 'takeover'
-        ) waits WHERE next_at IS NOT NULL)
+        (SELECT AVG(n.at - c.at) FROM corrections c
+            JOIN ev n ON n.id = (
+                SELECT MIN(a.id) FROM ev a WHERE a.run_id = c.run_id AND a.kind = 'ask_human' AND a.id > c.id
+            )
+            WHERE COALESCE({cause}, '') <> 'corrections')
     """
     )
     return sql, args
@@ -180,7 +186,7 @@ def _latency(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
     , approvals AS (
         SELECT a.anchor, x.at - a.asked_at AS seconds
         FROM closes x JOIN asks a ON a.run_id = x.run_id AND a.review = x.review
-        WHERE x.answer = 'approve' AND x.closed_by <> '{TIMEOUT_ACTOR}'
+        WHERE x.answer = 'approve' AND x.closed_by <> '{TIMEOUT}'
     ),
     ranked AS (
         SELECT anchor, seconds,
@@ -206,7 +212,7 @@ def _tools(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
            SUM(CASE WHEN x.answer = 'approve' THEN 1 ELSE 0 END),
            SUM(CASE WHEN x.answer IN ('correct', 'cancel') THEN 1 ELSE 0 END)
     FROM closes x JOIN asks a ON a.run_id = x.run_id AND a.review = x.review
-    WHERE a.tool IS NOT NULL AND a.anchor IN ({_quoted(GATES)}) AND x.closed_by <> '{TIMEOUT_ACTOR}'
+    WHERE a.tool IS NOT NULL AND a.anchor IN ({_quoted(GATES)}) AND x.closed_by <> '{TIMEOUT}'
     GROUP BY a.tool ORDER BY a.tool
     """
     )

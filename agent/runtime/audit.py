@@ -5,7 +5,7 @@ for the collaboration metrics (``storage.metrics``), so they are read from the t
 counted elsewhere:
 
 * ``ask_human`` and ``step_finished`` name the ``tool`` of the step they are about;
-* a correction's ``decided`` line says whether it handed the run to a person (``outcome``);
+* the ``ask_human`` line of a takeover the correction limit caused says so (``cause``);
 * a ``timed_out`` line says what the deadline did (``outcome``: the strategy, or ``remind``);
 * ``model_usage`` follows the event a piece of work produced: model calls and, where the
   provider reported them, tokens.
@@ -51,7 +51,7 @@ def audit_lines(
     if used is not None and used.calls:
         lines.append(usage_line(event.at, used))
     lines += [
-        AuditEvent(at=event.at, actor="tandem", kind=e.kind, payload=_effect_payload(e, after))
+        AuditEvent(at=event.at, actor="tandem", kind=e.kind, payload=_effect_payload(e, event, before, after))
         for e in effects
         if e.kind in AUDITED_EFFECTS
     ]
@@ -73,8 +73,6 @@ def _event_payload(event: Event, effects: list[Effect], before: RunState, after:
                 data["tool"] = tool
         case PlanProposed():
             data = {"steps": [f"{s.tool}({', '.join(f'{k}={v}' for k, v in s.params.items())})" for s in event.steps]}
-        case Decided() if isinstance(event.decision, Correct) and not before.takeover:
-            data["outcome"] = "takeover" if after.takeover else "retry"
         case TimedOut():
             data["outcome"] = _timeout_outcome(effects)
         case _:
@@ -82,10 +80,13 @@ def _event_payload(event: Event, effects: list[Effect], before: RunState, after:
     return data
 
 
-def _effect_payload(effect: Effect, after: RunState) -> dict[str, Any]:
+def _effect_payload(effect: Effect, event: Event, before: RunState, after: RunState) -> dict[str, Any]:
     if isinstance(effect, AskHuman):
         r = effect.review
         data: dict[str, Any] = {"review": r.id, "anchor": r.anchor}
+        corrected = isinstance(event, Decided) and isinstance(event.decision, Correct)
+        if r.anchor == "takeover" and corrected and not before.takeover:
+            data["cause"] = "corrections"  # the correction limit, not a plan that could not be made
         if r.step:
             data["step"] = r.step
             tool = _tool(after, r.step)
