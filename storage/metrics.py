@@ -60,8 +60,16 @@ def _quoted(values: Sequence[str]) -> str:
     return ", ".join(f"'{v}'" for v in values)
 
 
-def _prefix(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
-    """The CTEs every query shares: the cohort, its events, its reviews, its corrections."""
+STAGED = ("cohort", "ev", "asks", "corrections", "closes", "takeovers")
+"""Temporary tables :func:`collect` fills once and every query reads (dropped before it returns)."""
+KINDS = ("ask_human", "decided", "close_review", "timed_out", "override", "model_usage")
+"""The audit lines the figures are read from."""
+
+
+def _stage(q: MetricsQuery, d: Dialect) -> list[tuple[str, list[Any]]]:
+    """What every query shares, computed once: the cohort, its audit lines, its reviews, its
+    corrections, its closed reviews and its takeovers. (As CTEs they were computed again for each
+    figure: 8.2 s against 3.2 s for 20,000 runs with 370,000 audit lines, on a busy 2-core machine.)"""
     where = ["r.created_at >= ?", "r.created_at < ?"]
     args: list[Any] = [q.since, q.until]
     if q.channel is not None:
@@ -76,36 +84,52 @@ def _prefix(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
             f" AND t.kind IN ('ask_human', 'step_finished') AND {d.field('t.payload', 'tool')} = ?)"
         )
         args.append(q.tool)
-    sql = f"""
-    WITH cohort AS (
-        SELECT r.id, r.created_at FROM runs r WHERE {" AND ".join(where)}
-    ),
-    ev AS (
-        SELECT e.id, e.run_id, e.at, e.kind, e.payload FROM events e JOIN cohort c ON c.id = e.run_id
-    ),
-    asks AS (
-        SELECT run_id, {d.field("payload", "review")} AS review, MIN({d.field("payload", "anchor")}) AS anchor,
-               MIN({d.field("payload", "tool")}) AS tool, MIN({d.field("payload", "cause")}) AS cause,
-               MIN(at) AS asked_at
-        FROM ev WHERE kind = 'ask_human'
-        GROUP BY run_id, {d.field("payload", "review")}
-    ),
-    corrections AS (
-        SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent
-        FROM ev x JOIN asks a ON a.run_id = x.run_id AND a.review = {d.field("x.payload", "review_id")}
-        WHERE x.kind = 'decided' AND {d.field("x.payload", "decision.kind")} = 'correct'
-          AND a.anchor NOT IN ({_quoted(NOT_CORRECTIONS)})
-    ),
-    closes AS (
-        SELECT run_id, at, {d.field("payload", "review_id")} AS review, {d.field("payload", "by")} AS closed_by,
-               {d.field("payload", "answer.kind")} AS answer
-        FROM ev WHERE kind = 'close_review' AND {d.field("payload", "by")} IS NOT NULL
-    ),
-    takeovers AS (
-        SELECT run_id, MIN(asked_at) AS at FROM asks WHERE anchor = 'takeover' GROUP BY run_id
-    )
-    """
-    return sql, args
+    review = d.field("payload", "review")
+    return [
+        (f"CREATE TEMP TABLE cohort AS SELECT r.id, r.created_at FROM runs r WHERE {' AND '.join(where)}", args),
+        (
+            "CREATE TEMP TABLE ev AS SELECT e.id, e.run_id, e.at, e.kind, e.payload"
+            f" FROM events e JOIN cohort c ON c.id = e.run_id WHERE e.kind IN ({_quoted(KINDS)})",
+            [],
+        ),
+        ("CREATE INDEX temp.ev_run ON ev(run_id, kind, id)", []),
+        ("CREATE INDEX temp.ev_id ON ev(id)", []),
+        (
+            f"""CREATE TEMP TABLE asks AS
+            SELECT run_id, {review} AS review, MIN({d.field("payload", "anchor")}) AS anchor,
+                   MIN({d.field("payload", "tool")}) AS tool, MIN({d.field("payload", "cause")}) AS cause,
+                   MIN(at) AS asked_at
+            FROM ev WHERE kind = 'ask_human'
+            GROUP BY run_id, {review}""",
+            [],
+        ),
+        ("CREATE INDEX temp.asks_review ON asks(run_id, review)", []),
+        (
+            f"""CREATE TEMP TABLE corrections AS
+            SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent
+            FROM ev x JOIN asks a ON a.run_id = x.run_id AND a.review = {d.field("x.payload", "review_id")}
+            WHERE x.kind = 'decided' AND {d.field("x.payload", "decision.kind")} = 'correct'
+              AND a.anchor NOT IN ({_quoted(NOT_CORRECTIONS)})""",
+            [],
+        ),
+        (
+            f"""CREATE TEMP TABLE closes AS
+            SELECT run_id, at, {d.field("payload", "review_id")} AS review, {d.field("payload", "by")} AS closed_by,
+                   {d.field("payload", "answer.kind")} AS answer
+            FROM ev WHERE kind = 'close_review' AND {d.field("payload", "by")} IS NOT NULL""",
+            [],
+        ),
+        (
+            "CREATE TEMP TABLE takeovers AS"
+            " SELECT run_id, MIN(asked_at) AS at FROM asks WHERE anchor = 'takeover' GROUP BY run_id",
+            [],
+        ),
+    ]
+
+
+def _prefix(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    """The start every query shares (nothing now: :func:`_stage` made the tables they read)."""
+    return "", []
 
 
 def _headline(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
@@ -183,7 +207,7 @@ def _latency(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
     sql = (
         prefix
         + f"""
-    , approvals AS (
+    WITH approvals AS (
         SELECT a.anchor, x.at - a.asked_at AS seconds
         FROM closes x JOIN asks a ON a.run_id = x.run_id AND a.review = x.review
         WHERE x.answer = 'approve' AND x.closed_by <> '{TIMEOUT}'
@@ -251,14 +275,19 @@ def _all_days(q: MetricsQuery, counted: dict[int, DayCount]) -> list[DayCount]:
 
 
 def collect(db: Database, q: MetricsQuery, d: Dialect = SQLITE) -> Metrics:
-    """Every figure for ``q``, read in one transaction (one consistent snapshot)."""
+    """Every figure for ``q``, read in one transaction (one consistent snapshot). Only the
+    connection's own temporary tables are written; the database file is not."""
     conn = db.conn
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN")
     try:
+        for sql, args in _stage(q, d):
+            db.execute(sql, args)
         return _collect(db, q, d)
     finally:
+        for table in STAGED:
+            db.execute(f"DROP TABLE IF EXISTS temp.{table}")
         if own and conn.in_transaction:
             conn.execute("COMMIT")
 
