@@ -5,9 +5,9 @@ Nothing is counted on the side: every figure is a query over what the runtime re
 started in the window and matching the filters (the *cohort*); every figure is about
 their events, so a rate's numerator and denominator are the same runs.
 
-The SQL keeps to what SQLite and PostgreSQL share: CTEs, ``CASE``, window functions
-(``ROW_NUMBER``/``COUNT`` ``OVER``), integer division, ``CAST``. The one difference, reading
-a field of a JSON payload, goes through :class:`Dialect` (``json_extract`` here). Percentiles
+The SQL keeps to what SQLite and PostgreSQL share: temporary tables, CTEs, ``CASE``, window
+functions (``ROW_NUMBER``/``COUNT`` ``OVER``), integer division, ``CAST``. What differs (reading
+a field of a JSON payload, naming a temporary index or table) goes through :class:`Dialect`. Percentiles
 are nearest-rank (rank ``ceil(p * n)``, with integer arithmetic), so no engine's percentile
 function is needed. Days are UTC days of Unix time.
 """
@@ -46,11 +46,23 @@ class Dialect(Protocol):
         """SQL for the text (or number) at ``path`` (dotted, e.g. ``decision.kind``) of a JSON column."""
         ...
 
+    def temp_index(self, name: str, table: str, columns: str) -> str:
+        """An index on one of the temporary tables :func:`collect` stages."""
+        ...
+
+    def drop_temp(self, table: str) -> str: ...
+
 
 @dataclass(frozen=True)
 class SqliteDialect:
     def field(self, column: str, path: str) -> str:
         return f"json_extract({column}, '$.{path}')"
+
+    def temp_index(self, name: str, table: str, columns: str) -> str:
+        return f"CREATE INDEX temp.{name} ON {table}({columns})"
+
+    def drop_temp(self, table: str) -> str:
+        return f"DROP TABLE IF EXISTS temp.{table}"
 
 
 SQLITE = SqliteDialect()
@@ -92,8 +104,8 @@ def _stage(q: MetricsQuery, d: Dialect) -> list[tuple[str, list[Any]]]:
             f" FROM events e JOIN cohort c ON c.id = e.run_id WHERE e.kind IN ({_quoted(KINDS)})",
             [],
         ),
-        ("CREATE INDEX temp.ev_run ON ev(run_id, kind, id)", []),
-        ("CREATE INDEX temp.ev_id ON ev(id)", []),
+        (d.temp_index("ev_run", "ev", "run_id, kind, id"), []),
+        (d.temp_index("ev_id", "ev", "id"), []),
         (
             f"""CREATE TEMP TABLE asks AS
             SELECT run_id, {review} AS review, MIN({d.field("payload", "anchor")}) AS anchor,
@@ -103,7 +115,7 @@ def _stage(q: MetricsQuery, d: Dialect) -> list[tuple[str, list[Any]]]:
             GROUP BY run_id, {review}""",
             [],
         ),
-        ("CREATE INDEX temp.asks_review ON asks(run_id, review)", []),
+        (d.temp_index("asks_review", "asks", "run_id, review"), []),
         (
             f"""CREATE TEMP TABLE corrections AS
             SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent
@@ -287,7 +299,7 @@ def collect(db: Database, q: MetricsQuery, d: Dialect = SQLITE) -> Metrics:
         return _collect(db, q, d)
     finally:
         for table in STAGED:
-            db.execute(f"DROP TABLE IF EXISTS temp.{table}")
+            db.execute(d.drop_temp(table))
         if own and conn.in_transaction:
             conn.execute("COMMIT")
 
