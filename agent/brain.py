@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from agent import prompts
+from agent import prompts, usage
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
 from agent.human import PlannerQuestion
 from agent.models import PlannedStep, ProposedStep, Reading, Step, TakeoverReading
@@ -243,11 +243,13 @@ class LLMBrain:
 
     async def _ask(self, request: LLMRequest, parse: Callable[[str], T]) -> T:
         """Ask, parse; on an unusable answer ask once more with the problem named."""
+        usage.note_call(self.model.name)
         answer = await self.model.complete(request)
         try:
             return parse(answer)
         except Unusable as exc:
             log.info("%s answer unusable, asking for a repair: %s", request.purpose, exc)
+            usage.note_call(self.model.name)
             repaired = await self.model.complete(prompts.repair_request(request, answer, str(exc)))
             return parse(repaired)
 

@@ -16,6 +16,10 @@ the bad key::
     after = "4h"
     strategy = "use_default"          # cancel | reassign | use_default | pause
     default = "approve"
+
+    [report]
+    takeover_warning = 0.10           # warn when more runs than this are taken over
+    correction_warning = 0.30         # warn when more runs than this are corrected
 """
 
 from __future__ import annotations
@@ -85,6 +89,13 @@ class TimeoutRule(_Section):
 Quorum = Literal["any", "all"] | Annotated[int, Field(ge=1)]
 
 
+class ReportRule(_Section):
+    """When ``tandem report`` (and ``/tandem report``) warns: rates above these fractions."""
+
+    takeover_warning: float = Field(default=0.10, ge=0.0, le=1.0)  # the agent does not fit the task domain
+    correction_warning: float = Field(default=0.30, ge=0.0, le=1.0)  # initial planning needs work
+
+
 class PolicyConfig(_Section):
     approvers: dict[RiskName, list[str]] = Field(default_factory=dict)
     allow_self_approval: bool = False
@@ -95,6 +106,7 @@ class PolicyConfig(_Section):
     confidence_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     groups: dict[str, list[str]] = Field(default_factory=dict)
     confirm_threshold: RiskName = "write"
+    report: ReportRule = Field(default_factory=ReportRule)
 
     @model_validator(mode="after")
     def _gates_never_default(self) -> PolicyConfig:

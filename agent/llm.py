@@ -12,6 +12,7 @@ import os
 import sys
 from typing import Any
 
+from agent import usage
 from agent.errors import LLMError
 from agent.offline import OfflineModel
 from agent.ports import ChatModel, LLMRequest
@@ -105,6 +106,7 @@ class LiteLLMModel:
                 await asyncio.sleep(min(self.backoff * 2 ** (attempt - 1), 30.0))
                 attempt += 1
                 continue
+            _note_usage(response)
             return self._content(response, request)
 
     def _content(self, response: Any, request: LLMRequest) -> str:
@@ -157,6 +159,15 @@ def _import_litellm() -> Any:
         raise LLMError("litellm is not installed; install Tandem's dependencies or set TANDEM_MODEL=offline.") from exc
     litellm.suppress_debug_info = True
     return litellm
+
+
+def _note_usage(response: Any) -> None:
+    """The tokens litellm reports for a response (``usage``), for the run's audit trail."""
+    reported = getattr(response, "usage", None)
+    prompt = getattr(reported, "prompt_tokens", None)
+    completion = getattr(reported, "completion_tokens", None)
+    if isinstance(prompt, int) and isinstance(completion, int):
+        usage.note_tokens(prompt, completion)
 
 
 def _retryable(exc: Exception) -> bool:

@@ -34,6 +34,7 @@ from agent.models import (
     Step,
     TakeoverReading,
 )
+from agent.models.metrics import Metrics, MetricsQuery
 from agent.tools import ToolRegistry
 
 Purpose = Literal["plan", "revise", "summarize", "refine", "classify", "propose"]
@@ -242,7 +243,16 @@ class OutboxStore(Protocol):
     async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None: ...
 
 
-class Store(RunsStore, ReviewsStore, RulesStore, ChatStore, OutboxStore, Protocol):
+class MetricsStore(Protocol):
+    """Collaboration metrics, computed by the store from the audit trail (never counted elsewhere)."""
+
+    async def metrics(self, query: MetricsQuery) -> Metrics:
+        """Every figure of :class:`~agent.models.metrics.Metrics` for the runs started in the
+        query's window that match its filters."""
+        ...
+
+
+class Store(RunsStore, ReviewsStore, RulesStore, ChatStore, OutboxStore, MetricsStore, Protocol):
     """Everything the runtime, the channels and the CLI need from storage
     (implemented by ``storage.facade.AsyncStore``; tests/storage/test_contract.py is the contract)."""
 

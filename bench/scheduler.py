@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 from sqlite_utils import Database
 
+from agent import usage
 from agent.config import PolicyConfig, Strategy, TimeoutRule
 from agent.models import (
     Approve,
@@ -94,8 +95,9 @@ class PlanOnce:
     rows are the same as with fresh plans (checked in :func:`plan_once`).
     """
 
-    def __init__(self, inner: Brain, task: str, steps: list[ProposedStep]) -> None:
+    def __init__(self, inner: Brain, task: str, steps: list[ProposedStep], used: usage.Tally) -> None:
         self.inner, self.task, self.steps = inner, task, steps
+        self.used = used  # what planning asked of the model: noted again for each copy (the audit rows match)
 
     async def plan(
         self,
@@ -109,6 +111,10 @@ class PlanOnce:
         ask_below: float = 0.0,
     ) -> list[ProposedStep]:
         if task == self.task and not (feedback or rejected or completed):
+            for _ in range(self.used.calls):
+                usage.note_call(self.used.model)
+            if self.used.reported:
+                usage.note_tokens(self.used.prompt_tokens, self.used.completion_tokens)
             return [s.model_copy(deep=True) for s in self.steps]
         return await self.inner.plan(
             task,
@@ -139,11 +145,12 @@ class PlanOnce:
 
 
 async def plan_once(brain: Brain, tools: ToolRegistry) -> PlanOnce:
-    first = await brain.plan(TASK, tools, feedback=[], rejected=[], completed=[], max_steps=10)
+    with usage.counting() as used:
+        first = await brain.plan(TASK, tools, feedback=[], rejected=[], completed=[], max_steps=10)
     second = await brain.plan(TASK, tools, feedback=[], rejected=[], completed=[], max_steps=10)
     if first != second:
         raise BenchFailure("the brain's plan for the task is not deterministic; PlanOnce would change the rows")
-    return PlanOnce(brain, TASK, first)
+    return PlanOnce(brain, TASK, first, used)
 
 
 class BatchedStore(AsyncStore):

@@ -1,4 +1,4 @@
-"""The App Home tab: what waits on you, and the runs you started."""
+"""The App Home tab: what waits on you, the runs you started, and how your last week went."""
 
 from __future__ import annotations
 
@@ -21,14 +21,17 @@ def _rows(title: str, rows: Sequence[RunRow], empty: str) -> list[dict[str, Any]
     return [section(chunk) for chunk in pack(lines, limit=MAX_SECTION_TEXT)]
 
 
-def home_view(waiting_on_you: Sequence[RunRow], yours: Sequence[RunRow]) -> dict[str, Any]:
-    """A ``home`` view (``views.publish``)."""
+def home_view(
+    waiting_on_you: Sequence[RunRow], yours: Sequence[RunRow], summary: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
+    """A ``home`` view (``views.publish``); ``summary`` is the person's report section (blocks.report)."""
     blocks = [
         header("Tandem"),
         *_rows("Waiting on you", waiting_on_you, "Nothing waits on you right now."),
         divider(),
         *_rows("Runs you started", yours, "You have not started a run yet: `/tandem <task>` in a channel."),
         divider(),
+        *([*summary, divider()] if summary else []),
         section(COMMANDS),
         context("Reviews live in each run's thread; approve, request changes or reply there."),
     ]

@@ -1,4 +1,5 @@
-"""The ``/tandem`` slash command: a task starts a run; a subcommand lists, shows, cancels or shows rules."""
+"""The ``/tandem`` slash command: a task starts a run; a subcommand lists, shows, cancels, shows rules
+or reports."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from bot.intake import read_before_ack
 from bot.payloads import SlashCommand
 from bot.render import decision_lines
 from bot.replies import ephemeral
+from bot.reports import channel_report
 from bot.runs import run_rows
 
-SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
+SUBCOMMANDS = ("help", "list", "status", "cancel", "rules", "report")
 COMMAND = "/tandem"
 
 
@@ -74,6 +76,9 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
         return
     if word == "rules":
         await ephemeral(client, channel, user, blocks=rules_blocks(await store.rules(channel)))
+        return
+    if word == "report":
+        await ephemeral(client, channel, user, blocks=await channel_report(deps, channel, arg))
         return
     if not arg:
         await ephemeral(client, channel, user, f"Say which run: `/tandem {word} <run>`.")

@@ -50,6 +50,7 @@ async def apply_feedback(
         await ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
         return
     if "override" in meta:  # applies to whatever the run waits for now
+        await deps.runtime.note_override(record.run_id, record.id, user)  # the reading was wrong
         state, _ = await deps.store.load(record.run_id)
         if state.pending is None:
             status = state.status

@@ -6,9 +6,11 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from blocks.home import home_view
+from blocks.report import home_summary
 from bot.deps import Deps
 from bot.intake import on_event
 from bot.payloads import HomeOpened
+from bot.reports import personal_report
 from bot.runs import run_rows
 
 EVENT = "app_home_opened"
@@ -37,5 +39,6 @@ async def publish(deps: Deps, client: AsyncWebClient, user: str) -> None:
     ]
     for summary in recent[: max(0, 15 - len(mine))]:
         mine.append((await deps.store.load(summary.id))[0])
-    view = home_view(await run_rows(deps, client, waiting), await run_rows(deps, client, mine))
+    week = home_summary(await personal_report(deps, user))
+    view = home_view(await run_rows(deps, client, waiting), await run_rows(deps, client, mine), week)
     await client.views_publish(user_id=user, view=view)

@@ -26,6 +26,7 @@ from agent.views import run_json
 from cli.answer import answer, resolve
 from cli.parser import build_parser
 from cli.render import outcome_text, plain, review_text
+from cli.report import report_command
 from cli.terminal import interact
 from cli.wiring import Services, open_services, open_store
 
@@ -150,6 +151,8 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
             from cli.dev import main as dev_main
 
             return dev_main(args)
+        if args.command == "report":
+            return report_command(args, read_settings(settings_factory))
         coro: Coroutine[Any, Any, int]
         if args.command in ("serve", "socket"):
             coro = _slack(args)

@@ -81,6 +81,16 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("run_id")
     show.add_argument("--json", action="store_true")
 
+    report = sub.add_parser("report", help="collaboration metrics and warnings for a period (reads only)")
+    report.add_argument(
+        "--since", default="7d", metavar="PERIOD|DATE", help="7d, 30d, 12h, or a UTC date like 2026-11-20 (default 7d)"
+    )
+    report.add_argument("--channel", help="only runs started in this channel")
+    report.add_argument("--requester", help="only runs this person started")
+    report.add_argument("--tool", help="only runs in which a step of this tool was reviewed or ran")
+    report.add_argument("--json", action="store_true")
+    report.add_argument("--html", metavar="FILE", help="also write a self-contained page with a chart")
+
     redeliver = sub.add_parser("redeliver", help="try again to deliver a run's messages that could not be delivered")
     redeliver.add_argument("run_id")
     return parser

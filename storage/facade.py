@@ -31,6 +31,8 @@ from agent.models import (
     RunState,
     RunSummary,
 )
+from agent.models.metrics import Metrics, MetricsQuery
+from storage import metrics
 from storage.db import connect
 from storage.outbox import OutboxStore
 from storage.runs import RunStore
@@ -171,6 +173,9 @@ class AsyncStore:
 
     async def claim_delivery(self, key: str, at: float) -> bool:
         return await self._call(self.store.claim_delivery, key, at)
+
+    async def metrics(self, query: MetricsQuery) -> Metrics:
+        return await self._call(metrics.collect, self.db, query)
 
     async def prune(self, before: float, *, dry_run: bool) -> PruneCounts:
         return await self._call(self.store.prune, before, dry_run=dry_run)

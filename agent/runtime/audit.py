@@ -1,23 +1,115 @@
-"""What the audit log keeps of each event and effect (short, JSON-ready payloads)."""
+"""What the audit log keeps of each transition: its event, the effects people see, and the model's use.
+
+Payloads are short and JSON-ready. Besides what the event says, a few facts are written down
+for the collaboration metrics (``storage.metrics``), so they are read from the trail and never
+counted elsewhere:
+
+* ``ask_human`` and ``step_finished`` name the ``tool`` of the step they are about;
+* the ``ask_human`` line of a takeover the correction limit caused says so (``cause``);
+* a ``timed_out`` line says what the deadline did (``outcome``: the strategy, or ``remind``);
+* ``model_usage`` follows the event a piece of work produced: model calls and, where the
+  provider reported them, tokens.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agent.models import AskHuman, Effect, Event, PlanProposed, StepFinished
+from agent.models import (
+    AskHuman,
+    AuditEvent,
+    CloseReview,
+    Correct,
+    Decided,
+    Effect,
+    Event,
+    PlanProposed,
+    Remind,
+    RunState,
+    StepFinished,
+    TimedOut,
+)
+from agent.policy import TIMEOUT
+from agent.usage import Tally
+
+__all__ = ["AUDITED_EFFECTS", "audit_lines", "usage_line"]
+
+AUDITED_EFFECTS = ("ask_human", "finished", "notify", "remind", "close_review", "add_rule")
 
 
-def _audit_payload(event: Event) -> dict[str, Any]:
+def audit_lines(
+    event: Event,
+    actor: str,
+    effects: list[Effect],
+    before: RunState,
+    after: RunState,
+    used: Tally | None = None,
+) -> list[AuditEvent]:
+    """The lines one transition (``before`` -> ``after`` on ``event``) adds to the run's history."""
+    payload = _event_payload(event, effects, before, after)
+    lines = [AuditEvent(at=event.at, actor=actor, kind=event.kind, payload=payload)]
+    if used is not None and used.calls:
+        lines.append(usage_line(event.at, used))
+    lines += [
+        AuditEvent(at=event.at, actor="tandem", kind=e.kind, payload=_effect_payload(e, event, before, after))
+        for e in effects
+        if e.kind in AUDITED_EFFECTS
+    ]
+    return lines
+
+
+def usage_line(at: float, used: Tally) -> AuditEvent:
+    return AuditEvent(at=at, actor="tandem", kind="model_usage", payload=used.payload())
+
+
+def _event_payload(event: Event, effects: list[Effect], before: RunState, after: RunState) -> dict[str, Any]:
     data = event.model_dump(mode="json", exclude={"at", "nonce", "kind"}, exclude_defaults=True)
-    if isinstance(event, StepFinished) and isinstance(data.get("result"), str) and len(data["result"]) > 200:
-        data["result"] = data["result"][:200] + "…"
-    if isinstance(event, PlanProposed):
-        data = {"steps": [f"{s.tool}({', '.join(f'{k}={v}' for k, v in s.params.items())})" for s in event.steps]}
+    match event:
+        case StepFinished():
+            if isinstance(data.get("result"), str) and len(data["result"]) > 200:
+                data["result"] = data["result"][:200] + "…"
+            tool = _tool(before, event.number)
+            if tool is not None:
+                data["tool"] = tool
+        case PlanProposed():
+            data = {"steps": [f"{s.tool}({', '.join(f'{k}={v}' for k, v in s.params.items())})" for s in event.steps]}
+        case TimedOut():
+            data["outcome"] = _timeout_outcome(effects)
+        case _:
+            pass
     return data
 
 
-def _effect_payload(effect: Effect) -> dict[str, Any]:
+def _effect_payload(effect: Effect, event: Event, before: RunState, after: RunState) -> dict[str, Any]:
     if isinstance(effect, AskHuman):
         r = effect.review
-        return {"review": r.id, "anchor": r.anchor, **({"step": r.step} if r.step else {})}
+        data: dict[str, Any] = {"review": r.id, "anchor": r.anchor}
+        corrected = isinstance(event, Decided) and isinstance(event.decision, Correct)
+        if r.anchor == "takeover" and corrected and not before.takeover:
+            data["cause"] = "corrections"  # the correction limit, not a plan that could not be made
+        if r.step:
+            data["step"] = r.step
+            tool = _tool(after, r.step)
+            if tool is not None:
+                data["tool"] = tool
+        return data
     return effect.model_dump(mode="json", exclude={"kind"})
+
+
+def _tool(state: RunState, number: int) -> str | None:
+    try:
+        return state.step(number).tool
+    except KeyError:
+        return None
+
+
+def _timeout_outcome(effects: list[Effect]) -> str:
+    """What a deadline did, read from what the machine decided: its strategy, or only a reminder."""
+    for e in effects:
+        if isinstance(e, CloseReview) and e.by == TIMEOUT:
+            return str((e.answer or {}).get("action") or "timeout")
+    if any(isinstance(e, AskHuman) for e in effects):
+        return "reassign"
+    if any(isinstance(e, Remind) and e.review.stale for e in effects):
+        return "pause"
+    return "remind"

@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from agent import usage
 from agent.errors import ConcurrentUpdate, NoPendingReview, NotAllowed, StaleDecision
 from agent.logs import ctx
 from agent.messages import stale_decision
 from agent.models import Answer, AuditEvent, Decided, Decision, Handoff, Instruct, Outgoing, Reading, RunState
 from agent.ports import Change, ClassifyContext
+from agent.runtime.audit import usage_line
 from agent.runtime.engine import Engine
 from agent.runtime.outbox import delivery_channel
 
@@ -69,7 +71,8 @@ class Decisions(Engine):
     async def read(
         self, run_id: str, text: str, *, review_id: str | None = None
     ) -> tuple[Reading | None, Decision, str]:
-        """How a person's free text will be applied: (reading, decision, review id). Changes nothing."""
+        """How a person's free text will be applied: (reading, decision, review id). Changes nothing
+        but the audit trail, which records the model calls the reading took."""
         state, _ = await self.store.load(run_id)
         review_id = await self._check_review(state, review_id)
         if state.takeover:
@@ -81,7 +84,10 @@ class Decisions(Engine):
         context = ClassifyContext(
             task=state.task, anchor=pending.anchor, steps=state.plan, step=pending.step, output=state.output
         )
-        reading = await self.brain.classify(text, context)
+        with usage.counting() as used:
+            reading = await self.brain.classify(text, context)
+        if used.calls:
+            await self.store.append_events(run_id, [usage_line(self.clock(), used)])
         if reading.intent == "retry_step" and reading.target_step is None:
             reading = reading.model_copy(update={"target_step": pending.step})
         return reading, reading.to_decision(text), review_id
@@ -138,6 +144,15 @@ class Decisions(Engine):
         reading, decision, review_id = await self.read(run_id, text, review_id=review_id)
         state = await self.decide(run_id, decision, by, review_id=review_id, groups=groups, reading=reading)
         return reading, state
+
+    async def note_override(self, run_id: str, review_id: str, by: str) -> None:
+        """Audit a "Not what I meant": ``by`` says the reading of their reply at ``review_id`` was wrong.
+
+        The corrected decision that follows is applied like any other; this line is what the
+        reader's misread rate counts.
+        """
+        line = AuditEvent(at=self.clock(), actor=by, kind="override", payload={"review": review_id})
+        await self.store.append_events(run_id, [line])
 
     async def _check_review(self, state: RunState, review_id: str | None) -> str:
         if review_id is not None and state.pending is not None and state.pending.id == review_id:

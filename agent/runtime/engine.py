@@ -13,14 +13,13 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any, TypedDict
 
-from agent import machine
+from agent import machine, usage
 from agent.config import PolicyConfig
 from agent.errors import ConcurrentUpdate
 from agent.logs import bind, ctx
 from agent.models import (
     AddRule,
     AskHuman,
-    AuditEvent,
     CloseReview,
     Effect,
     Event,
@@ -35,7 +34,7 @@ from agent.models import (
 )
 from agent.policy import SafetyPolicy, rule_scope
 from agent.ports import Brain, Change, Observer, Store
-from agent.runtime.audit import _audit_payload, _effect_payload
+from agent.runtime.audit import audit_lines
 from agent.runtime.outbox import delivery_channel, outgoing_for
 from agent.runtime.work import ToolContext, Worker
 from agent.tools import ToolRegistry
@@ -92,13 +91,13 @@ class Engine:
         queue = list(effects)
         while queue:
             effect = queue.pop(0)
-            with bind(run=state.id):
+            with bind(run=state.id), usage.counting() as used:
                 event = await self._perform_leased(state, effect)
             if event is None:
                 continue
             try:
                 async with self._lock(state.id):
-                    state, version, more = await self._apply(state, version, event, "tandem")
+                    state, version, more = await self._apply(state, version, event, "tandem", used)
             except ConcurrentUpdate:
                 # Someone (a cancel) moved the run on while we worked: keep the record, stop here.
                 fresh, _ = await self.store.load(state.id)
@@ -141,22 +140,24 @@ class Engine:
         return (self.owner, self.clock() + self.lease_ttl) if state.inflight is not None else None
 
     async def _apply(
-        self, state: RunState, version: int, event: Event, actor: str
+        self, state: RunState, version: int, event: Event, actor: str, used: usage.Tally | None = None
     ) -> tuple[RunState, int, list[Effect]]:
         """One transition, persisted with everything it decided in one transaction.
 
         A rule look-up the machine asks for is a pure read: it is answered at once and its
-        transition shares the commit, so an always-allow rule costs no extra write.
+        transition shares the commit, so an always-allow rule costs no extra write. ``used``
+        is what the work that produced ``event`` asked of the model (audited with it).
         """
         before = state
         new, effects = machine.transition(state, event, self.safety)
-        audit = _audit(event, actor, effects)
+        audit = audit_lines(event, actor, effects, before, new, used)
         earlier: list[Effect] = []
         while (lookup := next((e for e in effects if isinstance(e, MatchRule)), None)) is not None:
             earlier += [e for e in effects if e is not lookup]
             checked = await self._match_rule(new, lookup)
+            looked_up = new
             new, effects = machine.transition(new, checked, self.safety)
-            audit += _audit(checked, "tandem", effects)
+            audit += audit_lines(checked, "tandem", effects, looked_up, new)
         effects = earlier + effects
         writes = _writes(before, effects, event.at)
         channel = delivery_channel(new)
@@ -199,19 +200,6 @@ class Engine:
                     change.state.id,
                     extra=ctx(run=change.state.id),
                 )
-
-
-_AUDITED = ("ask_human", "finished", "notify", "remind", "close_review", "add_rule")
-
-
-def _audit(event: Event, actor: str, effects: list[Effect]) -> list[AuditEvent]:
-    lines = [AuditEvent(at=event.at, actor=actor, kind=event.kind, payload=_audit_payload(event))]
-    lines += [
-        AuditEvent(at=event.at, actor="tandem", kind=e.kind, payload=_effect_payload(e))
-        for e in effects
-        if e.kind in _AUDITED
-    ]
-    return lines
 
 
 class _Writes(TypedDict):

@@ -22,7 +22,8 @@ from psycopg_pool import AsyncConnectionPool
 
 from agent.errors import ConfigError
 from agent.models import PruneCounts
-from storage.postgres import retention
+from agent.models.metrics import Metrics, MetricsQuery
+from storage.postgres import metrics, retention
 from storage.postgres.chat import Chat
 from storage.postgres.outbox import Outbox
 from storage.postgres.runs import Runs
@@ -95,6 +96,9 @@ class PgStore(Runs, Outbox, Chat):
 
     async def prune(self, before: float, *, dry_run: bool) -> PruneCounts:
         return await retention.prune(self.pool, before, dry_run=dry_run)
+
+    async def metrics(self, query: MetricsQuery) -> Metrics:
+        return await metrics.collect(self.pool, query)
 
 
 async def clock_offset(conn: AsyncConnection[TupleRow]) -> float:

@@ -42,6 +42,7 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.unscripted = 0
+        self.reported: list[tuple[int, int]] = []  # (prompt, completion) tokens each answer reported
         self._replies: deque[Reply] = deque()
         self._ids = itertools.count(1)
         self._runner: web.AppRunner | None = None
@@ -102,6 +103,10 @@ class FakeOpenAI:
             await asyncio.sleep(delay)
         if reply.status != 200:
             return _error(reply.status, reply.error)
+        # Tokens as a provider would count them, roughly: words in, words out.
+        prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+        completion = len(reply.content.split())
+        self.reported.append((prompt, completion))
         return web.json_response(
             {
                 "id": f"chatcmpl-fake-{next(self._ids)}",
@@ -115,7 +120,11 @@ class FakeOpenAI:
                         "finish_reason": "stop",
                     }
                 ],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                },
             }
         )
 

@@ -1,0 +1,64 @@
+"""The collaboration report in Slack: ``/tandem report`` and a short section on App Home."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.report import Report, percent, stamp
+from blocks.text import context, escape, header, section
+
+Blocks = list[dict[str, Any]]
+
+
+def _change(now: float, before: float) -> str:
+    delta = (now - before) * 100
+    if abs(delta) < 0.5:
+        return "no change"
+    return f"{'up' if delta > 0 else 'down'} {abs(delta):.0f} points"
+
+
+def _warnings(report: Report) -> Blocks:
+    return [section(f":warning: *{escape(w)}*") for w in report.warnings]
+
+
+def report_blocks(report: Report, where: str) -> Blocks:
+    """The figures, the trend against the previous period and the warnings (``where``: e.g. "in #ops")."""
+    m, p = report.current, report.previous
+    c = m.corrections
+    figures = [
+        f"*Runs:* {m.runs} (previous period {p.runs})",
+        f"*Corrected runs:* {m.corrected_runs} · {percent(m.correction_rate)} "
+        f"({_change(m.correction_rate, p.correction_rate)})",
+        f"*Corrections:* replan {c.replan} · retry step {c.retry_step} · refine output {c.refine_output}",
+        f"*Retries per run:* {m.avg_retries:.2f}",
+        f"*Takeovers:* {m.takeovers} · {percent(m.takeover_rate)} ({_change(m.takeover_rate, p.takeover_rate)})",
+    ]
+    if m.free_text_decisions:
+        figures.append(f"*Replies misread:* {m.overrides} of {m.free_text_decisions} ({percent(m.misread_rate)})")
+    waits = ", ".join(f"{escape(x.anchor)} p50 {x.p50:.0f} s, p90 {x.p90:.0f} s" for x in m.approval_latency)
+    if waits:
+        figures.append(f"*Approval wait:* {waits}")
+    timeouts = ", ".join(f"{k} {v}" for k, v in m.timeouts.items() if v)
+    if timeouts:
+        figures.append(f"*Deadlines:* {timeouts}")
+    blocks = [
+        header("Tandem report"),
+        context(f"{escape(where)} · {stamp(m.query.since)} to {stamp(m.query.until)}"),
+        *_warnings(report),
+        section("\n".join(figures)),
+    ]
+    if not report.warnings:
+        blocks.append(context("No warnings."))
+    return blocks
+
+
+def home_summary(report: Report) -> Blocks:
+    """Two lines for App Home: the person's own runs over the period, and any warning."""
+    m = report.current
+    if not m.runs:
+        return [section("*Your last 7 days*\n_No runs started._")]
+    line = (
+        f"*Your last 7 days* · {m.runs} runs · {percent(m.correction_rate)} corrected · "
+        f"{percent(m.takeover_rate)} taken over · `/tandem report` in a channel for more"
+    )
+    return [section(line), *_warnings(report)]
