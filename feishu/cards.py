@@ -19,6 +19,8 @@ from feishu.wording import Lang, clip, escape, lang_of, prose, say, who
 Card = dict[str, Any]
 Element = dict[str, Any]
 
+WAITING = "waiting_on"
+"""The element id of a review card's "Waiting on" line (a decided card drops it)."""
 CARD_LIMIT = 28_000
 """Bytes of card JSON kept under Feishu's 30 KB limit for a message's content."""
 PARAMS_LIMIT = 2000
@@ -127,7 +129,7 @@ def waiting_line(view: ReviewView, lang: Lang) -> Element | None:
         return None
     names = ", ".join(who(p) for p in view.waiting_on[:10])
     more = f" +{len(view.waiting_on) - 10}" if len(view.waiting_on) > 10 else ""
-    return note(say("waiting_on", lang, who=names + more))
+    return {**note(say("waiting_on", lang, who=names + more)), "element_id": WAITING}
 
 
 def value(action: str, view: ReviewView, **extra: Any) -> dict[str, Any]:
@@ -264,7 +266,8 @@ def _controls(view: ReviewView, lang: Lang) -> list[Element]:
 
 def decided(posted: Card, line: str) -> Card:
     """A review card once decided: the same content, no buttons or forms, one line saying who did what."""
-    kept = [e for e in posted.get("body", {}).get("elements", []) if not _interactive(e)]
+    elements = posted.get("body", {}).get("elements", [])
+    kept = [e for e in elements if not _interactive(e) and e.get("element_id") != WAITING]
     return fit({**posted, "body": {**posted.get("body", {}), "elements": [*kept, note(line)]}})
 
 
@@ -352,7 +355,14 @@ def clarify_card(
     made = [
         button(
             say(f"intent_{i}", lang),
-            {"action": "clarify", "review": review_id, "run": run_id, "intent": i, "step": reading.target_step},
+            {
+                "action": "clarify",
+                "review": review_id,
+                "run": run_id,
+                "intent": i,
+                "step": reading.target_step,
+                "text": text[:1500],
+            },
         )
         for i in intents
     ]

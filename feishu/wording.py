@@ -124,3 +124,12 @@ def who(entry: str) -> str:
 def prose(text: str, limit: int = 2000) -> str:
     """Core prose for a card: escaped, clipped, its ``mention`` markers rendered as Feishu mentions."""
     return render_mentions(escape(clip(text, limit)), at)
+
+
+_AT = re.compile(r"<at id=([^>\s]{1,64})></at>")
+
+
+def plain(markdown: str) -> str:
+    """Card markdown as plain text (a toast shows no mentions or entities)."""
+    text = _AT.sub(lambda m: f"@{m.group(1)}", markdown)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").replace("**", "").replace("`", "")
