@@ -170,6 +170,9 @@ def inbound(data: object) -> Inbound:
         if data.get("type") == "url_verification":
             return UrlVerification.model_validate(data)
         header = Header.model_validate(data.get("header"))
+    except ValidationError as exc:
+        raise Unreadable(_problem(exc, "" if data.get("type") == "url_verification" else "header.")) from None
+    try:
         match header.event_type:
             case "im.message.receive_v1":
                 return MessageEvent.model_validate(data)
@@ -178,6 +181,10 @@ def inbound(data: object) -> Inbound:
             case _:
                 return OtherEvent(header=header)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "body"
-        raise Unreadable(f"{where}: {first['msg']}") from None
+        raise Unreadable(_problem(exc)) from None
+
+
+def _problem(exc: ValidationError, prefix: str = "") -> str:
+    first = exc.errors()[0]
+    where = prefix + ".".join(str(p) for p in first["loc"]) if first["loc"] else prefix.rstrip(".") or "body"
+    return f"{where}: {first['msg']}"

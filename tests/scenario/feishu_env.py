@@ -77,16 +77,16 @@ def text(posted: Posted) -> str:
 
 
 def settings_for(fake: FeishuFake, db: Path, **extra: Any) -> FeishuSettings:
-    return FeishuSettings(
-        app_id=APP_ID,
-        app_secret=APP_SECRET,
-        verification_token=VERIFICATION_TOKEN,
-        encrypt_key=ENCRYPT_KEY,
-        api_url=fake.api_url,
-        db=str(db),
-        card_update_interval=0.02,
-        **extra,
-    )
+    given: dict[str, Any] = {
+        "app_id": APP_ID,
+        "app_secret": APP_SECRET,
+        "verification_token": VERIFICATION_TOKEN,
+        "encrypt_key": ENCRYPT_KEY,
+        "api_url": fake.api_url,
+        "db": str(db),
+        "card_update_interval": 0.02,
+    }
+    return FeishuSettings(**(given | extra))
 
 
 @asynccontextmanager
