@@ -1,0 +1,51 @@
+"""A tool's question answered from a Feishu card (buttons and a form), and an always-allow rule from a gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.scenario.feishu_env import OPS, running_feishu, text
+
+
+async def test_feishu_tool_question_answered_with_a_button_then_a_form(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path, tools="tests.agent.handoff_tools") as env:
+        fake = env.fake
+        await fake.say("alice", OPS, "move service payments")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        review = await env.next_review(root)
+        while "Which region" not in text(review):
+            await fake.click("alice", review.message_id, "approve")
+            review = await env.next_review(root, after=review)
+        # an answer that is not among the options (a forged value) is refused; the question stays open
+        forged = {**fake.button(review.message_id, "answer", answer="eu-west-1"), "answer": "mars"}
+        refused = await fake.deliver(fake.click_event("alice", review.message_id, forged))
+        assert refused.body["toast"]["type"] == "error" and "not one of the options" in refused.body["toast"]["content"]
+        assert env.reviews(root)[-1].message_id == review.message_id
+
+        await fake.click("alice", review.message_id, "answer", answer="other")
+        typed = await env.next_review(root, after=review)
+        assert "Type the region" in text(typed)
+        empty = await fake.click("alice", typed.message_id, "answer_text", {"text": "  "})
+        assert empty.body["toast"]["type"] == "error"
+        await fake.click("alice", typed.message_id, "answer_text", {"text": "ap-south-1"})
+        result = await env.next_review(root, after=typed)
+        assert "payments moved to ap-south-1" in text(result)
+
+
+async def test_feishu_always_allow_from_a_gate_skips_it_next_time_in_that_chat(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        fake = env.fake
+        await fake.say("alice", OPS, "restart payments and check errors after")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        review = await env.next_review(root)
+        while "exec" not in text(review) or "Plan" in review.card["header"]["title"]["content"]:
+            await fake.click("alice", review.message_id, "approve")
+            review = await env.next_review(root, after=review)
+        answer = await fake.click("alice", review.message_id, "approve_always")
+        assert answer.body["toast"]["type"] == "success"
+        rules = await env.bot.deps.store.rules(OPS)
+        assert [r.tool for r in rules] == ["restart_service"]
+        await fake.say("alice", OPS, "rules")
+        await env.wait(lambda: any("restart_service" in str(card) for _, _, card in fake.ephemerals))
