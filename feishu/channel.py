@@ -161,11 +161,6 @@ class FeishuChannel:
     def _people(self, state: RunState, review: Review) -> str:
         return " ".join(who(p) for p in (review.current_assignees or [state.requester]))
 
-    async def posted_card(self, review_id: str) -> Card | None:
-        """The card a review was posted with (its message id is the store's ``ts``)."""
-        posted = await self.store.message(review_key(review_id))
-        return posted.blocks[0] if posted is not None and posted.blocks else None
-
     async def _mark(self, state: RunState, delivery: Delivery) -> None:
         """Show who decided on a review's card (or that it is moot), without its buttons."""
         review_id = delivery.message.review_id or ""

@@ -20,7 +20,7 @@ from agent.models import Approve, Cancel, Correct, Decision, Finish, HandBack
 from agent.usecases import Applied, Asked, NotApplied, Outcome
 from feishu import messages
 from feishu.cards import decided
-from feishu.channel import card_data
+from feishu.channel import card_data, review_key
 from feishu.deps import FeishuDeps
 from feishu.events import said
 from feishu.lines import record_line
@@ -55,7 +55,7 @@ async def on_click(deps: FeishuDeps, callback: CardCallback) -> dict[str, Any]:
     work = _work(deps, click, record.run_id, record.step, user, form)
     if isinstance(work, str):
         return toast("error", work)
-    return await settle(deps, click.review, user, work)
+    return await settle(deps, click.review, user, work, callback.event.context.open_message_id)
 
 
 def _text(form: dict[str, Any], name: str) -> str:
@@ -110,8 +110,9 @@ def _work(
             return usecases.decide(review, decision, user)
 
 
-async def settle(deps: FeishuDeps, review_id: str, user: str, work: Awaitable[Outcome]) -> dict[str, Any]:
-    """Start ``work`` in the background; answer with what it did if that is known within the time."""
+async def settle(deps: FeishuDeps, review_id: str, user: str, work: Awaitable[Outcome], clicked: str) -> dict[str, Any]:
+    """Start ``work`` in the background; answer with what it did if that is known within the time.
+    ``clicked`` is the message clicked on: only the review's own card is replaced by the answer."""
     committed = deps.channel.expect(review_id, user)
     outcome: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
 
@@ -138,18 +139,19 @@ async def settle(deps: FeishuDeps, review_id: str, user: str, work: Awaitable[Ou
             return toast("info", messages.ASKED)
     elif committed not in done:
         return toast("info", messages.WORKING)
-    return await _decided_answer(deps, review_id)
+    return await _decided_answer(deps, review_id, clicked)
 
 
-async def _decided_answer(deps: FeishuDeps, review_id: str) -> dict[str, Any]:
-    """The card as it is now: decided (no buttons), or still open with the approvals so far."""
+async def _decided_answer(deps: FeishuDeps, review_id: str, clicked: str) -> dict[str, Any]:
+    """The review's card as it is now: decided (no buttons), or still open with the approvals so far.
+    A click on another card (a clarify question, "not what I meant") gets a toast; the outbox updates the rest."""
     record = await deps.store.get_review(review_id)
-    posted = await deps.channel.posted_card(review_id)
-    if record is None or posted is None:
-        return toast("success", messages.WORKING)
+    posted = await deps.store.message(review_key(review_id))
+    if record is None or posted is None or posted.ts != clicked or not posted.blocks:
+        return toast("success", messages.APPLIED)
     if record.status == "pending":  # an approval below the quorum: the card shows it and stays open
         state, _ = await deps.store.load(record.run_id)
         if state.pending is not None and state.pending.id == review_id:
             return {**toast("success", "✅"), "card": card_data(deps.channel.review_card(state, state.pending))}
         return toast("success", messages.WORKING)
-    return {**toast("success", "✅"), "card": card_data(decided(posted, record_line(record)))}
+    return {**toast("success", "✅"), "card": card_data(decided(posted.blocks[0], record_line(record)))}

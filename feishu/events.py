@@ -20,7 +20,7 @@ from feishu.cards import line_card, placeholder_card
 from feishu.deps import FeishuDeps
 from feishu.lines import decision_lines
 from feishu.payloads import MessageEvent
-from feishu.wording import escape, lang_of, who
+from feishu.wording import escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
 
@@ -134,9 +134,9 @@ def said(outcome: Outcome) -> str:
         case Refused(refusal=refusal):
             return refusal_text(refusal)
         case AlreadyDecided(by=by, verb=verb, message=message):
-            return messages.ALREADY.format(verb=verb, who=who(by)) if by else escape(message)
+            return messages.ALREADY.format(verb=verb, who=who(by)) if by else prose(message)
         case NeedsButton(message=message) | NotApplied(message=message):
-            return messages.FAILED.format(error=escape(message))
+            return messages.FAILED.format(error=prose(message))
         case _:
             assert_never(outcome)
 

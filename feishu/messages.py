@@ -12,6 +12,7 @@ RUN_FINISHED = "Run `{run}` is already {status}; nothing changed. Mention the bo
 EMPTY_FEEDBACK = "Say what should change: Tandem uses your words to correct course."
 EMPTY_ANSWER = "Type an answer first: the tool is waiting for it."
 WORKING = "Got it; Tandem is working on it."
+APPLIED = "Done; the run's thread shows what follows."
 DUPLICATE = "Already handled; nothing changed."
 ASKED = "Not sure what you meant: Tandem asked in the thread. Nothing changed yet."
 ALREADY = "Already {verb} by {who}; nothing changed."

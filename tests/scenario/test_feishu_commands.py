@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from tests.scenario.feishu_env import OPS, FEnv, running_feishu, text
+from workspace.feishu_fake import button_values
 
 
 def _told(env: FEnv, open_id: str) -> list[str]:
@@ -61,3 +62,20 @@ async def test_feishu_chinese_task_gets_chinese_cards(tmp_path: Path) -> None:
         assert plan.card["header"]["title"]["content"] == "计划审核" and "批准" in text(plan)
         await env.fake.click("alice", plan.message_id, "approve")
         await env.wait(lambda: "Plan approved" in text(plan))
+
+
+async def test_feishu_unclear_reply_asks_and_its_answer_decides_the_plan(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        fake = env.fake
+        await fake.say("alice", OPS, "restart payments and check errors after")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        plan = await env.next_review(root)
+        await fake.say("alice", OPS, "hmm", root_id=root.message_id, mention_bot=False)
+        await env.wait(lambda: any("Not sure what you meant" in text(m) for m in env.bot_thread(root)))
+        question = next(m for m in env.bot_thread(root) if "Not sure what you meant" in text(m))
+        assert "approve" in [v["action"] for v in button_values(plan.card)], "nothing was applied"
+        answer = await fake.click("alice", question.message_id, "clarify", intent="approve")
+        assert answer.body["toast"]["type"] == "success" and "card" not in answer.body, "the question is not the plan"
+        await env.wait(lambda: "Plan approved by <at id=ou_alice></at>" in text(plan))
+        assert not button_values(plan.card)
