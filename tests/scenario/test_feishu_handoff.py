@@ -1,10 +1,12 @@
-"""A tool's question answered from a Feishu card (buttons and a form), and an always-allow rule from a gate."""
+"""A tool's question answered from a Feishu card (buttons and a form), an always-allow rule from a gate, a quorum."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from tests.scenario.feishu_env import OPS, running_feishu, text
+from tests.scenario.harness import policy_file
+from workspace.feishu_fake import button_values
 
 
 async def test_feishu_tool_question_answered_with_a_button_then_a_form(tmp_path: Path) -> None:
@@ -49,3 +51,27 @@ async def test_feishu_always_allow_from_a_gate_skips_it_next_time_in_that_chat(t
         assert [r.tool for r in rules] == ["restart_service"]
         await fake.say("alice", OPS, "rules")
         await env.wait(lambda: any("restart_service" in str(card) for _, _, card in fake.ephemerals))
+
+
+QUORUM = '[approvers]\nexec = ["ou_bob", "ou_carol"]\n[quorum]\nexec = 2\n'
+
+
+async def test_feishu_gate_under_a_quorum_shows_approvals_so_far_then_closes(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, QUORUM)) as env:
+        fake = env.fake
+        await fake.say("alice", OPS, "restart payments and check errors after")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        plan = await env.next_review(root)
+        await fake.click("alice", plan.message_id, "approve")
+        gate = await env.next_review(root, after=plan)
+        assert "approve_always" not in [v["action"] for v in button_values(gate.card)]
+        first = await fake.click("bob", gate.message_id, "approve")
+        assert first.body["toast"]["type"] == "success"
+        assert "Approved so far by <at id=ou_bob></at> · 1 more needed" in text(gate)
+        assert "approve" in [v["action"] for v in button_values(gate.card)], "still open for the second approver"
+        again = await fake.click("bob", gate.message_id, "approve")
+        assert again.body["toast"]["type"] == "error"
+        await fake.click("carol", gate.message_id, "approve")
+        assert not button_values(gate.card) and "approved by <at id=ou_carol></at>" in text(gate)
+        await env.next_review(root, after=gate)
