@@ -17,6 +17,7 @@ from typing import Any, assert_never
 
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
+from agent.logs import ctx
 from agent.models import Decided, Delivery, FeishuChat, Reading, Review, RunState
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
@@ -143,7 +144,7 @@ class FeishuChannel:
                 self._card_at[state.id] = self.clock()
                 await self.update_card(state)
             case "undelivered":
-                log.error("a message of run %s could not be delivered: %s", state.id, message.text[:300])
+                log.error("a message could not be delivered: %s", message.text[:300], extra=ctx(run=state.id))
             case _:
                 assert_never(message.kind)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.logs import ctx
 from agent.models import Approve, Cancel, Correct, Decision, Finish, HandBack
 from agent.usecases import Applied, Asked, NotApplied, Outcome
 from feishu import messages
@@ -120,7 +121,7 @@ async def settle(deps: FeishuDeps, review_id: str, user: str, work: Awaitable[Ou
         try:
             result = await work
         except Exception as exc:  # told to the person, and logged for operators
-            log.error("a card click on review %s failed: %s", review_id, exc, exc_info=exc)
+            log.error("a card click failed: %s", exc, exc_info=exc, extra=ctx(review=review_id, user=user))
             result = NotApplied(f"{type(exc).__name__}: {exc}")
         if not outcome.done():
             outcome.set_result(result)
