@@ -23,7 +23,8 @@ from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from agent.review_view import review_view
 from feishu.api import FeishuApi, FeishuError
-from feishu.cards import Card, clarify_card, decided, line_card, read_as_card, review_card, run_card
+from feishu.cards import clarify_card, line_card, read_as_card, review_card, run_card
+from feishu.elements import Card, decided
 from feishu.lines import decision_lines, delivery_line, status_detail
 from feishu.wording import lang_of, prose, who
 

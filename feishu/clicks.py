@@ -20,9 +20,9 @@ from agent.logs import ctx
 from agent.models import Approve, Cancel, Correct, Decision, Finish, HandBack
 from agent.usecases import Applied, Asked, NotApplied, Outcome
 from feishu import messages
-from feishu.cards import decided
 from feishu.channel import card_data, review_key
 from feishu.deps import FeishuDeps
+from feishu.elements import decided
 from feishu.events import said
 from feishu.lines import record_line
 from feishu.payloads import CardCallback, Click

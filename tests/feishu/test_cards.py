@@ -11,18 +11,8 @@ from agent.config import PolicyConfig
 from agent.models import Anchor, FeishuChat, Reading, Risk
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
-from feishu.cards import (
-    CARD_LIMIT,
-    choices_of,
-    clarify_card,
-    decided,
-    is_live,
-    placeholder_card,
-    read_as_card,
-    review_card,
-    run_card,
-    size,
-)
+from feishu.cards import clarify_card, placeholder_card, read_as_card, review_card, run_card
+from feishu.elements import CARD_LIMIT, choices_of, decided, is_live, size
 from tests.blocks.states import ANCHORS, long_plan, reviewing, state
 
 CHAT = FeishuChat(chat_id="oc_ops", root_id="om_card")
