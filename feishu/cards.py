@@ -174,7 +174,7 @@ def _controls(view: ReviewView, lang: Lang) -> list[Element]:
 # --- the run card and small cards -------------------------------------------------------------
 
 
-def run_card(state: RunState, decisions: Sequence[str] = (), status: str = "") -> Card:
+def run_card(state: RunState, decisions: Sequence[str] = (), status: str = "", warning: str = "") -> Card:
     """The run's root card: task, live status, plan progress, decisions, outcome."""
     lang = lang_of(state.task)
     head = say(f"status_{state.status}", lang) + (f" · {escape(status)}" if status else "")
@@ -189,6 +189,8 @@ def run_card(state: RunState, decisions: Sequence[str] = (), status: str = "") -
     if decisions:
         shown = list(decisions[-8:])
         elements.append(note("\n".join(shown)))
+    if warning:
+        elements.append(md(f"⚠️ {warning}"))
     template = {"done": "green", "failed": "red", "cancelled": "grey"}.get(state.status, "blue")
     return card(clip(state.task, 100), elements, template=template)
 

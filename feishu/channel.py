@@ -26,7 +26,7 @@ from feishu.api import FeishuApi, FeishuError
 from feishu.cards import clarify_card, line_card, read_as_card, review_card, run_card
 from feishu.elements import Card, decided
 from feishu.lines import decision_lines, delivery_line, status_detail
-from feishu.wording import lang_of, prose, who
+from feishu.wording import clip, escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
 
@@ -178,7 +178,16 @@ class FeishuChannel:
 
     async def update_card(self, state: RunState) -> None:
         lines = decision_lines(await self.store.events(state.id))
-        await self.api.patch_card(feishu_chat(state).root_id, run_card(state, lines, status_detail(state)))
+        undelivered = await self.store.undelivered(state.id)
+        warning = ""
+        if undelivered:
+            n, last = len(undelivered), undelivered[-1]
+            warning = (
+                f"{n} message{'s' if n != 1 else ''} of this run could not be delivered "
+                f"({escape(clip(last.error or 'unknown error', 200))}); `tandem redeliver {state.id}` retries."
+            )
+        card = run_card(state, lines, status_detail(state), warning)
+        await self.api.patch_card(feishu_chat(state).root_id, card)
 
 
 def card_data(card: Card) -> dict[str, Any]:

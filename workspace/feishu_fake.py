@@ -90,7 +90,10 @@ class FeishuFake:
     ephemerals: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     tokens: set[str] = field(default_factory=set)
+    failures: list[tuple[str, int, int]] = field(default_factory=list)
+    """(path part, HTTP status, Feishu code): the next call whose path has that part fails so, once."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _failing: tuple[str, int, int] | None = None
 
     # --- looking ---------------------------------------------------------------------------
 
@@ -131,10 +134,17 @@ class FeishuFake:
 
     def _authorized(self, request: web.Request) -> bool:
         self.calls.append(f"{request.method} {request.path}")
+        self._failing = next((f for f in self.failures if f[0] in request.path), None)
+        if self._failing is not None:
+            self.failures.remove(self._failing)
+            return False
         return request.headers.get("Authorization", "").removeprefix("Bearer ") in self.tokens
 
-    @staticmethod
-    def _denied() -> web.Response:
+    def _denied(self) -> web.Response:
+        if self._failing is not None:
+            _, status, code = self._failing
+            headers = {"Retry-After": "0.1"} if status == 429 else None
+            return web.json_response({"code": code, "msg": "injected failure"}, status=status, headers=headers)
         return web.json_response({"code": 99991663, "msg": "Invalid access token"}, status=400)
 
     def _dedup(self, uuid: str | None) -> Posted | None:

@@ -208,3 +208,26 @@ async def test_feishu_expired_token_is_renewed_and_the_card_still_goes_out(tmp_p
         await env.fake.click("alice", plan.message_id, "approve")
         await env.next_review(root, after=plan)
         assert env.fake.tokens and not env.fake.tokens & issued
+
+
+async def test_feishu_rate_limited_reply_is_retried_and_arrives(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        env.fake.failures.append(("/reply", 429, 99991400))
+        root, plan = await _plan(env)
+        assert "restart_service" in text(plan)
+        assert not env.fake.failures, "the injected failure was hit"
+        run_id = (await env.bot.deps.store.list_runs())[0].id
+        assert await env.bot.deps.store.undelivered(run_id) == []
+
+
+async def test_feishu_permanent_failure_is_not_retried_and_shows(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        env.fake.failures.append(("/reply", 400, 230002))  # the bot is not in the chat
+        await env.fake.say("alice", OPS, TASK)
+        await env.wait(env.cards)
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        await env.wait(lambda: "could not be delivered" in text(root))  # the run card says so
+        run_id = (await env.bot.deps.store.list_runs())[0].id
+        failed = await env.bot.deps.store.undelivered(run_id)
+        assert len(failed) == 1 and failed[0].attempts == 1 and "230002" in (failed[0].error or "")
