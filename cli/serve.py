@@ -242,6 +242,10 @@ async def serve_forever(
     """Serve Slack, Feishu, or both on one HTTP server, after whichever settings are given."""
     if feishu is not None:
         feishu.require()
+        try:
+            import cryptography  # noqa: F401 - the Feishu extra decrypts the webhook's bodies
+        except ImportError:
+            raise ConfigError("Feishu needs the 'feishu' extra: pip install -e '.[feishu]'.") from None
     if feishu is not None and not (settings.bot_token or settings.signing_secret):
         feishu = choose_tools(feishu, demo=demo)
         async with feishu_serving(feishu, host, port) as alone:
