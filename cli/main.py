@@ -133,10 +133,13 @@ async def _prune(args: argparse.Namespace, settings: CoreSettings) -> int:
 async def _slack(args: argparse.Namespace) -> int:
     from bot.settings import SlackSettings
     from cli.serve import serve_forever, socket_forever
+    from feishu.settings import FeishuSettings
 
     settings = read_settings(SlackSettings)
     if args.command == "serve":
-        await serve_forever(settings, args.host, args.port, demo=args.demo)
+        feishu = read_settings(FeishuSettings)
+        given = feishu if feishu.configured else None
+        await serve_forever(settings, args.host, args.port, demo=args.demo, feishu=given)
     else:
         await socket_forever(settings, demo=args.demo)
     return 0

@@ -6,9 +6,9 @@ import asyncio
 import gc
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiohttp
 from aiohttp import web
@@ -17,7 +17,7 @@ from agent.delivery import DeliveryWorker
 from agent.errors import ConfigError
 from agent.logs import ctx
 from agent.runtime import Runtime
-from agent.settings import DEMO_TOOLS
+from agent.settings import DEMO_TOOLS, CoreSettings
 from bot.app import AsyncApp, build_app, build_client, run_socket_mode
 from bot.channel import CHANNEL, SlackChannel
 from bot.directory import Directory
@@ -26,7 +26,12 @@ from bot.settings import SlackSettings
 from bot.tasks import Background
 from cli.wiring import open_services
 
+if TYPE_CHECKING:  # Feishu is an optional extra: imported only when its settings are given
+    from feishu.deps import FeishuDeps
+    from feishu.settings import FeishuSettings
+
 log = logging.getLogger("tandem.bot")
+S = TypeVar("S", bound=CoreSettings)
 
 
 @dataclass
@@ -34,12 +39,22 @@ class Bot:
     app: AsyncApp
     deps: Deps
     url: str = ""
+    feishu: FeishuDeps | None = None
+
+
+@dataclass
+class FeishuBot:
+    """Feishu alone (no Slack settings): the same server, ``/feishu/events`` and ``/healthz``."""
+
+    deps: FeishuDeps
+    background: Background
+    url: str = ""
 
 
 @asynccontextmanager
-async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
+async def bot_services(settings: SlackSettings, feishu: FeishuSettings | None = None) -> AsyncIterator[Bot]:
     background = Background()
-    async with aiohttp.ClientSession() as session, open_services(settings) as services:
+    async with aiohttp.ClientSession() as session, open_services(settings) as services, AsyncExitStack() as extra:
         client = build_client(settings, session)
         config = services.runtime.config
         channel = SlackChannel(client, services.store, card_interval=settings.card_update_interval, config=config)
@@ -64,6 +79,13 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
             background=background,
         )
         app = build_app(settings, deps, client)
+        bot = Bot(app=app, deps=deps)
+        if feishu is not None:
+            from feishu.service import feishu_services
+
+            bot.feishu = await extra.enter_async_context(
+                feishu_services(feishu, services.runtime, services.store, background)
+            )
         # Runs whose process died mid-step resume (risky steps ask a person first), and
         # deadlines that passed while the bot was down are handled now, then periodically.
         background.spawn(
@@ -75,7 +97,7 @@ async def bot_services(settings: SlackSettings) -> AsyncIterator[Bot]:
         gc.collect()
         gc.freeze()
         try:
-            yield Bot(app=app, deps=deps)
+            yield bot
         finally:
             await background.drain()
             if services.store.is_open:
@@ -112,30 +134,77 @@ def web_app(bot: Bot) -> web.Application:
         return web.json_response({"ok": True})
 
     application.router.add_get("/healthz", healthz)
+    if bot.feishu is not None:
+        from feishu.webhook import mount
+
+        mount(application, bot.feishu)
     return application
 
 
 @asynccontextmanager
-async def serving(settings: SlackSettings, host: str = "127.0.0.1", port: int = 3000) -> AsyncIterator[Bot]:
-    """The bot in HTTP mode; ``port=0`` picks a free port (see ``Bot.url``)."""
+async def serving(
+    settings: SlackSettings, host: str = "127.0.0.1", port: int = 3000, *, feishu: FeishuSettings | None = None
+) -> AsyncIterator[Bot]:
+    """The bot in HTTP mode (with Feishu beside Slack when given); ``port=0`` picks a free port (see ``Bot.url``)."""
     settings.require("bot_token", "signing_secret")
-    async with bot_services(settings) as bot:
-        runner = web.AppRunner(web_app(bot))
-        await runner.setup()
-        site = web.TCPSite(runner, host, port)
-        await site.start()
-        bound = runner.addresses[0][1] if runner.addresses else port
-        bot.url = f"http://{host}:{bound}"
-        try:
+    async with bot_services(settings, feishu) as bot:
+        async with _listening(web_app(bot), host, port) as url:
+            bot.url = url
             yield bot
+
+
+@asynccontextmanager
+async def feishu_serving(
+    settings: FeishuSettings, host: str = "127.0.0.1", port: int = 3000
+) -> AsyncIterator[FeishuBot]:
+    """Feishu alone in HTTP mode: the runtime, the scheduler, the Feishu channel and ``/feishu/events``."""
+    from feishu.service import feishu_services
+    from feishu.webhook import mount
+
+    settings.require()
+    background = Background()
+    async with open_services(settings) as services:
+        try:
+            async with feishu_services(settings, services.runtime, services.store, background) as deps:
+                background.spawn(
+                    scheduler(services.runtime, settings.scheduler_interval, background), name="scheduler", service=True
+                )
+                application = web.Application()
+                mount(application, deps)
+
+                async def healthz(request: web.Request) -> web.Response:
+                    try:
+                        await deps.store.ping()
+                    except Exception as exc:
+                        return web.json_response({"ok": False, "error": f"database unreachable: {exc}"}, status=503)
+                    return web.json_response({"ok": True})
+
+                application.router.add_get("/healthz", healthz)
+                bot = FeishuBot(deps=deps, background=background)
+                async with _listening(application, host, port) as url:
+                    bot.url = url
+                    yield bot
         finally:
-            await runner.cleanup()
+            await background.drain()
+
+
+@asynccontextmanager
+async def _listening(application: web.Application, host: str, port: int) -> AsyncIterator[str]:
+    runner = web.AppRunner(application)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    bound = runner.addresses[0][1] if runner.addresses else port
+    try:
+        yield f"http://{host}:{bound}"
+    finally:
+        await runner.cleanup()
 
 
 DEMO_NOTICE = "Demo toolset: a simulated ops world; nothing real is restarted or deployed."
 
 
-def choose_tools(settings: SlackSettings, *, demo: bool) -> SlackSettings:
+def choose_tools(settings: S, *, demo: bool) -> S:
     """The bot's toolset: the modules in ``TANDEM_TOOLS``, or the demo only when asked for with ``--demo``.
 
     Without either, the bot would run the demo's simulated tools in a real channel and
@@ -157,7 +226,7 @@ def choose_tools(settings: SlackSettings, *, demo: bool) -> SlackSettings:
     return settings
 
 
-def _started(settings: SlackSettings, what: str, **context: object) -> None:
+def _started(settings: CoreSettings, what: str, **context: object) -> None:
     """The start-up log line: what is served, with which tools as context; for the demo, a warning after a notice."""
     tools = ",".join(settings.tool_modules)
     if settings.demo:
@@ -167,12 +236,29 @@ def _started(settings: SlackSettings, what: str, **context: object) -> None:
         log.info("%s", what, extra=ctx(tools=tools, **context))
 
 
-async def serve_forever(settings: SlackSettings, host: str, port: int, *, demo: bool = False) -> None:
+async def serve_forever(
+    settings: SlackSettings, host: str, port: int, *, demo: bool = False, feishu: FeishuSettings | None = None
+) -> None:
+    """Serve Slack, Feishu, or both on one HTTP server, after whichever settings are given."""
+    if feishu is not None:
+        feishu.require()
+        try:
+            import cryptography  # noqa: F401 - the Feishu extra decrypts the webhook's bodies
+        except ImportError:
+            raise ConfigError("Feishu needs the 'feishu' extra: pip install -e '.[feishu]'.") from None
+    if feishu is not None and not (settings.bot_token or settings.signing_secret):
+        feishu = choose_tools(feishu, demo=demo)
+        async with feishu_serving(feishu, host, port) as alone:
+            print(f"Tandem is listening on {alone.url}/feishu/events (health: {alone.url}/healthz)", flush=True)
+            _started(feishu, "serving Feishu over HTTP", mode="http", url=alone.url)
+            await asyncio.Event().wait()
+        return
     settings.require("bot_token", "signing_secret")  # the secrets are named first, as before the toolset
     settings = choose_tools(settings, demo=demo)
-    async with serving(settings, host, port) as bot:
-        print(f"Tandem is listening on {bot.url}/slack/events (health: {bot.url}/healthz)", flush=True)
-        _started(settings, "serving Slack over HTTP", mode="http", url=bot.url)
+    async with serving(settings, host, port, feishu=feishu) as bot:
+        also = f" and {bot.url}/feishu/events" if feishu is not None else ""
+        print(f"Tandem is listening on {bot.url}/slack/events{also} (health: {bot.url}/healthz)", flush=True)
+        _started(settings, "serving Slack over HTTP" + (" and Feishu" if feishu else ""), mode="http", url=bot.url)
         await asyncio.Event().wait()
 
 

@@ -79,6 +79,7 @@ from agent.models.origin import (
     moment,
     plain_mention,
     render_mentions,
+    utc_time,
 )
 from agent.models.outbox import Delivery, Outgoing, OutgoingKind
 from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
@@ -101,6 +102,7 @@ __all__ = [
     "moment",
     "plain_mention",
     "render_mentions",
+    "utc_time",
     "CONFIGURABLE_ANCHORS",
     "TERMINAL",
     "Anchor",

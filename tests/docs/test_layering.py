@@ -30,45 +30,22 @@ def _top(name: str) -> str:
     return name.split(".")[0]
 
 
+DB = {"sqlite_utils", "sqlite3", "psycopg", "psycopg_pool"}
+CHANNELS = {"slack_bolt", "slack_sdk", "bot", "blocks", "feishu"}
+
+
 @pytest.mark.parametrize(
     ("package", "banned"),
     [
+        ("agent", DB | CHANNELS | {"aiohttp", "storage", "cli", "workspace", "demo"}),
+        ("storage", CHANNELS | {"aiohttp", "litellm", "cli", "workspace", "demo"}),
+        ("blocks", DB | {"slack_bolt", "aiohttp", "litellm", "storage", "bot", "feishu", "cli", "workspace", "demo"}),
+        ("bot", DB | {"litellm", "feishu", "cli", "workspace", "demo"}),
+        ("feishu", DB | {"slack_bolt", "slack_sdk", "litellm", "bot", "blocks", "storage", "cli", "workspace", "demo"}),
         (
-            "agent",
-            {
-                "slack_bolt",
-                "slack_sdk",
-                "aiohttp",
-                "sqlite_utils",
-                "sqlite3",
-                "psycopg",
-                "psycopg_pool",
-                "storage",
-                "bot",
-                "blocks",
-                "cli",
-                "workspace",
-                "demo",
-            },
+            "demo",
+            {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "psycopg", "bot", "blocks", "feishu", "cli", "workspace"},
         ),
-        ("storage", {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "bot", "blocks", "cli", "workspace", "demo"}),
-        (
-            "blocks",
-            {
-                "slack_bolt",
-                "aiohttp",
-                "sqlite_utils",
-                "psycopg",
-                "litellm",
-                "storage",
-                "bot",
-                "cli",
-                "workspace",
-                "demo",
-            },
-        ),
-        ("bot", {"sqlite_utils", "sqlite3", "psycopg", "psycopg_pool", "litellm", "cli", "workspace", "demo"}),
-        ("demo", {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "psycopg", "bot", "blocks", "cli", "workspace"}),
         ("cli", {"slack_bolt", "sqlite_utils", "psycopg", "psycopg_pool", "litellm"}),
     ],
 )

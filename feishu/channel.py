@@ -1,0 +1,195 @@
+"""The Feishu channel: renders and delivers the outbox rows of runs that live in a Feishu chat.
+
+Like Slack's (``bot/channel.py``): a transition writes what people should see into the
+outbox in its own transaction, and the delivery worker hands each row here, which reads
+the run as it is by then. Every post carries a ``uuid`` made from the row, so a resend
+after an uncertain attempt is one message in the chat, not two (Feishu keeps one message
+per ``uuid`` for an hour).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, assert_never
+
+from agent.config import PolicyConfig
+from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
+from agent.logs import ctx
+from agent.models import Decided, Delivery, FeishuChat, Reading, Review, RunState
+from agent.policy import SafetyPolicy
+from agent.ports import Change, Store
+from agent.review_view import review_view
+from feishu.api import FeishuApi, FeishuError
+from feishu.cards import clarify_card, line_card, read_as_card, review_card, run_card
+from feishu.elements import Card, decided
+from feishu.lines import decision_lines, delivery_line, status_detail
+from feishu.wording import clip, escape, lang_of, prose, who
+
+log = logging.getLogger("tandem.feishu")
+
+CHANNEL = "feishu"
+_OUTCOME = {"done": "✅ Done.", "cancelled": "🛑 Cancelled.", "failed": "❌ Failed."}
+
+
+def feishu_chat(state: RunState) -> FeishuChat:
+    """Where a Feishu run lives; the worker only ever gets runs whose origin is Feishu."""
+    if not isinstance(state.origin, FeishuChat):
+        raise DeliveryFailed(f"run {state.id} does not live in Feishu ({state.origin.kind})", permanent=True)
+    return state.origin
+
+
+def review_key(review_id: str) -> str:
+    return f"feishu:review:{review_id}"
+
+
+def uuid_for(delivery: Delivery) -> str:
+    """The idempotency key of one outbox row's message (Feishu allows 50 characters)."""
+    return f"tandem-{delivery.run_id[:24]}-{delivery.id}"[:50]
+
+
+class FeishuChannel:
+    """Delivers Feishu-bound outbox rows (a :class:`~agent.delivery.Sender`); tells a waiting click its fate."""
+
+    def __init__(
+        self,
+        api: FeishuApi,
+        store: Store,
+        *,
+        config: PolicyConfig | None = None,
+        card_interval: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.api = api
+        self.store = store
+        self.config = config or PolicyConfig()
+        self.card_interval = card_interval
+        self.clock = clock
+        self.worker: DeliveryWorker | None = None
+        self._card_at: dict[str, float] = {}
+        self._waiting: dict[tuple[str, str], asyncio.Future[Change]] = {}
+
+    # --- transitions --------------------------------------------------------------------------
+
+    async def on_change(self, change: Change) -> None:
+        """A transition was committed: deliver its messages now, and wake a click waiting on it."""
+        if self.worker is not None:
+            self.worker.wake()
+        if isinstance(change.event, Decided):
+            waiter = self._waiting.get((change.event.review_id, change.event.by))
+            if waiter is not None and not waiter.done():
+                waiter.set_result(change)
+
+    def expect(self, review_id: str, by: str) -> asyncio.Future[Change]:
+        """A future that resolves when ``by``'s decision on ``review_id`` is committed."""
+        future: asyncio.Future[Change] = asyncio.get_running_loop().create_future()
+        self._waiting[(review_id, by)] = future
+        return future
+
+    def forget(self, review_id: str, by: str) -> None:
+        self._waiting.pop((review_id, by), None)
+
+    # --- delivering one row -----------------------------------------------------------------
+
+    async def send(self, delivery: Delivery, *, uncertain: bool) -> None:
+        try:
+            await self._send(delivery)
+        except FeishuError as exc:
+            raise DeliveryFailed(str(exc), retry_after=exc.retry_after, permanent=exc.permanent) from None
+
+    async def _send(self, delivery: Delivery) -> None:
+        state, _ = await self.store.load(delivery.run_id)
+        where = feishu_chat(state)
+        message = delivery.message
+        lang = lang_of(state.task)
+        uuid = uuid_for(delivery)
+
+        async def reply(card: Card) -> str:
+            return await self.api.reply_card(where.root_id, card, uuid=uuid)
+
+        match message.kind:
+            case "review":
+                review = await self._review(state, message.review_id or "")
+                card = self.review_card(state, review)
+                message_id = await reply(card)
+                await self.store.save_message(review_key(review.id), state.id, where.chat_id, message_id, [card])
+            case "reassigned" | "escalate":
+                review = await self._review(state, message.review_id or "")
+                await reply(line_card(f"👉 {self._people(state, review)} this now waits on you.", lang))
+            case "decided" | "closed":
+                await self._mark(state, delivery)
+            case "remind":
+                review = await self._review(state, message.review_id or "")
+                await reply(line_card(f"⏰ {self._people(state, review)} {prose(message.text, 500)}", lang))
+            case "notify":
+                await reply(line_card(prose(message.text, 2900), lang))
+            case "read_as":
+                reading = Reading.model_validate(message.data["reading"])
+                await reply(read_as_card(reading, message.review_id or "", state.id, lang))
+            case "clarify":
+                reading = Reading.model_validate(message.data["reading"])
+                text, anchor = str(message.data.get("text", "")), str(message.data.get("anchor", ""))
+                approve = bool(message.data.get("can_approve", True))
+                review_id = message.review_id or ""
+                await reply(clarify_card(reading, review_id, state.id, text, anchor, lang, can_approve=approve))
+            case "finished":
+                status = str(message.data.get("status", state.status))
+                error = f" {prose(state.error, 2000)}" if state.error else ""
+                await reply(line_card(_OUTCOME.get(status, status) + error, lang))
+            case "card":
+                wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
+                if wait > 0:
+                    raise DeliveryDeferred(wait)  # one edit per interval; later changes join this one
+                self._card_at[state.id] = self.clock()
+                await self.update_card(state)
+            case "undelivered":
+                log.error("a message could not be delivered: %s", message.text[:300], extra=ctx(run=state.id))
+            case _:
+                assert_never(message.kind)
+
+    def review_card(self, state: RunState, review: Review) -> Card:
+        return review_card(review_view(state, review, SafetyPolicy(self.config)))
+
+    async def _review(self, state: RunState, review_id: str) -> Review:
+        if state.pending is not None and state.pending.id == review_id:
+            return state.pending
+        record = await self.store.get_review(review_id)
+        if record is None:
+            raise DeliveryFailed(f"review {review_id} is not in the database", permanent=True)
+        return record.as_review()
+
+    def _people(self, state: RunState, review: Review) -> str:
+        return " ".join(who(p) for p in (review.current_assignees or [state.requester]))
+
+    async def _mark(self, state: RunState, delivery: Delivery) -> None:
+        """Show who decided on a review's card (or that it is moot), without its buttons."""
+        review_id = delivery.message.review_id or ""
+        posted = await self.store.message(review_key(review_id))
+        if posted is None or not posted.blocks:
+            status = await self.store.delivery_status(state.id, "review", review_id)
+            if status in ("pending", "sending"):
+                raise DeliveryFailed("the review's own card is not posted yet")
+            return  # the review was never shown (e.g. answered at once by a deadline)
+        record = await self.store.get_review(review_id)
+        card = decided(posted.blocks[0], delivery_line(delivery, record))
+        await self.api.patch_card(posted.ts, card)
+
+    async def update_card(self, state: RunState) -> None:
+        lines = decision_lines(await self.store.events(state.id))
+        undelivered = await self.store.undelivered(state.id)
+        warning = ""
+        if undelivered:
+            n, last = len(undelivered), undelivered[-1]
+            warning = (
+                f"{n} message{'s' if n != 1 else ''} of this run could not be delivered "
+                f"({escape(clip(last.error or 'unknown error', 200))}); `tandem redeliver {state.id}` retries."
+            )
+        card = run_card(state, lines, status_detail(state), warning)
+        await self.api.patch_card(feishu_chat(state).root_id, card)
+
+
+def card_data(card: Card) -> dict[str, Any]:
+    """A card as a callback's answer carries it."""
+    return {"type": "raw", "data": card}

@@ -1,0 +1,154 @@
+"""Messages to the bot: a mention (or a DM) with a task starts a run; a few words are commands;
+a reply in a run's thread is read by the same reader as Slack's.
+
+Feishu re-pushes an event until it is answered, so each is claimed once by its ``event_id``
+and answered at once; the work runs in the background.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import assert_never
+
+from agent.authz import Refusal
+from agent.errors import TandemError
+from agent.models import FeishuChat
+from agent.usecases import MIN_PREFIX, AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
+from feishu import messages
+from feishu.api import FeishuError
+from feishu.cards import line_card, placeholder_card
+from feishu.deps import FeishuDeps
+from feishu.lines import decision_lines
+from feishu.payloads import MessageEvent
+from feishu.wording import escape, lang_of, prose, who
+
+log = logging.getLogger("tandem.feishu")
+
+SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
+
+
+async def on_message(deps: FeishuDeps, event: MessageEvent) -> None:
+    """Claim the event (a re-push is ignored), then do its work after the answer."""
+    if not await deps.store.claim_delivery(f"feishu:event:{event.header.event_id}", deps.clock()):
+        log.info("ignored a repeated event %s", event.header.event_id[:60])
+        return
+    deps.spawn(handle_message(deps, event), name="feishu:message")
+
+
+async def handle_message(deps: FeishuDeps, event: MessageEvent) -> None:
+    received = event.event
+    message, user = received.message, received.sender.sender_id.open_id
+    if received.sender.sender_type != "user" or not user:
+        return
+    if message.thread_root is not None:
+        thread = FeishuChat(chat_id=message.chat_id, root_id=message.thread_root).thread or ""
+        run_id = await deps.store.run_for_thread(thread)
+        if run_id is not None:
+            await thread_reply(deps, event, run_id)
+            return
+    if message.chat_type != "p2p" and not await _mentions_bot(deps, event):
+        return
+    text = message.text
+    word, _, rest = text.partition(" ")
+    word = word.lower()
+    if not text or word == "help" or (word in SUBCOMMANDS and " " not in text and word not in ("list", "rules")):
+        await tell(deps, event, messages.HELP if word in ("", "help") else messages.WHICH_RUN.format(word=word))
+    elif word in SUBCOMMANDS:
+        await subcommand(deps, event, word, rest.strip())
+    else:
+        await start_run(deps, event, text)
+
+
+async def _mentions_bot(deps: FeishuDeps, event: MessageEvent) -> bool:
+    mentioned = {m.id.open_id for m in event.event.message.mentions}
+    if not mentioned:
+        return False
+    try:
+        return await deps.bot_open_id() in mentioned
+    except FeishuError as exc:
+        log.warning("could not learn the bot's open_id (%s): taking any mention as one of the bot", exc)
+        return True
+
+
+async def start_run(deps: FeishuDeps, event: MessageEvent, task: str) -> None:
+    """Post the run card in the chat, then start the run in the card's thread."""
+    message, user = event.event.message, event.event.sender.sender_id.open_id
+    card = placeholder_card(task, user)
+    root = await deps.api.send_card(message.chat_id, card, uuid=f"start-{event.header.event_id}"[:50])
+    try:
+        await deps.runtime.start(task, user, origin=FeishuChat(chat_id=message.chat_id, root_id=root))
+    except TandemError as exc:
+        await tell(deps, event, messages.STARTING_FAILED.format(error=escape(str(exc))))
+
+
+async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str) -> None:
+    chat, user = event.event.message.chat_id, event.event.sender.sender_id.open_id
+    usecases = deps.usecases
+    if word == "list":
+        states = await usecases.open_runs(chat)
+        rows = [f"• `{s.id}` {escape(s.task[:80])} · {s.status.replace('_', ' ')}" for s in states]
+        await tell(deps, event, "\n".join(rows) or "No open runs here.")
+        return
+    if word == "rules":
+        rules = await deps.store.rules(chat)
+        rows = [f"• `{r.tool}` runs without asking (set by {who(r.created_by)}; rule `{r.id}`)" for r in rules]
+        await tell(deps, event, "\n".join(rows) or "No always-allow rules here: every risky step asks.")
+        return
+    run_id = await usecases.find(arg, chat)
+    if run_id is None:
+        await tell(deps, event, messages.UNKNOWN_RUN.format(run=escape(arg[:40]), min=MIN_PREFIX))
+        return
+    if word == "status":
+        state, events = await usecases.history(run_id)
+        lines = decision_lines(events)[-8:]
+        status = f"**{escape(state.task[:200])}** · `{state.id}` · {state.status.replace('_', ' ')}"
+        await tell(deps, event, "\n".join([status, *lines]))
+        return
+    outcome = await usecases.cancel(run_id, user, "cancelled with the cancel command")
+    text = messages.CANCELLED.format(run=run_id) if isinstance(outcome, Applied) else said(outcome)
+    await tell(deps, event, text)
+
+
+async def thread_reply(deps: FeishuDeps, event: MessageEvent, run_id: str) -> None:
+    user = event.event.sender.sender_id.open_id
+    state, _ = await deps.store.load(run_id)
+    if state.finished or state.pending is None:
+        template = messages.RUN_FINISHED if state.finished else messages.NOTHING_PENDING
+        await tell(deps, event, template.format(run=run_id, status=state.status.replace("_", " ")))
+        return
+    text = event.event.message.text
+    outcome = await deps.usecases.say(run_id, text, user, review_id=state.pending.id)
+    if not isinstance(outcome, Applied | Asked):
+        await tell(deps, event, said(outcome))
+
+
+def refusal_text(refusal: Refusal) -> str:
+    return refusal.describe(user=who, group=lambda g: f"members of {who(g)}")
+
+
+def said(outcome: Outcome) -> str:
+    """What a person hears about an outcome that did not take effect (markdown)."""
+    match outcome:
+        case Applied() | Asked():
+            return ""
+        case Refused(refusal=refusal):
+            return refusal_text(refusal)
+        case AlreadyDecided(by=by, verb=verb, message=message):
+            return messages.ALREADY.format(verb=verb, who=who(by)) if by else prose(message)
+        case NeedsButton(message=message) | NotApplied(message=message):
+            return messages.FAILED.format(error=prose(message))
+        case _:
+            assert_never(outcome)
+
+
+async def tell(deps: FeishuDeps, event: MessageEvent, text: str) -> None:
+    """Answer privately: an ephemeral card in a group, the direct chat itself in a DM."""
+    message, user = event.event.message, event.event.sender.sender_id.open_id
+    card = line_card(text, lang_of(message.text))
+    try:
+        if message.chat_type == "p2p":
+            await deps.api.send_card(message.chat_id, card)
+        else:
+            await deps.api.ephemeral(message.chat_id, user, card)
+    except FeishuError as exc:
+        log.warning("could not answer %s in %s: %s", user[:40], message.chat_id[:40], exc)

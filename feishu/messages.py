@@ -1,0 +1,29 @@
+"""What the bot says in Feishu when something is off (one place for the wording)."""
+
+from __future__ import annotations
+
+UNKNOWN_REVIEW = "Tandem does not know this card's review (another app or a reset database); nothing changed."
+NOT_A_TANDEM_BUTTON = "This button is not one of Tandem's; nothing changed."
+NOTHING_PENDING = (
+    "Nothing in run `{run}` is waiting for a decision right now (it is {status}). "
+    "Reply again when Tandem asks, or say `cancel {run}` to the bot."
+)
+RUN_FINISHED = "Run `{run}` is already {status}; nothing changed. Mention the bot with a task to start a new one."
+EMPTY_FEEDBACK = "Say what should change: Tandem uses your words to correct course."
+EMPTY_ANSWER = "Type an answer first: the tool is waiting for it."
+WORKING = "Got it; Tandem is working on it."
+APPLIED = "Done; the run's thread shows what follows."
+DUPLICATE = "Already handled; nothing changed."
+ASKED = "Not sure what you meant: Tandem asked in the thread. Nothing changed yet."
+ALREADY = "Already {verb} by {who}; nothing changed."
+FAILED = "Tandem could not do that: {error}"
+STARTING_FAILED = "Tandem could not start the run: {error}"
+UNKNOWN_RUN = "No run `{run}` in this chat (give at least {min} characters of its id). `list` shows the open ones."
+WHICH_RUN = "Say which run: `{word} <run>`."
+CANCELLED = "🛑 Run `{run}` cancelled."
+HELP = (
+    "**Tandem** runs a task step by step and asks before anything risky.\n"
+    "• Mention the bot with a task: `@Tandem restart payments and check errors after`\n"
+    "• `list` — open runs here · `status <run>` · `cancel <run>` · `rules` — always-allow rules here\n"
+    "• Reply in a run's thread to correct it; approve with the card's buttons."
+)

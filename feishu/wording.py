@@ -1,0 +1,135 @@
+"""What Feishu cards say, in English and Chinese, and the small text helpers every card uses.
+
+The language follows the requester: a task written with CJK characters gets Chinese
+card chrome (titles, buttons, labels). Prose the core writes (notes, refusals, errors)
+stays as the core wrote it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from agent.models import Principal, render_mentions
+
+Lang = Literal["en", "zh"]
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+
+
+def lang_of(text: str) -> Lang:
+    """Chinese when ``text`` has any CJK character (the requester wrote in it), else English."""
+    return "zh" if _CJK.search(text) else "en"
+
+
+WORDS: dict[str, tuple[str, str]] = {
+    # anchors
+    "after_plan": ("Plan review", "计划审核"),
+    "before_risky_step": ("Approval needed before a risky step", "高风险步骤执行前需要批准"),
+    "after_risky_step": ("Review of a risky step's outcome", "高风险步骤结果审核"),
+    "before_result": ("Result review", "结果审核"),
+    "step_failed": ("A step failed", "步骤失败"),
+    "recovery": ("Interrupted step", "中断的步骤"),
+    "takeover": ("Human takeover", "人工接管"),
+    "takeover_step": ("Proposed step (takeover)", "提议的步骤（接管）"),
+    "handoff": ("A question for you", "需要你的回答"),
+    # buttons
+    "approve": ("Approve", "批准"),
+    "approve_always": ("Approve and always allow {tool} here", "批准，并在此始终允许 {tool}"),
+    "continue_anyway": ("Continue anyway", "仍然继续"),
+    "rerun": ("Re-run", "重新运行"),
+    "request_changes": ("Request changes", "请求修改"),
+    "cancel": ("Cancel run", "取消运行"),
+    "send": ("Send", "发送"),
+    "yes": ("Yes", "是"),
+    "no": ("No", "否"),
+    "finish": ("Finish", "结束"),
+    "hand_back": ("Hand back", "交还给 Tandem"),
+    "not_meant": ("Not what I meant", "不是这个意思"),
+    # labels
+    "waiting_on": ("Waiting on {who}", "等待 {who} 处理"),
+    "approved_so_far": ("Approved so far by {who} · {n} more needed", "已批准：{who} · 还需 {n} 人"),
+    "why": ("Why", "原因"),
+    "step_of": ("Step {n} of {total}", "第 {n} 步，共 {total} 步"),
+    "plan": ("Plan", "计划"),
+    "output": ("Output", "输出"),
+    "result": ("Result", "结果"),
+    "done_so_far": ("Done so far", "已完成"),
+    "nothing_ran": ("Nothing has run yet.", "尚未执行任何步骤。"),
+    "feedback": ("What should change?", "需要修改什么？"),
+    "answer": ("Your answer", "你的回答"),
+    "instruction": ("Your next instruction", "下一条指令"),
+    "intent": ("How to apply it", "如何处理"),
+    "intent_auto": ("Let Tandem read it", "由 Tandem 判断"),
+    "intent_replan": ("Change the plan", "修改计划"),
+    "intent_retry_step": ("Retry the step", "重试该步骤"),
+    "intent_refine_output": ("Rework the output", "重做结果"),
+    "intent_approve": ("Approve", "批准"),
+    "intent_cancel": ("Cancel the run", "取消运行"),
+    "asked_by": ("asked by {who}", "提问者：{who}"),
+    "requested_by": ("Requested by {who} · run `{run}`", "发起人：{who} · 运行 `{run}`"),
+    "planning": ("Planning **{task}** for {who}…", "正在为 {who} 规划 **{task}**…"),
+    "read_as": ("Read as: **{what}**", "理解为：**{what}**"),
+    "unsure": (
+        "Not sure what you meant by “{text}” (best guess: **{guess}**, {sure}% sure). Nothing changed yet.",
+        "不确定“{text}”的意思（最可能：**{guess}**，把握 {sure}%）。尚未做任何更改。",
+    ),
+    "decisions": ("Decisions", "决定记录"),
+    "outcome": ("Outcome", "结果"),
+    "failed": ("Failed", "失败"),
+    "working": ("Got it; working on it.", "已收到，正在处理。"),
+    "applied": ("Done.", "已完成。"),
+    # run status
+    "status_planning": ("📝 Planning", "📝 规划中"),
+    "status_awaiting_review": ("✋ Awaiting review", "✋ 等待审核"),
+    "status_executing": ("⚙️ Executing", "⚙️ 执行中"),
+    "status_done": ("✅ Done", "✅ 已完成"),
+    "status_human_takeover": ("🧑‍💻 Human takeover", "🧑‍💻 人工接管"),
+    "status_cancelled": ("🛑 Cancelled", "🛑 已取消"),
+    "status_failed": ("❌ Failed", "❌ 失败"),
+}
+
+
+def say(key: str, lang: Lang, **values: object) -> str:
+    """The card wording for ``key`` in ``lang``, with ``values`` filled in."""
+    en, zh = WORDS[key]
+    return (zh if lang == "zh" else en).format(**values)
+
+
+def escape(text: str) -> str:
+    """Untrusted text for a markdown element: no tags (``<at id=all>`` stays text), no stray entities."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, with a marker saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    cut = max(limit - 24, 0)
+    return f"{text[:cut]}… ({len(text) - cut} more chars)"
+
+
+def at(principal: Principal) -> str:
+    """A mention as Feishu card markdown shows it: a person by ``open_id``; anything else by name."""
+    if principal.platform == "feishu" and principal.kind == "user":
+        return f"<at id={principal.id}></at>"
+    return f"@{escape(principal.id)}"
+
+
+def who(entry: str) -> str:
+    """A stored id (``ou_…``, a department, a terminal name) as a card mention."""
+    return at(Principal.parse(entry))
+
+
+def prose(text: str, limit: int = 2000) -> str:
+    """Core prose for a card: escaped, clipped, its ``mention`` markers rendered as Feishu mentions."""
+    return render_mentions(escape(clip(text, limit)), at)
+
+
+_AT = re.compile(r"<at id=([^>\s]{1,64})></at>")
+
+
+def plain(markdown: str) -> str:
+    """Card markdown as plain text (a toast shows no mentions or entities)."""
+    text = _AT.sub(lambda m: f"@{m.group(1)}", markdown)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").replace("**", "").replace("`", "")

@@ -1,0 +1,92 @@
+"""A tool's question answered from a Feishu card (buttons and a form), an always-allow rule from a gate, a quorum."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.scenario.feishu_env import OPS, running_feishu, text
+from tests.scenario.harness import policy_file
+from workspace.feishu_fake import button_values
+
+
+async def test_feishu_tool_question_answered_with_a_button_then_a_form(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path, tools="tests.agent.handoff_tools") as env:
+        fake = env.fake
+        await fake.say("alice", OPS, "move service payments")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        review = await env.next_review(root)
+        while "Which region" not in text(review):
+            await fake.click("alice", review.message_id, "approve")
+            review = await env.next_review(root, after=review)
+        # an answer that is not among the options (a forged value) is refused; the question stays open
+        forged = {**fake.button(review.message_id, "answer", answer="eu-west-1"), "answer": "mars"}
+        refused = await fake.deliver(fake.click_event("alice", review.message_id, forged))
+        assert refused.body["toast"]["type"] == "error" and "not one of the options" in refused.body["toast"]["content"]
+        assert env.reviews(root)[-1].message_id == review.message_id
+
+        await fake.click("alice", review.message_id, "answer", answer="other")
+        typed = await env.next_review(root, after=review)
+        assert "Type the region" in text(typed)
+        empty = await fake.click("alice", typed.message_id, "answer_text", {"text": "  "})
+        assert empty.body["toast"]["type"] == "error"
+        await fake.click("alice", typed.message_id, "answer_text", {"text": "ap-south-1"})
+        result = await env.next_review(root, after=typed)
+        assert "payments moved to ap-south-1" in text(result)
+
+
+async def test_feishu_always_allow_from_a_gate_skips_it_next_time_in_that_chat(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        fake = env.fake
+        await fake.say("alice", OPS, "restart payments and check errors after")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        review = await env.next_review(root)
+        while "exec" not in text(review) or "Plan" in review.card["header"]["title"]["content"]:
+            await fake.click("alice", review.message_id, "approve")
+            review = await env.next_review(root, after=review)
+        answer = await fake.click("alice", review.message_id, "approve_always")
+        assert answer.body["toast"]["type"] == "success"
+        rules = await env.bot.deps.store.rules(OPS)
+        assert [r.tool for r in rules] == ["restart_service"]
+        await fake.say("alice", OPS, "rules")
+        await env.wait(lambda: any("restart_service" in str(card) for _, _, card in fake.ephemerals))
+
+
+QUORUM = '[approvers]\nexec = ["ou_bob", "ou_carol"]\n[quorum]\nexec = 2\n'
+
+
+async def test_feishu_gate_under_a_quorum_shows_approvals_so_far_then_closes(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, QUORUM)) as env:
+        fake = env.fake
+        await fake.say("alice", OPS, "restart payments and check errors after")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        plan = await env.next_review(root)
+        await fake.click("alice", plan.message_id, "approve")
+        gate = await env.next_review(root, after=plan)
+        assert "approve_always" not in [v["action"] for v in button_values(gate.card)]
+        first = await fake.click("bob", gate.message_id, "approve")
+        assert first.body["toast"]["type"] == "success"
+        assert "Approved so far by <at id=ou_bob></at> · 1 more needed" in text(gate)
+        assert "approve" in [v["action"] for v in button_values(gate.card)], "still open for the second approver"
+        again = await fake.click("bob", gate.message_id, "approve")
+        assert again.body["toast"]["type"] == "error"
+        await fake.click("carol", gate.message_id, "approve")
+        assert not button_values(gate.card) and "approved by <at id=ou_carol></at>" in text(gate)
+        await env.next_review(root, after=gate)
+
+
+async def test_feishu_department_approver_is_read_from_the_contact_api(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, '[approvers]\nexec = ["od_ops"]\n')) as env:
+        fake = env.fake
+        await fake.say("alice", OPS, "restart payments and check errors after")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        plan = await env.next_review(root)
+        await fake.click("alice", plan.message_id, "approve")
+        gate = await env.next_review(root, after=plan)
+        refused = await fake.click("carol", gate.message_id, "approve")  # in od_eng
+        assert refused.body["toast"]["type"] == "error" and "members of @od_ops" in refused.body["toast"]["content"]
+        approved = await fake.click("bob", gate.message_id, "approve")  # in od_ops
+        assert approved.body["toast"]["type"] == "success" and not button_values(gate.card)

@@ -1,0 +1,375 @@
+"""A local Feishu-compatible server, and people who use it: for tests and ``tandem dev``.
+
+It serves the Open API subset Tandem calls (tenant access token, message create / reply /
+patch, delayed card update, ephemeral cards, user info, bot info, tenant info) on
+127.0.0.1, keeps chats and threads in memory, and turns people's messages and clicks
+into encrypted, signed requests to the bot's ``/feishu/events`` exactly as Feishu sends
+them: ``{"encrypt": base64(iv ‖ AES-256-CBC(json))}`` with key SHA-256(Encrypt Key),
+``X-Lark-Request-Timestamp`` / ``-Nonce`` / ``-Signature``. The envelope is built here,
+independently of the bot's own decryption, so a test of one checks the other.
+A card callback's answer replaces the clicked card, as Feishu's client does.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+from cryptography.hazmat.primitives import padding
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+from workspace.server import serve
+
+APP_ID = "cli_tandemlocal"
+APP_SECRET = "tandem-local-app-secret"
+VERIFICATION_TOKEN = "tandem-local-verification-token"
+ENCRYPT_KEY = "tandem-local-encrypt-key"
+TENANT_KEY = "tenant-local"
+BOT_OPEN_ID = "ou_tandembot"
+PEOPLE = {
+    "alice": ("ou_alice", "Alice", ["od_eng"]),
+    "bob": ("ou_bob", "Bob", ["od_ops"]),
+    "carol": ("ou_carol", "Carol", ["od_eng"]),
+    "mallory": ("ou_mallory", "Mallory", []),
+}
+
+
+def envelope(payload: dict[str, Any], encrypt_key: str) -> bytes:
+    """The body Feishu posts for ``payload`` with an Encrypt Key."""
+    padder = padding.PKCS7(128).padder()
+    padded = padder.update(json.dumps(payload, ensure_ascii=False).encode()) + padder.finalize()
+    iv = os.urandom(16)
+    key = hashlib.sha256(encrypt_key.encode()).digest()
+    encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+    sealed = base64.b64encode(iv + encryptor.update(padded) + encryptor.finalize()).decode()
+    return json.dumps({"encrypt": sealed}).encode()
+
+
+def sign(timestamp: str, nonce: str, encrypt_key: str, body: bytes) -> str:
+    return hashlib.sha256((timestamp + nonce + encrypt_key).encode() + body).hexdigest()
+
+
+@dataclass
+class Posted:
+    message_id: str
+    chat_id: str
+    card: dict[str, Any]
+    root_id: str | None = None
+    sender: str = BOT_OPEN_ID
+    text: str = ""
+    uuid: str | None = None
+    edits: int = 0
+
+
+@dataclass
+class Answer:
+    """The bot's answer to one request: status and JSON body."""
+
+    status: int
+    body: dict[str, Any]
+
+
+@dataclass
+class FeishuFake:
+    encrypt_key: str = ENCRYPT_KEY
+    verification_token: str = VERIFICATION_TOKEN
+    tenant_key: str = TENANT_KEY
+    events_url: str = ""
+    api_url: str = ""
+    messages: dict[str, Posted] = field(default_factory=dict)
+    ephemerals: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    tokens: set[str] = field(default_factory=set)
+    failures: list[tuple[str, int, int]] = field(default_factory=list)
+    """(path part, HTTP status, Feishu code): the next call whose path has that part fails so, once."""
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _failing: tuple[str, int, int] | None = None
+
+    # --- looking ---------------------------------------------------------------------------
+
+    def thread(self, root_id: str) -> list[Posted]:
+        return [m for m in self.messages.values() if m.root_id == root_id]
+
+    def roots(self, chat_id: str) -> list[Posted]:
+        return [
+            m for m in self.messages.values() if m.chat_id == chat_id and m.root_id is None and m.sender == BOT_OPEN_ID
+        ]
+
+    def _new_id(self, prefix: str) -> str:
+        return f"{prefix}_{next(self._ids):06d}"
+
+    # --- the Open API ----------------------------------------------------------------------
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        r = app.router
+        r.add_post("/open-apis/auth/v3/tenant_access_token/internal", self._token)
+        r.add_post("/open-apis/im/v1/messages", self._create)
+        r.add_post("/open-apis/im/v1/messages/{id}/reply", self._reply)
+        r.add_patch("/open-apis/im/v1/messages/{id}", self._patch)
+        r.add_post("/open-apis/interactive/v1/card/update", self._delayed)
+        r.add_post("/open-apis/ephemeral/v1/send", self._ephemeral)
+        r.add_get("/open-apis/contact/v3/users/{id}", self._user)
+        r.add_get("/open-apis/bot/v3/info", self._bot)
+        r.add_get("/open-apis/tenant/v2/tenant/query", self._tenant)
+        return app
+
+    async def _token(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        if body.get("app_id") != APP_ID or body.get("app_secret") != APP_SECRET:
+            return web.json_response({"code": 10014, "msg": "app secret invalid"})
+        token = f"t-{self._new_id('tok')}"
+        self.tokens.add(token)
+        return web.json_response({"code": 0, "msg": "ok", "tenant_access_token": token, "expire": 7200})
+
+    def _authorized(self, request: web.Request) -> bool:
+        self.calls.append(f"{request.method} {request.path}")
+        self._failing = next((f for f in self.failures if f[0] in request.path), None)
+        if self._failing is not None:
+            self.failures.remove(self._failing)
+            return False
+        return request.headers.get("Authorization", "").removeprefix("Bearer ") in self.tokens
+
+    def _denied(self) -> web.Response:
+        if self._failing is not None:
+            _, status, code = self._failing
+            headers = {"Retry-After": "0.1"} if status == 429 else None
+            return web.json_response({"code": code, "msg": "injected failure"}, status=status, headers=headers)
+        return web.json_response({"code": 99991663, "msg": "Invalid access token"}, status=400)
+
+    def _dedup(self, uuid: str | None) -> Posted | None:
+        return next((m for m in self.messages.values() if uuid and m.uuid == uuid), None)
+
+    @staticmethod
+    def _card(body: dict[str, Any]) -> dict[str, Any] | None:
+        if body.get("msg_type") != "interactive":
+            return None
+        card = json.loads(body.get("content") or "{}")
+        return card if isinstance(card, dict) and card.get("schema") == "2.0" else None
+
+    async def _create(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return self._denied()
+        body = await request.json()
+        card = self._card(body)
+        if card is None:
+            return web.json_response({"code": 230001, "msg": "invalid card"}, status=400)
+        earlier = self._dedup(body.get("uuid"))
+        if earlier is None:
+            earlier = Posted(self._new_id("om"), str(body.get("receive_id")), card, uuid=body.get("uuid"))
+            self.messages[earlier.message_id] = earlier
+        return web.json_response({"code": 0, "data": {"message_id": earlier.message_id, "chat_id": earlier.chat_id}})
+
+    async def _reply(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return self._denied()
+        parent = self.messages.get(request.match_info["id"])
+        body = await request.json()
+        card = self._card(body)
+        if parent is None or card is None:
+            return web.json_response({"code": 230001, "msg": "unknown message or invalid card"}, status=400)
+        earlier = self._dedup(body.get("uuid"))
+        if earlier is None:
+            root = parent.root_id or parent.message_id
+            earlier = Posted(self._new_id("om"), parent.chat_id, card, root_id=root, uuid=body.get("uuid"))
+            self.messages[earlier.message_id] = earlier
+        return web.json_response({"code": 0, "data": {"message_id": earlier.message_id}})
+
+    async def _patch(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return self._denied()
+        posted = self.messages.get(request.match_info["id"])
+        card = json.loads((await request.json()).get("content") or "{}")
+        if posted is None or not isinstance(card, dict) or card.get("schema") != "2.0":
+            return web.json_response({"code": 230001, "msg": "unknown message or invalid card"}, status=400)
+        posted.card, posted.edits = card, posted.edits + 1
+        return web.json_response({"code": 0, "data": {}})
+
+    async def _delayed(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return self._denied()
+        return web.json_response({"code": 0, "msg": "ok"})
+
+    async def _ephemeral(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return self._denied()
+        body = await request.json()
+        self.ephemerals.append((str(body.get("chat_id")), str(body.get("open_id")), dict(body.get("card") or {})))
+        return web.json_response({"code": 0, "data": {"message_id": self._new_id("om")}})
+
+    async def _user(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return self._denied()
+        open_id = request.match_info["id"]
+        for oid, name, departments in PEOPLE.values():
+            if oid == open_id:
+                user = {"open_id": oid, "name": name, "department_ids": departments}
+                return web.json_response({"code": 0, "data": {"user": user}})
+        return web.json_response({"code": 41050, "msg": "no such user"}, status=400)
+
+    async def _bot(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return self._denied()
+        return web.json_response({"code": 0, "bot": {"open_id": BOT_OPEN_ID, "app_name": "Tandem"}})
+
+    async def _tenant(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return self._denied()
+        return web.json_response({"code": 0, "data": {"tenant": {"tenant_key": self.tenant_key, "name": "Local"}}})
+
+    # --- people ----------------------------------------------------------------------------
+
+    def _header(self, event_type: str, event_id: str | None, tenant: str | None) -> dict[str, Any]:
+        return {
+            "event_id": event_id or self._new_id("ev"),
+            "event_type": event_type,
+            "create_time": str(int(time.time() * 1000)),
+            "token": self.verification_token,
+            "app_id": APP_ID,
+            "tenant_key": tenant or self.tenant_key,
+        }
+
+    def message_event(
+        self,
+        person: str,
+        chat_id: str,
+        text: str,
+        *,
+        root_id: str | None = None,
+        mention_bot: bool = True,
+        chat_type: str = "group",
+        event_id: str | None = None,
+        tenant: str | None = None,
+    ) -> dict[str, Any]:
+        """``im.message.receive_v1`` for ``person`` writing ``text`` (after an @-mention of the bot)."""
+        open_id = PEOPLE[person][0]
+        mentions = [{"key": "@_user_1", "id": {"open_id": BOT_OPEN_ID}, "name": "Tandem"}] if mention_bot else []
+        typed = f"@_user_1 {text}" if mention_bot else text
+        message_id = self._new_id("om")
+        self.messages[message_id] = Posted(message_id, chat_id, {}, root_id=root_id, sender=open_id, text=text)
+        message = {
+            "message_id": message_id,
+            "root_id": root_id,
+            "parent_id": root_id,
+            "chat_id": chat_id,
+            "chat_type": chat_type,
+            "message_type": "text",
+            "content": json.dumps({"text": typed}, ensure_ascii=False),
+            "mentions": mentions,
+        }
+        sender = {"sender_id": {"open_id": open_id}, "sender_type": "user", "tenant_key": self.tenant_key}
+        event = {"sender": sender, "message": message}
+        return {"schema": "2.0", "header": self._header("im.message.receive_v1", event_id, tenant), "event": event}
+
+    def click_event(
+        self,
+        person: str,
+        message_id: str,
+        value: dict[str, Any],
+        form_value: dict[str, Any] | None = None,
+        *,
+        event_id: str | None = None,
+        tenant: str | None = None,
+    ) -> dict[str, Any]:
+        """``card.action.trigger`` for ``person`` clicking a button (or submitting a form) on a card."""
+        posted = self.messages[message_id]
+        action: dict[str, Any] = {"value": value, "tag": "button"}
+        if form_value is not None:
+            action["form_value"] = form_value
+        event = {
+            "operator": {"open_id": PEOPLE[person][0], "tenant_key": self.tenant_key},
+            "token": f"c-{self._new_id('cb')}",
+            "action": action,
+            "host": "im_message",
+            "context": {"open_message_id": message_id, "open_chat_id": posted.chat_id},
+        }
+        return {"schema": "2.0", "header": self._header("card.action.trigger", event_id, tenant), "event": event}
+
+    async def deliver(
+        self, payload: dict[str, Any], *, signed: bool = True, age: float = 0.0, key: str | None = None
+    ) -> Answer:
+        """Post ``payload`` to the bot as Feishu does; ``signed=False``, ``age`` and ``key`` forge it."""
+        body = envelope(payload, key or self.encrypt_key)
+        stamp, nonce = str(int(time.time() - age)), os.urandom(8).hex()
+        headers = {"Content-Type": "application/json", "X-Lark-Request-Timestamp": stamp, "X-Lark-Request-Nonce": nonce}
+        headers["X-Lark-Signature"] = sign(stamp, nonce, self.encrypt_key if signed else "forged", body)
+        async with aiohttp.ClientSession() as session:
+            async with session.post(self.events_url, data=body, headers=headers) as resp:
+                text = await resp.text()
+                return Answer(resp.status, json.loads(text) if text else {})
+
+    async def say(self, person: str, chat_id: str, text: str, **options: Any) -> Answer:
+        return await self.deliver(self.message_event(person, chat_id, text, **options))
+
+    async def click(
+        self, person: str, message_id: str, action: str, form_value: dict[str, Any] | None = None, **match: Any
+    ) -> Answer:
+        """Click the card button whose value has ``action`` (and ``match``); the answer's card replaces it."""
+        value = self.button(message_id, action, **match)
+        answer = await self.deliver(self.click_event(person, message_id, value, form_value))
+        card = answer.body.get("card")
+        if answer.status == 200 and isinstance(card, dict) and card.get("type") == "raw":
+            self.messages[message_id].card = card["data"]
+        return answer
+
+    def button(self, message_id: str, action: str, **match: Any) -> dict[str, Any]:
+        for value in button_values(self.messages[message_id].card):
+            if value.get("action") == action and all(value.get(k) == v for k, v in match.items()):
+                return value
+        raise AssertionError(f"no {action} button on {message_id}: {button_values(self.messages[message_id].card)}")
+
+
+def button_values(card: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every callback value on a card's buttons (forms included), in order."""
+    found: list[dict[str, Any]] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("tag") == "button":
+                found.extend(b["value"] for b in node.get("behaviors", []) if isinstance(b.get("value"), dict))
+            for inner in node.values():
+                walk(inner)
+        elif isinstance(node, list):
+            for inner in node:
+                walk(inner)
+
+    walk(card)
+    return found
+
+
+def card_text(card: dict[str, Any]) -> str:
+    """Everything a person reads on a card."""
+    parts: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key in ("content",):
+                if isinstance(node.get(key), str):
+                    parts.append(node[key])
+            for inner in node.values():
+                walk(inner)
+        elif isinstance(node, list):
+            for inner in node:
+                walk(inner)
+
+    walk(card)
+    return "\n".join(parts)
+
+
+@asynccontextmanager
+async def run_feishu(**fields: Any) -> AsyncIterator[FeishuFake]:
+    """A fake Feishu on an ephemeral local port until the block ends (set ``events_url`` to reach the bot)."""
+    fake = FeishuFake(**fields)
+    async with serve(fake.app()) as url:
+        fake.api_url = url
+        yield fake
