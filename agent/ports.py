@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from agent.models import (
+    Answered,
     AuditEvent,
     Claim,
     Delivery,
@@ -20,6 +21,9 @@ from agent.models import (
     Effect,
     Event,
     Lease,
+    LeaseClaim,
+    Loaded,
+    Outbound,
     Outgoing,
     PlannedStep,
     PostedMessage,
@@ -114,8 +118,8 @@ class RunsStore(Protocol):
         state: RunState,
         events: list[AuditEvent],
         opened: Review | None = None,
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         """Store a new run at version 1 (with its first review, outbox rows and step lease)."""
         ...
@@ -127,18 +131,18 @@ class RunsStore(Protocol):
         events: list[AuditEvent],
         *,
         opened: Review | None = None,
-        answered: tuple[str, str, float, dict[str, Any]] | None = None,
+        answered: Answered | None = None,
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         """Persist one transition read at ``version``; returns the new version.
         ``answered`` is (review id, by, at, answer); ``lease`` (owner, until) or None to clear it."""
         ...
 
-    async def load(self, run_id: str) -> tuple[RunState, int]:
+    async def load(self, run_id: str) -> Loaded:
         """The run and its version (raises UnknownRun)."""
         ...
 
@@ -164,9 +168,7 @@ class RunsStore(Protocol):
         """False when ``owner`` no longer holds the run's lease."""
         ...
 
-    async def append_events(
-        self, run_id: str, events: list[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
-    ) -> None: ...
+    async def append_events(self, run_id: str, events: list[AuditEvent], outbox: Outbound | None = None) -> None: ...
 
     async def run_for_thread(self, thread: str) -> str | None:
         """The run whose origin has this ``thread`` key (``Origin.thread``), if any."""

@@ -43,9 +43,11 @@ from sqlite_utils import Database
 from agent import usage
 from agent.config import PolicyConfig, Strategy, TimeoutRule
 from agent.models import (
+    Answered,
     Approve,
     AuditEvent,
-    Outgoing,
+    LeaseClaim,
+    Outbound,
     PlannedStep,
     ProposedStep,
     Reading,
@@ -170,8 +172,8 @@ class BatchedStore(AsyncStore):
         state: RunState,
         events: list[AuditEvent],
         opened: Review | None = None,
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         self.calls.append(lambda: self.store.create(state, events, opened, outbox, lease))
         return 1
@@ -183,12 +185,12 @@ class BatchedStore(AsyncStore):
         events: list[AuditEvent],
         *,
         opened: Review | None = None,
-        answered: tuple[str, str, float, dict[str, Any]] | None = None,
+        answered: Answered | None = None,
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         self.calls.append(
             lambda: self.store.commit(

@@ -17,11 +17,15 @@ from typing import Any, ParamSpec, TypeVar
 from sqlite_utils import Database
 
 from agent.models import (
+    Answered,
     AuditEvent,
     Claim,
     Delivery,
     DueReview,
     Lease,
+    LeaseClaim,
+    Loaded,
+    Outbound,
     Outgoing,
     PostedMessage,
     PruneCounts,
@@ -112,8 +116,8 @@ class AsyncStore:
         state: RunState,
         events: list[AuditEvent],
         opened: Review | None = None,
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         return await self._call(self.store.create, state, events, opened, outbox, lease)
 
@@ -124,12 +128,12 @@ class AsyncStore:
         events: list[AuditEvent],
         *,
         opened: Review | None = None,
-        answered: tuple[str, str, float, dict[str, Any]] | None = None,
+        answered: Answered | None = None,
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         return await self._call(
             self.store.commit,
@@ -145,7 +149,7 @@ class AsyncStore:
             lease=lease,
         )
 
-    async def load(self, run_id: str) -> tuple[RunState, int]:
+    async def load(self, run_id: str) -> Loaded:
         return await self._call(self.store.load, run_id)
 
     async def find(self, prefix: str) -> list[str]:
@@ -191,9 +195,7 @@ class AsyncStore:
     async def message(self, key: str) -> PostedMessage | None:
         return await self._call(self.store.message, key)
 
-    async def append_events(
-        self, run_id: str, events: list[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
-    ) -> None:
+    async def append_events(self, run_id: str, events: list[AuditEvent], outbox: Outbound | None = None) -> None:
         await self._call(self.store.append_events, run_id, events, outbox)
 
     # --- the outbox ---------------------------------------------------------------

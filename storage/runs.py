@@ -17,10 +17,13 @@ from sqlite_utils import Database
 from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
 from agent.messages import decided_verb
 from agent.models import (
+    Answered,
     AuditEvent,
     DueReview,
     Lease,
-    Outgoing,
+    LeaseClaim,
+    Loaded,
+    Outbound,
     PostedMessage,
     Review,
     ReviewRecord,
@@ -65,8 +68,8 @@ class RunStore:
         state: RunState,
         events: Sequence[AuditEvent],
         opened: Review | None = None,
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         with self.db.atomic():
             self.db.execute(
@@ -99,12 +102,12 @@ class RunStore:
         events: Sequence[AuditEvent],
         *,
         opened: Review | None = None,
-        answered: tuple[str, str, float, dict[str, Any]] | None = None,
+        answered: Answered | None = None,
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         """Persist one transition. ``answered`` is (review_id, by, at, answer); ``closed`` a
         review that became moot; ``reschedule``: the pending review's deadline changed.
@@ -184,11 +187,11 @@ class RunStore:
 
     # --- reads --------------------------------------------------------------
 
-    def load(self, run_id: str) -> tuple[RunState, int]:
+    def load(self, run_id: str) -> Loaded:
         row = self.db.execute("SELECT state, version FROM runs WHERE id = ?", [run_id]).fetchone()
         if row is None:
             raise UnknownRun(f"No run with id '{run_id}'. List runs with `tandem runs`.")
-        return _state.validate_json(row[0]), int(row[1])
+        return Loaded(_state.validate_json(row[0]), int(row[1]))
 
     def find(self, prefix: str) -> list[str]:
         literal = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -276,9 +279,7 @@ class RunStore:
             return None
         return PostedMessage(channel=str(row[0]), ts=str(row[1]), blocks=json.loads(row[2]) if row[2] else [])
 
-    def append_events(
-        self, run_id: str, events: Sequence[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
-    ) -> None:
+    def append_events(self, run_id: str, events: Sequence[AuditEvent], outbox: Outbound | None = None) -> None:
         """Audit lines that change no state (e.g. a refused decision), and the messages they cause."""
         with self.db.atomic():
             self.db.conn.executemany(

@@ -88,9 +88,23 @@ from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
 from agent.models.risk import Risk
 from agent.models.run import TERMINAL, Feedback, Phase, RunState, Status
 from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, params_digest
-from agent.models.store import Claim, DueReview, Lease, PostedMessage, PruneCounts
+from agent.models.store import (
+    Answered,
+    Claim,
+    DueReview,
+    Lease,
+    LeaseClaim,
+    Loaded,
+    Outbound,
+    PostedMessage,
+    PruneCounts,
+)
 
 __all__ = [
+    "Answered",
+    "LeaseClaim",
+    "Loaded",
+    "Outbound",
     "FeishuChat",
     "Origin",
     "Platform",

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import ConfigDict, Field
 
 from agent.models.base import _Model
 
-__all__ = ["Claim", "DueReview", "Lease", "PostedMessage", "PruneCounts"]
+if TYPE_CHECKING:
+    from agent.models.outbox import Outgoing
+    from agent.models.run import RunState
+
+__all__ = [
+    "Answered",
+    "Claim",
+    "DueReview",
+    "Lease",
+    "LeaseClaim",
+    "Loaded",
+    "Outbound",
+    "PostedMessage",
+    "PruneCounts",
+]
 
 
 class _Record(_Model):
@@ -51,3 +66,36 @@ class PruneCounts(_Record):
     before: float
     dry_run: bool
     rows: dict[str, int]
+
+
+# --- what a commit takes and a load gives: named, typed, and still unpacked like tuples --------
+
+
+class Loaded(NamedTuple):
+    """A run as stored, and the version a commit must name to change it."""
+
+    state: RunState
+    version: int
+
+
+class Answered(NamedTuple):
+    """The pending review a commit answers: compare-and-set, so a second answer is stale."""
+
+    review_id: str
+    by: str
+    at: float
+    answer: dict[str, Any]
+
+
+class Outbound(NamedTuple):
+    """Messages a commit writes to the outbox of ``channel``, delivered after it."""
+
+    channel: str
+    messages: Sequence[Outgoing]
+
+
+class LeaseClaim(NamedTuple):
+    """The lease a commit takes on the run's work in flight: whose, and until when (a Unix time)."""
+
+    owner: str
+    until: float

@@ -9,7 +9,7 @@ from agent import usage
 from agent.errors import ConcurrentUpdate, NoPendingReview, NotAllowed, StaleDecision
 from agent.logs import ctx
 from agent.messages import stale_decision
-from agent.models import Answer, AuditEvent, Decided, Decision, Handoff, Instruct, Outgoing, Reading, RunState
+from agent.models import Answer, AuditEvent, Decided, Decision, Handoff, Instruct, Outbound, Outgoing, Reading, RunState
 from agent.ports import Change, ClassifyContext
 from agent.runtime.audit import usage_line
 from agent.runtime.engine import Engine
@@ -132,7 +132,7 @@ class Decisions(Engine):
         await self.store.append_events(
             run_id,
             [AuditEvent(at=at, actor=by, kind="clarify_asked", payload=asked)],
-            (shown_in, [message]) if shown_in is not None else None,
+            Outbound(shown_in, [message]) if shown_in is not None else None,
         )
         await self._notify(Change(state, [], None, by))
 

@@ -11,7 +11,7 @@ import uuid
 import weakref
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from agent import machine, usage
 from agent.config import PolicyConfig
@@ -19,11 +19,14 @@ from agent.errors import ConcurrentUpdate
 from agent.logs import bind, ctx
 from agent.models import (
     AddRule,
+    Answered,
     AskHuman,
     CloseReview,
     Effect,
     Event,
+    LeaseClaim,
     MatchRule,
+    Outbound,
     Policy,
     Reschedule,
     Review,
@@ -136,8 +139,8 @@ class Engine:
                 if not await self.store.renew_lease(run_id, self.owner, self.clock() + self.lease_ttl):
                     log.warning("lost the lease on run %s while working on it", run_id, extra=ctx(run=run_id))
 
-    def _lease(self, state: RunState) -> tuple[str, float] | None:
-        return (self.owner, self.clock() + self.lease_ttl) if state.inflight is not None else None
+    def _lease(self, state: RunState) -> LeaseClaim | None:
+        return LeaseClaim(self.owner, self.clock() + self.lease_ttl) if state.inflight is not None else None
 
     async def _apply(
         self, state: RunState, version: int, event: Event, actor: str, used: usage.Tally | None = None
@@ -161,7 +164,7 @@ class Engine:
         effects = earlier + effects
         writes = _writes(before, effects, event.at)
         channel = delivery_channel(new)
-        outbox = (channel, outgoing_for(before, event, effects)) if channel is not None else None
+        outbox = Outbound(channel, outgoing_for(before, event, effects)) if channel is not None else None
         version = await self.store.commit(new, version, audit, **writes, outbox=outbox, lease=self._lease(new))
         if log.isEnabledFor(logging.INFO):
             log.info(
@@ -204,7 +207,7 @@ class Engine:
 
 class _Writes(TypedDict):
     opened: Review | None
-    answered: tuple[str, str, float, dict[str, Any]] | None
+    answered: Answered | None
     closed: str | None
     reschedule: bool
     rules: list[Rule]
@@ -219,7 +222,7 @@ def _writes(before: RunState, effects: list[Effect], at: float) -> _Writes:
             case AskHuman() if e.review.id != was:
                 out["opened"] = e.review
             case CloseReview() if e.by is not None:
-                out["answered"] = (e.review_id, e.by, at, e.answer or {})
+                out["answered"] = Answered(e.review_id, e.by, at, e.answer or {})
             case CloseReview():
                 out["closed"] = e.review_id
             case Reschedule():

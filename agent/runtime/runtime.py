@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from agent import machine
 from agent.errors import InvalidDecision, NotAllowed, StaleDecision, TandemError
 from agent.logs import ctx
-from agent.models import AuditEvent, CancelRequested, Origin, Recovered, RunState, Terminal
+from agent.models import AuditEvent, CancelRequested, Origin, Outbound, Recovered, RunState, Terminal
 from agent.ports import Change
 from agent.runtime.decisions import Decisions
 from agent.runtime.outbox import delivery_channel, outgoing_for
@@ -29,7 +29,7 @@ class Runtime(Decisions, Scheduling):
         )
         audit = [AuditEvent(at=at, actor=requester, kind="started", payload={"task": task})]
         shown_in = delivery_channel(state)
-        outbox = (shown_in, outgoing_for(None, None, effects)) if shown_in is not None else None
+        outbox = Outbound(shown_in, outgoing_for(None, None, effects)) if shown_in is not None else None
         version = await self.store.create(state, audit, outbox=outbox, lease=self._lease(state))
         await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)

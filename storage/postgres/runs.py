@@ -17,10 +17,13 @@ from psycopg import AsyncConnection
 
 from agent.errors import ConcurrentUpdate, UnknownRun
 from agent.models import (
+    Answered,
     AuditEvent,
     DueReview,
     Lease,
-    Outgoing,
+    LeaseClaim,
+    Loaded,
+    Outbound,
     Review,
     ReviewRecord,
     Rule,
@@ -49,8 +52,8 @@ class Runs(PoolUser):
         state: RunState,
         events: list[AuditEvent],
         opened: Review | None = None,
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         channel, thread = rows.place(state)
         async with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
@@ -84,12 +87,12 @@ class Runs(PoolUser):
         events: list[AuditEvent],
         *,
         opened: Review | None = None,
-        answered: tuple[str, str, float, dict[str, Any]] | None = None,
+        answered: Answered | None = None,
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
-        outbox: tuple[str, Sequence[Outgoing]] | None = None,
-        lease: tuple[str, float] | None = None,
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
     ) -> int:
         # Pipelined: the lock and the review's check go in one round trip, the writes and COMMIT in another.
         async with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
@@ -135,9 +138,7 @@ class Runs(PoolUser):
                 )
         return version + 1
 
-    async def append_events(
-        self, run_id: str, events: list[AuditEvent], outbox: tuple[str, Sequence[Outgoing]] | None = None
-    ) -> None:
+    async def append_events(self, run_id: str, events: list[AuditEvent], outbox: Outbound | None = None) -> None:
         async with self.pool.connection() as conn, conn.transaction():
             await _insert_events(conn, run_id, events)
             if outbox is not None and events:
@@ -152,11 +153,11 @@ class Runs(PoolUser):
 
     # --- reads --------------------------------------------------------------
 
-    async def load(self, run_id: str) -> tuple[RunState, int]:
+    async def load(self, run_id: str) -> Loaded:
         row = await self.fetch_one("SELECT state, version FROM runs WHERE id = %s", [run_id])
         if row is None:
             raise UnknownRun(f"No run with id '{run_id}'. List runs with `tandem runs`.")
-        return rows.STATE.validate_json(row[0]), int(row[1])
+        return Loaded(rows.STATE.validate_json(row[0]), int(row[1]))
 
     async def find(self, prefix: str) -> list[str]:
         # As on SQLite: a % is no wildcard, and the match ignores ASCII case.
