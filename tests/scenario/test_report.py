@@ -27,6 +27,7 @@ async def test_report_after_a_misread_reply_shows_the_correction_the_override_an
         replanned = await env.next_review(card, after=plan)
         # "Not what I meant": the reading was wrong; what was meant applies to what waits now
         await env.click("alice", read_as, ids.OVERRIDE)
+        await env.wait(lambda: bool(env.ws.state.open_modals("U0ALICE")))  # opened once the run is checked
         modal = env.ws.state.open_modals("U0ALICE")[-1]
         await env.ws.submit_view("alice", modal.id, {ids.INTENT_BLOCK: "replan", ids.FEEDBACK_BLOCK: "restart auth"})
         await env.next_review(card, after=replanned)
