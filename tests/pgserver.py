@@ -28,8 +28,30 @@ class PgServerError(RuntimeError):
     """The server could not be found or started."""
 
 
+def _installed() -> list[Path]:
+    return sorted(
+        (p for p in DEBIAN_BINARIES.glob("*/bin") if (p / "pg_ctl").exists()),
+        key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
+    )
+
+
+def _install() -> None:
+    """Install Debian's server when it is missing and this is root with apt-get (as the README's test
+    command runs on a fresh machine); the package lists are refreshed only if the first try finds nothing."""
+    if not shutil.which("apt-get") or os.geteuid() != 0:
+        return
+    install = ["apt-get", "install", "-y", "-q", "postgresql"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(install, capture_output=True, timeout=900, check=False, env=env)
+    if not _installed():
+        subprocess.run(["apt-get", "update", "-q"], capture_output=True, timeout=900, check=False, env=env)
+        subprocess.run(install, capture_output=True, timeout=900, check=False, env=env)
+
+
 def bin_dir() -> Path:
     """The newest PostgreSQL under /usr/lib/postgresql (``apt-get install postgresql`` puts it there)."""
+    if not _installed():
+        _install()
     versions = sorted(
         (p for p in DEBIAN_BINARIES.glob("*/bin") if (p / "pg_ctl").exists()),
         key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0,
