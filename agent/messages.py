@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from agent.models import ReviewRecord, RunState, mention, moment
+from agent.models import Anchor, ReviewRecord, RunState, mention, moment
 from agent.models.steps import TimeoutOutcome
 
 _VERBS = {
@@ -25,6 +25,19 @@ ANCHOR_TITLES = {
     "recovery": "Interrupted step",
     "takeover": "Human takeover",
     "takeover_step": "Proposed step (takeover)",
+}
+
+
+DECISION_SUBJECTS: dict[Anchor, str] = {  # what a decision line is about, e.g. "Step 2 approved by …"
+    "handoff": "Question from step {n}",
+    "after_plan": "Plan",
+    "before_risky_step": "Step {n}",
+    "after_risky_step": "Outcome of step {n}",
+    "before_result": "Result",
+    "step_failed": "Failed step {n}",
+    "recovery": "Re-run of step {n}",
+    "takeover": "Takeover",
+    "takeover_step": "Proposed step {n}",
 }
 
 

@@ -12,7 +12,8 @@ from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.models import Anchor, Answer, Approve, Cancel, Correct, Decided, Finish, HandBack, Instruct, Reading, Review
+from agent.messages import DECISION_SUBJECTS
+from agent.models import Answer, Approve, Cancel, Correct, Decided, Finish, HandBack, Instruct, Reading, Review
 from blocks import ids
 from blocks.limits import MAX_MESSAGE_BLOCKS
 from blocks.text import Blocks, actions, as_text, button, clip, context, escaped, mention, section, when
@@ -47,24 +48,11 @@ def decision_text(line: DecisionLine, *, detail_limit: int = 300) -> str:
     return text
 
 
-_SUBJECTS: dict[Anchor, str] = {
-    "handoff": "Question from step {n}",
-    "after_plan": "Plan",
-    "before_risky_step": "Step {n}",
-    "after_risky_step": "Outcome of step {n}",
-    "before_result": "Result",
-    "step_failed": "Failed step {n}",
-    "recovery": "Re-run of step {n}",
-    "takeover": "Takeover",
-    "takeover_step": "Proposed step {n}",
-}
-
-
 def line_for(event: Decided, review: Review | None = None) -> DecisionLine:
     """The line for a decision on ``review`` (the review it answered, if known)."""
     subject = "Review"
     if review is not None:
-        subject = _SUBJECTS[review.anchor].format(n=review.step if review.step is not None else "?")
+        subject = DECISION_SUBJECTS[review.anchor].format(n=review.step if review.step is not None else "?")
     decision = event.decision
     match decision:
         case Approve():

@@ -6,7 +6,7 @@ from typing import assert_never
 
 from pydantic import ValidationError
 
-from agent.messages import decided_verb
+from agent.messages import DECISION_SUBJECTS, decided_verb
 from agent.models import (
     Answer,
     Approve,
@@ -24,18 +24,6 @@ from agent.models import (
 )
 from feishu.wording import clip, escape, who
 
-_SUBJECTS = {
-    "handoff": "Question from step {n}",
-    "after_plan": "Plan",
-    "before_risky_step": "Step {n}",
-    "after_risky_step": "Outcome of step {n}",
-    "before_result": "Result",
-    "step_failed": "Failed step {n}",
-    "recovery": "Re-run of step {n}",
-    "takeover": "Takeover",
-    "takeover_step": "Proposed step {n}",
-}
-
 
 def _line(icon: str, verb: str, by: str | None, at: float, detail: str = "") -> str:
     text = f"{icon} {verb}" + (f" by {who(by)}" if by else "") + f" · {utc_time(at)}"
@@ -46,7 +34,8 @@ def _line(icon: str, verb: str, by: str | None, at: float, detail: str = "") -> 
 
 def decision_line(event: Decided, anchor: str | None, step: int | None) -> str:
     """``✅ Plan approved by @ana · 14:02`` for one decision."""
-    subject = _SUBJECTS.get(anchor or "", "Review").format(n=step if step is not None else "?")
+    subjects: dict[str, str] = dict(DECISION_SUBJECTS)
+    subject = subjects.get(anchor or "", "Review").format(n=step if step is not None else "?")
     by = None if event.by.startswith(("rule:", "tandem")) else event.by
     d = event.decision
     match d:
