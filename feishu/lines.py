@@ -34,8 +34,8 @@ def _line(icon: str, verb: str, by: str | None, at: float, detail: str = "") -> 
 
 def decision_line(event: Decided, anchor: str | None, step: int | None) -> str:
     """``✅ Plan approved by @ana · 14:02`` for one decision."""
-    subjects: dict[str, str] = dict(DECISION_SUBJECTS)
-    subject = subjects.get(anchor or "", "Review").format(n=step if step is not None else "?")
+    subject = next((v for k, v in DECISION_SUBJECTS.items() if k == anchor), "Review")
+    subject = subject.format(n=step if step is not None else "?")
     by = None if event.by.startswith(("rule:", "tandem")) else event.by
     d = event.decision
     match d:
