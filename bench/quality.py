@@ -29,8 +29,8 @@ import asyncio
 import json
 import os
 import time
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,17 +83,14 @@ class Outcome:
         return self.item.target is None or self.reading.target_step == self.item.target
 
 
-@dataclass
 class CountingModel:
     """The model, with every call counted and timed."""
 
-    model: ChatModel
-    calls: int = 0
-    seconds: list[float] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return self.model.name
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model
+        self.name = model.name
+        self.calls = 0
+        self.seconds: list[float] = []
 
     async def complete(self, request: LLMRequest) -> str:
         self.calls += 1
@@ -177,15 +174,16 @@ async def read_all(items: list[Item], model: ChatModel, policy: SafetyPolicy) ->
     return outcomes, counting
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:5.1f} %" if whole else "    - "
+def _ratio(label: str, part: int, whole: int) -> str:
+    share = f"{100 * part / whole:5.1f} %" if whole else "    - "
+    return f"{label:<24} {part:>4}/{whole:<4} {share}"
 
 
 def report(outcomes: list[Outcome], counting: CountingModel, *, offline: bool) -> list[str]:
     """The figures, as printed lines."""
     lines = [f"reader: {counting.name}, {len(outcomes)} replies"]
     right = sum(o.right for o in outcomes)
-    lines.append(f"right overall            {right:>4}/{len(outcomes):<4} {_pct(right, len(outcomes))}")
+    lines.append(_ratio("right overall", right, len(outcomes)))
     for title, key, keys in (("intent", "intent", INTENTS), ("anchor", "anchor", ANCHORS)):
         lines.append(f"by {title}:")
         groups: dict[str, list[Outcome]] = defaultdict(list)
@@ -195,7 +193,7 @@ def report(outcomes: list[Outcome], counting: CountingModel, *, offline: bool) -
             group = groups.get(name, [])
             if group:
                 ok = sum(o.right for o in group)
-                lines.append(f"  {name:<22} {ok:>4}/{len(group):<4} {_pct(ok, len(group))}")
+                lines.append(_ratio(f"  {name}", ok, len(group)))
     approvals = [o for o in outcomes if o.item.intent == "approve"]
     misread = [o for o in approvals if o.intent != "approve" or o.asked]
     corrections = [o for o in outcomes if o.item.intent not in ("approve", "unclear")]
@@ -204,12 +202,10 @@ def report(outcomes: list[Outcome], counting: CountingModel, *, offline: bool) -
     asked = [o for o in clear if o.asked]
     valued = [o for o in corrections if o.item.value]
     named = [o for o in valued if o.item.value and o.item.value.lower() in (o.reading.suggested_fix or "").lower()]
-    lines.append(f"approvals misread        {len(misread):>4}/{len(approvals):<4} {_pct(len(misread), len(approvals))}")
-    lines.append(
-        f"corrections as approval  {len(as_approval):>4}/{len(corrections):<4} {_pct(len(as_approval), len(corrections))}"
-    )
-    lines.append(f"asked first (clear)      {len(asked):>4}/{len(clear):<4} {_pct(len(asked), len(clear))}")
-    lines.append(f"value named in the fix   {len(named):>4}/{len(valued):<4} {_pct(len(named), len(valued))}")
+    lines.append(_ratio("approvals misread", len(misread), len(approvals)))
+    lines.append(_ratio("corrections as approval", len(as_approval), len(corrections)))
+    lines.append(_ratio("asked first (clear)", len(asked), len(clear)))
+    lines.append(_ratio("value named in the fix", len(named), len(valued)))
     calls = 0 if offline else counting.calls
     per_call = sum(counting.seconds) / len(counting.seconds) if counting.seconds else 0.0
     lines.append(
