@@ -117,6 +117,16 @@ class ToolSpec:
             case _ as never:
                 assert_never(never)
 
+    def known_values(self) -> dict[str, list[str]]:
+        """Each parameter whose values are known (an enum or a ``Literal``), with those values."""
+        known: dict[str, list[str]] = {}
+        for name, prop in self.json_schema().get("properties", {}).items():
+            options = [prop, *prop.get("anyOf", ())]
+            values = [str(v) for option in options for v in option.get("enum", ()) if v is not None]
+            if values:
+                known[name] = values
+        return known
+
     def describe(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -261,6 +271,17 @@ class ToolRegistry:
 
     def describe(self) -> list[dict[str, Any]]:
         return [spec.describe() for spec in self._specs.values()]
+
+
+def known_values(tools: ToolRegistry, names: Iterable[str]) -> dict[str, list[str]]:
+    """The known values of every parameter of the named tools (unknown names are skipped)."""
+    known: dict[str, list[str]] = {}
+    for name in dict.fromkeys(names):
+        if name in tools:
+            for param, values in tools.get(name).known_values().items():
+                known.setdefault(param, [])
+                known[param] += [v for v in values if v not in known[param]]
+    return known
 
 
 def load_tools(modules: Iterable[str] = DEFAULT_TOOLSETS) -> ToolRegistry:

@@ -2,6 +2,7 @@
 
     python -m bench.quality                          # the offline reader, the whole set
     python -m bench.quality --limit 40               # a slice, spread over the set
+    python -m bench.quality --holdout                # 40 replies the offline reader was never tuned on
     TANDEM_MODEL=openai/<model> TANDEM_LLM_API_BASE=http://127.0.0.1:<port>/v1 python -m bench.quality
 
 The set is ``bench/data/reader_corrections.jsonl``: one reply per line, at an anchor (``after_plan``,
@@ -39,12 +40,16 @@ from agent.llm import make_model
 from agent.models import Reading, Risk, Step
 from agent.policy import SafetyPolicy
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
+from agent.tools import known_values, load_tools
 
 DATA = Path(__file__).parent / "data"
 ITEMS = DATA / "reader_corrections.jsonl"
+HOLDOUT = DATA / "reader_holdout.jsonl"
+"""Replies written after the offline reader was tuned on ITEMS, and never tuned on: its honest figure."""
 PLANS = DATA / "reader_plans.json"
 INTENTS = ("approve", "cancel", "replan", "retry_step", "refine_output", "unclear")
 ANCHORS = ("after_plan", "before_risky_step", "after_risky_step", "step_failed", "before_result")
+TOOLS = load_tools(["agent.demo_tools"])
 STEP_ANCHORS = ("before_risky_step", "after_risky_step", "step_failed")
 
 
@@ -155,7 +160,8 @@ def context(item: Item, plans: dict[str, dict[str, Any]]) -> ClassifyContext:
             )
         )
     output = plan["output"] if item.anchor == "before_result" else None
-    return ClassifyContext(task=plan["task"], anchor=item.anchor, steps=steps, step=at, output=output)
+    known = known_values(TOOLS, [s.tool for s in steps])
+    return ClassifyContext(task=plan["task"], anchor=item.anchor, steps=steps, step=at, output=output, known=known)
 
 
 async def read_all(items: list[Item], model: ChatModel, policy: SafetyPolicy) -> tuple[list[Outcome], CountingModel]:
@@ -226,11 +232,13 @@ def wrong_lines(outcomes: list[Outcome]) -> list[str]:
     return out
 
 
-async def run(limit: int | None = None, model_name: str | None = None, api_base: str | None = None) -> list[str]:
+async def run(
+    limit: int | None = None, model_name: str | None = None, api_base: str | None = None, path: Path = ITEMS
+) -> list[str]:
     """Read the (sliced) set with the named model and return the printed lines."""
     name = model_name if model_name is not None else os.environ.get("TANDEM_MODEL", "offline")
     model = make_model(name, api_base if api_base is not None else os.environ.get("TANDEM_LLM_API_BASE"))
-    items = spread(load_items(), limit)
+    items = spread(load_items(path), limit)
     outcomes, counting = await read_all(items, model, SafetyPolicy())
     return report(outcomes, counting, offline=model.name == "offline") + ["misread or asked:", *wrong_lines(outcomes)]
 
@@ -238,8 +246,9 @@ async def run(limit: int | None = None, model_name: str | None = None, api_base:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=None, help="read only this many replies, spread over the set")
+    parser.add_argument("--holdout", action="store_true", help=f"read {HOLDOUT.name} instead of {ITEMS.name}")
     args = parser.parse_args(argv)
-    for line in asyncio.run(run(args.limit)):
+    for line in asyncio.run(run(args.limit, path=HOLDOUT if args.holdout else ITEMS)):
         print(line)
 
 

@@ -10,6 +10,7 @@ from agent.models import AuditEvent, Decided, Decision, Instruct, Outgoing, Read
 from agent.ports import Change, ClassifyContext
 from agent.runtime.engine import Engine
 from agent.runtime.outbox import delivery_channel
+from agent.tools import known_values
 
 
 class Decisions(Engine):
@@ -56,7 +57,12 @@ class Decisions(Engine):
         pending = state.pending
         assert pending is not None
         context = ClassifyContext(
-            task=state.task, anchor=pending.anchor, steps=state.plan, step=pending.step, output=state.output
+            task=state.task,
+            anchor=pending.anchor,
+            steps=state.plan,
+            step=pending.step,
+            output=state.output,
+            known=known_values(self.tools, [s.tool for s in state.plan]),
         )
         reading = await self.brain.classify(text, context)
         if reading.intent == "retry_step" and reading.target_step is None:
