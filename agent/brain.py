@@ -168,6 +168,9 @@ class LLMBrain:
 
         def parse(answer: str) -> dict[str, Any]:
             revised = _validate(_ReviseAnswer, parse_json_object(answer))
+            unknown = spec.unknown_value(revised.params)
+            if unknown is not None:  # the value the person asked for does not exist: say so, ask no repair
+                raise ReviseError(unknown)
             try:
                 return spec.validate({**step.params, **revised.params})
             except ToolError as exc:

@@ -127,6 +127,14 @@ class ToolSpec:
                 known[name] = values
         return known
 
+    def unknown_value(self, params: dict[str, Any]) -> str | None:
+        """Why ``params`` give a parameter a value it does not know ("There is no service `orders`. ..."), or None."""
+        for name, known in self.known_values().items():
+            value = params.get(name)
+            if value is not None and str(value) not in known:
+                return f"There is no {name.replace('_', ' ')} `{value}`. Known: {', '.join(known)}."
+        return None
+
     def describe(self) -> dict[str, Any]:
         return {
             "name": self.name,

@@ -210,3 +210,27 @@ def test_load_tools_with_bad_module_name_raises_tool_error() -> None:
 def test_load_tools_with_module_without_tools_raises_tool_error() -> None:
     with pytest.raises(ToolError, match="Tool module 'agent.errors' defines no @tool functions"):
         load_tools(["agent.errors"])
+
+
+def test_tool_known_values_come_from_enums_and_literals() -> None:
+    spec = load_tools(["agent.demo_tools"]).get("read_logs")
+
+    assert spec.known_values() == {
+        "service": ["payments", "checkout", "search", "auth", "notifications"],
+        "level": ["all", "info", "warning", "error"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("params", "why"),
+    [
+        (
+            {"service": "orders"},
+            "There is no service `orders`. Known: payments, checkout, search, auth, notifications.",
+        ),
+        ({"service": "payments", "level": "debug"}, "There is no level `debug`. Known: all, info, warning, error."),
+        ({"service": "payments", "level": "error", "limit": 999}, None),  # not an enum: validation says why
+    ],
+)
+def test_tool_unknown_value_names_it_and_the_known_ones(params: dict[str, Any], why: str | None) -> None:
+    assert load_tools(["agent.demo_tools"]).get("read_logs").unknown_value(params) == why
