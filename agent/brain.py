@@ -112,8 +112,10 @@ class _ProposeAnswer(_Answer):
 class LLMBrain:
     """Implements :class:`agent.ports.Brain` on top of any :class:`agent.ports.ChatModel`."""
 
-    def __init__(self, model: ChatModel) -> None:
+    def __init__(self, model: ChatModel, *, read_first: bool = True) -> None:
         self.model = model
+        self.read_first = read_first
+        """False: ask the model about every reply, even one the offline reader is certain of (to measure it)."""
 
     async def plan(
         self,
@@ -212,7 +214,7 @@ class LLMBrain:
         local = Reading(
             **_validate(_ClassifyAnswer, await asyncio.to_thread(classify_text, text, request.context)).model_dump()
         )
-        if self.model.name == OfflineModel.name or local.confidence >= CERTAIN:
+        if self.model.name == OfflineModel.name or (self.read_first and local.confidence >= CERTAIN):
             return local
 
         def parse(answer: str) -> Reading:

@@ -3,6 +3,7 @@
     python -m bench.quality                          # the offline reader, the whole set
     python -m bench.quality --limit 40               # a slice, spread over the set
     python -m bench.quality --holdout                # 40 replies the offline reader was never tuned on
+    python -m bench.quality --ask-always             # the model reads every reply (sureness still from evidence)
     TANDEM_MODEL=openai/<model> TANDEM_LLM_API_BASE=http://127.0.0.1:<port>/v1 python -m bench.quality
 
 The set is ``bench/data/reader_corrections.jsonl``: one reply per line, at an anchor (``after_plan``,
@@ -164,9 +165,11 @@ def context(item: Item, plans: dict[str, dict[str, Any]]) -> ClassifyContext:
     return ClassifyContext(task=plan["task"], anchor=item.anchor, steps=steps, step=at, output=output, known=known)
 
 
-async def read_all(items: list[Item], model: ChatModel, policy: SafetyPolicy) -> tuple[list[Outcome], CountingModel]:
+async def read_all(
+    items: list[Item], model: ChatModel, policy: SafetyPolicy, *, read_first: bool = True
+) -> tuple[list[Outcome], CountingModel]:
     counting = CountingModel(model)
-    brain = LLMBrain(counting)
+    brain = LLMBrain(counting, read_first=read_first)
     plans = load_plans()
     outcomes = []
     for item in items:
@@ -233,13 +236,18 @@ def wrong_lines(outcomes: list[Outcome]) -> list[str]:
 
 
 async def run(
-    limit: int | None = None, model_name: str | None = None, api_base: str | None = None, path: Path = ITEMS
+    limit: int | None = None,
+    model_name: str | None = None,
+    api_base: str | None = None,
+    path: Path = ITEMS,
+    *,
+    read_first: bool = True,
 ) -> list[str]:
     """Read the (sliced) set with the named model and return the printed lines."""
     name = model_name if model_name is not None else os.environ.get("TANDEM_MODEL", "offline")
     model = make_model(name, api_base if api_base is not None else os.environ.get("TANDEM_LLM_API_BASE"))
     items = spread(load_items(path), limit)
-    outcomes, counting = await read_all(items, model, SafetyPolicy())
+    outcomes, counting = await read_all(items, model, SafetyPolicy(), read_first=read_first)
     return report(outcomes, counting, offline=model.name == "offline") + ["misread or asked:", *wrong_lines(outcomes)]
 
 
@@ -247,8 +255,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=int, default=None, help="read only this many replies, spread over the set")
     parser.add_argument("--holdout", action="store_true", help=f"read {HOLDOUT.name} instead of {ITEMS.name}")
+    parser.add_argument(
+        "--ask-always",
+        action="store_true",
+        help="ask the model about every reply, even those the offline reader is sure of",
+    )
     args = parser.parse_args(argv)
-    for line in asyncio.run(run(args.limit, path=HOLDOUT if args.holdout else ITEMS)):
+    path = HOLDOUT if args.holdout else ITEMS
+    for line in asyncio.run(run(args.limit, path=path, read_first=not args.ask_always)):
         print(line)
 
 

@@ -246,6 +246,15 @@ async def test_classify_offline_reader_certain_asks_no_model() -> None:
     assert reading.confidence >= 0.9 and model.requests == []
 
 
+async def test_classify_without_reading_first_asks_the_model_and_weighs_it() -> None:
+    model = ScriptedModel(json.dumps({"intent": "replan", "confidence": 1.0}))
+
+    reading = await LLMBrain(model, read_first=False).classify("use 5 replicas", CONTEXT)
+
+    assert model.purposes == ["classify"]
+    assert (reading.intent, reading.confidence) == ("replan", 0.3)  # against a certain offline reading
+
+
 async def test_classify_unsure_offline_asks_the_model_with_the_anchor() -> None:
     answer = {"intent": "retry_step", "target_step": 1, "reason": "replicas", "confidence": 0.8, "suggested_fix": "5"}
     model = ScriptedModel(json.dumps(answer))
