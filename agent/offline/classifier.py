@@ -67,7 +67,7 @@ _APPROACH = rx(
     "方向不对|方向错|换个方案|换个思路|换一个方案|重新规划|重新计划|思路不对|思路错|方案不对|方案错|计划不对|加一步|再加",
 )
 _ORDER = rx(r"\b(?:first|before|afterwards?)\b", "先|之前|然后|之后")
-_MORE = rx(r"\b(?:then|also|too|as well|and)\b", "还要|也要|另外|顺便|并且")
+_MORE = rx(r"\b(?:also|too|as well)\b", "还要|也要|另外|顺便")
 _NEGATED_ACTION = rx(
     r"\b(?:don'?t|do not|dont|no need to|skip|without|never|not|instead of|rather than)\b",
     "不要|别|不用|不需要|跳过|不必|无需|而不是",
@@ -188,6 +188,8 @@ def _new_direction(text: str, ctx: JSON) -> str | None:
     if _action_after(_MORE, text):
         return "adds to the work"
     planned: set[str] = set().union(set(), *(_concepts_of(str(s.get("tool"))) for s in _steps(ctx)))
+    if planned & {"logs", "metrics"}:
+        planned.add("check")  # "restart it, then check the logs": reading them is the check
     if named - planned:
         return "asks for another action"
     return None
