@@ -6,6 +6,8 @@ after that each purpose has a documented fallback:
 
 - plan -> :class:`PlanError`; revise -> :class:`ReviseError`
 - classify -> ``Reading(intent="retry_step", confidence=0)``; never raises
+- summarize / refine -> a plain text built from the steps, so the result is never lost
+- propose -> ``TakeoverReading(kind="unclear")``
 
 How sure a reading is comes from evidence Tandem controls, never from the model's own
 ``confidence``: the offline reader reads every reply first; when it is certain
@@ -13,8 +15,6 @@ How sure a reading is comes from evidence Tandem controls, never from the model'
 the offline reader agrees with it, or when the offline reader found nothing to go on and the
 reading names only steps that exist; a model's approval against the offline reader's
 reading, or any other disagreement, is asked about first.
-- summarize / refine -> a plain text built from the steps, so the result is never lost
-- propose -> ``TakeoverReading(kind="unclear")``
 """
 
 from __future__ import annotations
