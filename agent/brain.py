@@ -212,7 +212,9 @@ class LLMBrain:
         request = prompts.classify_request(text, context)
         # off the event loop: the reply may be long (it is read up to READ_LIMIT characters)
         local = Reading(
-            **_validate(_ClassifyAnswer, await asyncio.to_thread(classify_text, text, request.context)).model_dump()
+            **_validate(
+                _ClassifyAnswer, await asyncio.to_thread(classify_text, request.context["text"], request.context)
+            ).model_dump()
         )
         if self.model.name == OfflineModel.name or (self.read_first and local.confidence >= CERTAIN):
             return local

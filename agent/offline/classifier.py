@@ -20,9 +20,10 @@ once over the text (so reading stays linear in its length):
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
-from agent.offline.vocabulary import JSON, PARAM_WORDS, as_words, find_word, rx, value_at, zh_number
+from agent.offline.vocabulary import JSON, PARAM_WORDS, as_words, find_word, rx, zh_number
 
 CERTAIN = 0.9
 """A reading at least this confident rests on unambiguous words; asking a model cannot improve it."""
@@ -115,6 +116,25 @@ _TOOL_WORDS: dict[str, tuple[str, ...]] = {
 _NEAR = 24  # how far after a negation or "also" the action it is about may be
 
 
+def _actions_pattern() -> re.Pattern[str]:
+    """Every action word in one pattern, one named group per action (``<action>`` English, ``<action>_zh``
+    Chinese): a text is searched once, not once per word. The English words share one word-boundary
+    check, so the search can skip ahead on their letters instead of trying every word at every place."""
+    english, chinese = [], []
+    for concept, words in _TOOL_WORDS.items():
+        ascii_words = [re.escape(w).replace(r"\ ", r"\s+") for w in words if w.isascii()]
+        other = [re.escape(w) for w in words if not w.isascii()]
+        if ascii_words:
+            english.append(f"(?P<{concept}>{'|'.join(ascii_words)})")
+        if other:
+            chinese.append(f"(?P<{concept}_zh>{'|'.join(other)})")
+    whole = rf"(?<![a-z0-9])(?:{'|'.join(english)})(?:s|es|ed|d|ing)?(?![a-z0-9])"
+    return re.compile("|".join([whole, *chinese]))
+
+
+_ACTIONS = _actions_pattern()
+
+
 def step_reference(text: str, total: int) -> int | None:
     found = _STEP_REF.search(text)
     if not found:
@@ -159,10 +179,11 @@ def _vague(ctx: JSON, reason: str, confidence: float) -> JSON:
     return _reading("replan", None, f"{reason}; asking for a new plan", confidence)
 
 
-def _tools_named(text: str) -> set[str]:
-    """The actions ("restart", "回滚", "logs") the text names, as concept names."""
+def _tools_named(text: str, start: int = 0, end: int | None = None) -> set[str]:
+    """The actions ("restart", "回滚", "logs") named in ``text[start:end]``, as concept names."""
     lowered = as_words(text)
-    return {concept for concept, words in _TOOL_WORDS.items() if any(find_word(lowered, w) >= 0 for w in words)}
+    found = _ACTIONS.finditer(lowered, start, len(lowered) if end is None else end)
+    return {str(m.lastgroup).removesuffix("_zh") for m in found}
 
 
 def _concepts_of(tool: str) -> set[str]:
@@ -197,7 +218,8 @@ def _new_direction(text: str, ctx: JSON) -> str | None:
 
 def _action_after(words: re.Pattern[str], text: str) -> bool:
     """True when an action word follows one of ``words`` closely ("don't restart", "also check")."""
-    return any(_tools_named(text[m.end() : m.end() + _NEAR]) for m in words.finditer(text))
+    lowered = as_words(text)
+    return any(_ACTIONS.search(lowered, m.end(), m.end() + _NEAR) for m in words.finditer(text))
 
 
 def _values(text: str, ctx: JSON) -> list[tuple[str, str]]:
@@ -205,12 +227,12 @@ def _values(text: str, ctx: JSON) -> list[tuple[str, str]]:
     found: list[tuple[int, str, str]] = []
     lowered = as_words(text)
     params = {str(k) for s in _steps(ctx) for k in (s.get("params") or {})}
-    for param, values in (ctx.get("known") or {}).items():
-        if param in params:
-            for value in values:
-                at = value_at(text, str(value))
-                if at >= 0:
-                    found.append((at, param, str(value)))
+    known = tuple((str(p), str(v)) for p, values in (ctx.get("known") or {}).items() if p in params for v in values)
+    if known:
+        pattern, spelled = _known_pattern(known)
+        for m in pattern.finditer(lowered):
+            param, value = spelled[" ".join(str(m.group(m.lastindex or 0)).split())]
+            found.append((m.start(), param, value))
     if "version" in params:
         found += [(m.start(), "version", m.group()) for m in _VERSION.finditer(text)]
     if "channel" in params:
@@ -228,6 +250,28 @@ def _values(text: str, ctx: JSON) -> list[tuple[str, str]]:
             param = options[0]
             found.append((match.start(), param, str(zh_number(match.group()) or match.group())))
     return [(param, value) for _, param, value in sorted(found)]
+
+
+@cache
+def _known_pattern(known: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str], dict[str, tuple[str, str]]]:
+    """One pattern for every known value (``error_rate`` also as "error rate", "error-rate"; a plural also
+    as its singular) in lowercased text, and which (parameter, value) each spelling stands for."""
+    spelled: dict[str, tuple[str, str]] = {}
+    for param, value in known:
+        low = value.lower()
+        for form in (
+            low,
+            low.replace("_", " "),
+            low.replace("_", "-"),
+            low[:-1] if low.endswith("s") and len(low) > 4 else low,
+        ):
+            spelled.setdefault(form, (param, value))
+    ascii_forms = sorted((f for f in spelled if f.isascii()), key=len, reverse=True)
+    other = sorted((f for f in spelled if not f.isascii()), key=len, reverse=True)
+    forms = "|".join(re.escape(f).replace(r"\ ", r"\s+") for f in ascii_forms)
+    parts = [rf"(?<![a-z0-9])({forms})(?:s|es|ed|d|ing)?(?![a-z0-9])"] if ascii_forms else []
+    parts += [f"({'|'.join(re.escape(f) for f in other)})"] if other else []
+    return re.compile("|".join(parts) or "(?!)"), spelled
 
 
 def _params_of(number: Any, ctx: JSON) -> set[str]:
