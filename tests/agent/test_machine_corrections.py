@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from agent.brain import LLMBrain
-from agent.models import Approve, RunState
+from agent.models import Approve, Risk, RunState
 from agent.offline import OfflineModel
 from agent.runtime import Runtime
-from agent.tools import load_tools
+from agent.tools import ToolRegistry, load_tools, tool
 from storage.facade import AsyncStore
 from tests.fakes import ScriptedModel
 
@@ -81,3 +81,28 @@ async def test_model_revision_with_unknown_value_is_refused_without_repair(store
     assert after.pending is not None and after.pending.anchor == "after_plan"
     assert after.pending.note is not None and "There is no service `orders`" in after.pending.note
     assert (after.retries, after.feedback) == (0, [])
+
+
+def _channels() -> list[str]:
+    return ["#ops", "#payments-oncall"]
+
+
+@tool(risk=Risk.WRITE, values={"channel": _channels})
+def announce(channel: str, text: str) -> str:
+    """Announce something in a channel."""
+    return f"{channel}: {text}"
+
+
+async def test_value_outside_a_tools_values_provider_is_refused(store: AsyncStore) -> None:
+    tools = ToolRegistry()
+    tools.add_function(announce)
+    plan = {"steps": [{"tool": "announce", "params": {"channel": "#ops", "text": "deploy done"}, "reason": "asked"}]}
+    model = ScriptedModel(json.dumps(plan), json.dumps({"params": {"channel": "#nope"}, "reason": "as asked"}))
+    runtime = Runtime(store, LLMBrain(model), tools)
+    state = await runtime.start("announce the deploy in #ops", "U1")
+
+    _, after = await runtime.say(state.id, "step 1 should post to #nope", "U1")
+
+    assert after.pending is not None and after.pending.anchor == "after_plan"
+    assert after.pending.note == "Step 1 was not changed: There is no channel `#nope`. Known: #ops, #payments-oncall."
+    assert (after.retries, after.feedback, after.plan[0].params["channel"]) == (0, [], "#ops")
