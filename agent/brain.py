@@ -13,8 +13,8 @@ How sure a reading is comes from evidence Tandem controls, never from the model'
 ``confidence``: the offline reader reads every reply first; when it is certain
 (:data:`~agent.offline.CERTAIN`) no model is asked. Otherwise the model's reading is sure when
 the offline reader agrees with it, or when the offline reader found nothing to go on and the
-reading names only steps that exist; a model's approval against the offline reader's
-reading, or any other disagreement, is asked about first.
+reading names only steps that exist; a model's approval or cancel against the offline
+reader's reading, or any other disagreement, is asked about first.
 """
 
 from __future__ import annotations
@@ -284,8 +284,9 @@ def _weighed(model: Reading, local: Reading, steps: set[int]) -> Reading:
         model = model.model_copy(update={"target_step": model.target_step or local.target_step})
         if not model.suggested_fix and local.suggested_fix:
             model = model.model_copy(update={"suggested_fix": local.suggested_fix})
-    elif model.intent == "approve" or local.intent == "approve":
-        sure, why = DISPUTED, f"the offline reader read {local.intent}, so it is not taken as an approval"
+    elif model.intent in ("approve", "cancel") or local.intent == "approve":
+        # going on and stopping everything are never taken from a model alone
+        sure, why = DISPUTED, f"the offline reader read {local.intent}, so it is not taken as {model.intent}"
     elif local.confidence < 0.5:
         sure, why = UNOPPOSED, "the offline reader found nothing to go on"
     else:

@@ -271,6 +271,7 @@ async def test_classify_unsure_offline_asks_the_model_with_the_anchor() -> None:
     ("raw", "intent", "confidence"),
     [
         ({"intent": "Approve", "confidence": 1.7}, "approve", 0.3),  # an approval against the offline reading
+        ({"intent": "cancel", "confidence": 1.0}, "cancel", 0.3),  # so is stopping the run
         ({"intent": "refine", "confidence": -1}, "refine_output", 0.6),  # the offline reader had nothing
         ({"intent": "retry step", "confidence": 0.1}, "retry_step", 0.9),  # both read the same
         ({"intent": "retry_step", "target_step": 7, "confidence": 1.0}, "retry_step", 0.3),  # no step 7
