@@ -8,10 +8,18 @@ after that each purpose has a documented fallback:
 - classify -> ``Reading(intent="retry_step", confidence=0)``; never raises
 - summarize / refine -> a plain text built from the steps, so the result is never lost
 - propose -> ``TakeoverReading(kind="unclear")``
+
+How sure a reading is comes from evidence Tandem controls, never from the model's own
+``confidence``: the offline reader reads every reply first; when it is certain
+(:data:`~agent.offline.CERTAIN`) no model is asked. Otherwise the model's reading is sure when
+the offline reader agrees with it, or when the offline reader found nothing to go on and the
+reading names only steps that exist; a model's approval or cancel against the offline
+reader's reading, or any other disagreement, is asked about first.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -24,7 +32,7 @@ from agent import prompts, usage
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
 from agent.human import PlannerQuestion
 from agent.models import PlannedStep, ProposedStep, Reading, Step, TakeoverReading
-from agent.offline import apply_refinement, render_summary
+from agent.offline import CERTAIN, OfflineModel, apply_refinement, classify_text, render_summary
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
 from agent.tools import ToolRegistry
 
@@ -114,8 +122,10 @@ def can_do(tools: ToolRegistry, shown: int = 12) -> str:
 class LLMBrain:
     """Implements :class:`agent.ports.Brain` on top of any :class:`agent.ports.ChatModel`."""
 
-    def __init__(self, model: ChatModel) -> None:
+    def __init__(self, model: ChatModel, *, read_first: bool = True) -> None:
         self.model = model
+        self.read_first = read_first
+        """False: ask the model about every reply, even one the offline reader is certain of (to measure it)."""
 
     async def plan(
         self,
@@ -170,6 +180,9 @@ class LLMBrain:
 
         def parse(answer: str) -> dict[str, Any]:
             revised = _validate(_ReviseAnswer, parse_json_object(answer))
+            unknown = spec.unknown_value(revised.params)
+            if unknown is not None:  # the value the person asked for does not exist: say so, ask no repair
+                raise ReviseError(unknown)
             try:
                 return spec.validate({**step.params, **revised.params})
             except ToolError as exc:
@@ -207,16 +220,25 @@ class LLMBrain:
 
     async def classify(self, text: str, context: ClassifyContext) -> Reading:
         request = prompts.classify_request(text, context)
+        # off the event loop: the reply may be long (it is read up to READ_LIMIT characters)
+        local = Reading(
+            **_validate(
+                _ClassifyAnswer, await asyncio.to_thread(classify_text, request.context["text"], request.context)
+            ).model_dump()
+        )
+        if self.model.name == OfflineModel.name or (self.read_first and local.confidence >= CERTAIN):
+            return local
 
         def parse(answer: str) -> Reading:
             reading = _validate(_ClassifyAnswer, parse_json_object(answer))
             return Reading(**reading.model_dump())
 
         try:
-            return await self._ask(request, parse)
+            read = await self._ask(request, parse)
         except Exception as exc:  # classify never raises: a person's words must always get an answer
             log.warning("classifier fell back to retry_step: %s", exc)
             return Reading(intent="retry_step", confidence=0.0, reason=UNREADABLE, fallback=True)
+        return _weighed(read, local, {s.number for s in context.steps})
 
     async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
         request = prompts.propose_request(instruction, task, steps, tools)
@@ -252,6 +274,37 @@ class LLMBrain:
             usage.note_call(self.model.name)
             repaired = await self.model.complete(prompts.repair_request(request, answer, str(exc)))
             return parse(repaired)
+
+
+# --- how sure a model's reading is ----------------------------------------------------
+
+AGREED = 0.9
+"""The model and the offline reader read the reply the same way."""
+UNOPPOSED = 0.6
+"""The offline reader found nothing to go on; the model's reading names only steps that exist."""
+DISPUTED = 0.3
+"""The readings differ, or the model's names a step that does not exist: ask the person first."""
+
+
+def _weighed(model: Reading, local: Reading, steps: set[int]) -> Reading:
+    """The model's reading with a confidence derived from evidence, not from the model's own figure."""
+    same_step = model.target_step is None or local.target_step is None or model.target_step == local.target_step
+    if model.target_step is not None and model.target_step not in steps:
+        sure, why = DISPUTED, f"names step {model.target_step}, which the plan does not have"
+    elif model.intent == local.intent and same_step:
+        sure, why = AGREED, "the offline reader agrees"
+        model = model.model_copy(update={"target_step": model.target_step or local.target_step})
+        if not model.suggested_fix and local.suggested_fix:
+            model = model.model_copy(update={"suggested_fix": local.suggested_fix})
+    elif model.intent in ("approve", "cancel") or local.intent == "approve":
+        # going on and stopping everything are never taken from a model alone
+        sure, why = DISPUTED, f"the offline reader read {local.intent}, so it is not taken as {model.intent}"
+    elif local.confidence < 0.5:
+        sure, why = UNOPPOSED, "the offline reader found nothing to go on"
+    else:
+        sure, why = DISPUTED, f"the offline reader read {local.intent}"
+    reason = f"{model.reason} ({why})" if model.reason else why
+    return model.model_copy(update={"confidence": sure, "reason": reason})
 
 
 # --- parsing helpers -------------------------------------------------------------

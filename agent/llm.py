@@ -82,12 +82,14 @@ class LiteLLMModel:
         self.timeout = timeout
         self.retries = max(0, retries)
         self.backoff = backoff
+        self.schemas = True  # until the provider refuses one: then JSON mode, and the prompt states the shape
 
     async def complete(self, request: LLMRequest) -> str:
         # The first import takes seconds: do it off the event loop so nothing else stalls.
         litellm: Any = sys.modules.get("litellm") or await asyncio.to_thread(_import_litellm)
         attempt = 1
         while True:
+            schema = request.answer_schema if self.schemas else None
             try:
                 response = await litellm.acompletion(
                     model=self.name,
@@ -95,11 +97,15 @@ class LiteLLMModel:
                     api_base=self.api_base,
                     timeout=self.timeout,
                     temperature=0,
-                    response_format={"type": "json_object"},
+                    response_format=_response_format(request.purpose, schema),
                     drop_params=True,  # providers without JSON mode still answer; the prompt asks for JSON
                     max_retries=0,  # retries are ours, so they are counted and reported once
                 )
             except Exception as exc:
+                if schema is not None and _refuses_schema(exc):
+                    log.info("model %s takes no JSON schema; asking in JSON mode: %s", self.name, _first_line(str(exc)))
+                    self.schemas = False
+                    continue
                 if attempt > self.retries or not _retryable(exc):
                     raise LLMError(self._explain(exc, attempt, request)) from exc
                 log.warning("model %s failed (attempt %d), retrying: %s", self.name, attempt, _first_line(str(exc)))
@@ -168,6 +174,20 @@ def _note_usage(response: Any) -> None:
     completion = getattr(reported, "completion_tokens", None)
     if isinstance(prompt, int) and isinstance(completion, int):
         usage.note_tokens(prompt, completion)
+
+
+def _response_format(purpose: str, schema: dict[str, Any] | None) -> dict[str, Any]:
+    """The answer's JSON schema where there is one (held to it, enums included); else plain JSON mode."""
+    if schema is None:
+        return {"type": "json_object"}
+    return {"type": "json_schema", "json_schema": {"name": purpose, "schema": schema, "strict": True}}
+
+
+def _refuses_schema(exc: Exception) -> bool:
+    """A provider's 400 saying it takes no ``json_schema`` response format (it may take JSON mode)."""
+    status = getattr(exc, "status_code", None)
+    text = str(exc).lower()
+    return status in (400, 422) and any(word in text for word in ("json_schema", "response_format", "schema"))
 
 
 def _retryable(exc: Exception) -> bool:

@@ -55,6 +55,8 @@ class LLMRequest(BaseModel):
     purpose: Purpose
     messages: list[dict[str, str]]
     context: dict[str, Any] = Field(default_factory=dict)
+    answer_schema: dict[str, Any] | None = None
+    """The JSON schema of the answer (enums included), for models that can be held to one."""
 
 
 class ChatModel(Protocol):
@@ -69,6 +71,8 @@ class ClassifyContext(BaseModel):
     steps: list[Step] = Field(default_factory=list)
     step: int | None = None
     output: str | None = None
+    known: dict[str, list[str]] = Field(default_factory=dict)
+    """Parameters of the plan's tools whose values are known (enums), with those values."""
 
 
 class Brain(Protocol):

@@ -29,6 +29,8 @@ from agent.ports import ClassifyContext, LLMRequest, Purpose
 from agent.tools import ToolRegistry
 
 __all__ = [
+    "ANCHOR_GUIDE",
+    "CLASSIFY_SCHEMA",
     "CLASSIFY_SHAPE",
     "PLAN_SHAPE",
     "PROPOSE_SHAPE",
@@ -53,8 +55,7 @@ REVISE_SHAPE = '{"params": {"<name>": <value>}, "reason": "<what changed and why
 TEXT_SHAPE = '{"text": "<markdown for a chat message>"}'
 CLASSIFY_SHAPE = (
     '{"intent": "approve" | "cancel" | "replan" | "retry_step" | "refine_output", '
-    '"target_step": <step number> | null, "reason": "<short>", "confidence": <0..1>, '
-    '"suggested_fix": "<short>" | null}'
+    '"target_step": <step number> | null, "reason": "<short>", "suggested_fix": "<the new value or change>" | null}'
 )
 PROPOSE_SHAPE = (
     '{"kind": "step" | "finish" | "hand_back" | "cancel" | "unclear", '
@@ -104,21 +105,57 @@ unless they ask for another. Standard Markdown (a table as a pipe table).
 
 CLASSIFIER = f"""You read what a person wrote in chat while reviewing an ops agent's work, and say what they want.
 Intents:
-- "approve": they agree and want the agent to continue. Approvals in any language are approve, not \
-corrections: "Looks good, proceed", "lgtm", "go ahead", "ship it", "可以，执行吧", "没问题", "同意".
-  A negated approval ("not good", "don't proceed", "不行", "不可以") is never approve.
-- "cancel": they want the whole run stopped ("cancel", "stop this", "取消").
-- Three kinds of correction:
-  - "replan": the approach or direction is wrong; the plan should be made again \
-("wrong approach", "do X instead", "not payments, checkout", "方向不对", "换个方案", "重新规划").
-  - "retry_step": one step is right but its parameters are wrong ("step 2 should use eu-west-1", \
-"use 3 replicas", "wrong version", "第二步参数不对"). Set "target_step" to that step's number.
-  - "refine_output": the result is right but its presentation is not ("as a table", "shorter", \
-"bullet points", "in Chinese", "用表格", "简短一点"). Nothing is re-run.
-Use the anchor (where the run is paused): at "before_result" a vague complaint is most likely about the \
-result's presentation; at "before_risky_step" a complaint about values targets the step waiting for approval.
-"suggested_fix" is the concrete change asked for, if any. "confidence" is how sure you are, 0 to 1.
+- "approve": they agree and want the agent to go on, in any language: "lgtm", "go ahead", "ship it", \
+"可以，执行吧", "没问题", "继续". A negated approval ("not good", "don't proceed", "不行") is never approve, \
+and neither is an approval with a change request ("ok, but use 5 replicas", "可以，但是用表格").
+- "cancel": stop the whole run ("cancel", "abort", "取消", "算了").
+- "retry_step": one step is right but a value in it is wrong, or it should run again. Set "target_step" \
+to that step's number and "suggested_fix" to the new value.
+- "replan": the approach, the order or the set of steps is wrong: another action, an action they do not \
+want, a step to add or drop, something to do first.
+- "refine_output": only the presentation of the result changes (table, sorting, shorter, language). \
+Nothing is re-run.
+Examples (anchor: reply -> intent):
+- before_risky_step: "replicas should be 5, not 3" -> retry_step (the step under review), fix "5"
+- before_risky_step: "环境写错了，应该用 checkout" -> retry_step (the step under review), fix "checkout"
+- before_risky_step: "no, do NOT deploy this" -> replan
+- after_plan: "先看日志再重启" / "check the logs first, then restart" -> replan
+- after_plan: "read 50 log lines, not 20" -> retry_step (the step that reads logs), fix "50"
+- step_failed: "再试一次" / "try again" -> retry_step (the failed step)
+- step_failed: "ignore it and continue" -> approve
+- before_result: "show it as a table" / "用表格展示" / "sort by p99" / "make it shorter" -> refine_output
+- before_result: "ok, but 按 error rate 排序" -> refine_output
+The anchor says where the run is paused; read the reply for that place (see "At this anchor").
 {_JSON_ONLY}{CLASSIFY_SHAPE}"""
+
+ANCHOR_GUIDE = {
+    "after_plan": "Nothing has run yet. A changed value of one step is retry_step on that step; a changed "
+    "order, approach, service for the whole task, or an added or dropped step is replan.",
+    "before_risky_step": "Nothing has run yet; the step under review waits for approval. A changed value "
+    "(a number, version, service, channel) is retry_step on the step under review; another action, a "
+    "changed order or 'do not do this' is replan.",
+    "after_risky_step": "The step under review has just run. Doing it again or with another value is "
+    "retry_step on it; another action or a changed order for the rest is replan; going on is approve.",
+    "step_failed": "The step under review failed. Trying again (with or without another value) is retry_step "
+    "on it; another action is replan; going on without it is approve.",
+    "before_result": "Everything has run and the result is shown. How it is presented (format, order, length, "
+    "language, what to show) is refine_output; a wrong value in a step is retry_step on it; another action "
+    "is replan.",
+    "recovery": "A step was cut off mid-way. Running it again is approve; another value is retry_step.",
+}
+
+CLASSIFY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "intent": {"type": "string", "enum": ["approve", "cancel", "replan", "retry_step", "refine_output"]},
+        "target_step": {"type": ["integer", "null"]},
+        "reason": {"type": "string"},
+        "suggested_fix": {"type": ["string", "null"]},
+    },
+    "required": ["intent", "target_step", "reason", "suggested_fix"],
+    "additionalProperties": False,
+}
+"""What the classifier answers, as a JSON schema: models that take one are held to the intents by enum."""
 
 PROPOSER = f"""A person has taken over an ops agent and gives it one instruction at a time.
 Turn the instruction into at most ONE tool call, or recognise a control word:
@@ -219,17 +256,23 @@ def classify_request(text: str, context: ClassifyContext) -> LLMRequest:
         "step": context.step,
         "steps": [step_view(s) for s in context.steps],
         "output": context.output,
+        "known": context.known,
     }
     parts = [f"Task: {context.task}", f"Anchor (where the run is paused): {context.anchor}"]
+    if context.anchor in ANCHOR_GUIDE:
+        parts.append(f"At this anchor: {ANCHOR_GUIDE[context.anchor]}")
     if context.step is not None:
         parts.append(f"Step under review: {context.step}")
     if context.steps:
-        parts.append(_section("Plan", data["steps"]))
+        parts.append(_section("Plan", [_brief(s) for s in data["steps"]]))
+    if context.known:
+        parts.append(_section("Known values", context.known))
     if context.output:
         parts.append(f"Current result:\n{context.output}")
     parts.append(f"The person wrote: {text}")
     parts.append(f"Reply with {CLASSIFY_SHAPE}")
-    return _request("classify", CLASSIFIER, parts, data)
+    request = _request("classify", CLASSIFIER, parts, data)
+    return request.model_copy(update={"answer_schema": CLASSIFY_SCHEMA})
 
 
 def propose_request(instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> LLMRequest:
@@ -260,7 +303,7 @@ def repair_request(request: LLMRequest, answer: str, problem: str) -> LLMRequest
         },
     ]
     context = {**request.context, "repair": {"answer": answer, "problem": problem}}
-    return LLMRequest(purpose=request.purpose, messages=messages, context=context)
+    return LLMRequest(purpose=request.purpose, messages=messages, context=context, answer_schema=request.answer_schema)
 
 
 def step_view(step: Step) -> dict[str, Any]:
@@ -275,6 +318,14 @@ def step_view(step: Step) -> dict[str, Any]:
         "result": _jsonable(step.result),
         "error": step.error,
     }
+
+
+def _brief(step: dict[str, Any]) -> dict[str, Any]:
+    """A step as the classifier needs it: number, tool, values, status (and error): short for small models."""
+    brief: dict[str, Any] = {k: step[k] for k in ("number", "tool", "params", "status") if k in step}
+    if step.get("error"):
+        brief["error"] = step["error"]
+    return brief
 
 
 def _request(purpose: Purpose, system: str, parts: list[str], context: dict[str, Any]) -> LLMRequest:

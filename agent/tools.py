@@ -27,8 +27,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, assert_never, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -54,6 +54,8 @@ _MARK = "__tandem_tool__"
 
 Isolation = Literal["process"]
 RunsIn = Literal["loop", "thread", "process"]
+ValuesProvider = Callable[[], Iterable[str]]
+"""Lists the values a tool parameter may take, when the tool runs (see ``@tool(values=...)``)."""
 
 # A tool that does not declare its risk is judged by its name.
 _RISKY_NAMES: tuple[tuple[Risk, re.Pattern[str]], ...] = (
@@ -80,6 +82,8 @@ class ToolSpec:
     params_model: type[BaseModel]
     fn: Callable[..., Any]
     isolate: Isolation | None = None
+    values: Mapping[str, ValuesProvider] = field(default_factory=dict)
+    """Parameters whose values the tool knows at run time (``@tool(values={"channel": known_channels})``)."""
 
     @property
     def runs_in(self) -> RunsIn:
@@ -117,6 +121,32 @@ class ToolSpec:
             case _ as never:
                 assert_never(never)
 
+    def known_values(self) -> dict[str, list[str]]:
+        """Each parameter whose values are known (an enum, a ``Literal`` or the tool's values provider), with
+        those values. A provider that fails is left out: its parameter is then taken as free."""
+        known: dict[str, list[str]] = {}
+        for name, prop in self.json_schema().get("properties", {}).items():
+            options = [prop, *prop.get("anyOf", ())]
+            values = [str(v) for option in options for v in option.get("enum", ()) if v is not None]
+            if values:
+                known[name] = values
+        for name, provider in self.values.items():
+            try:
+                provided = [str(v) for v in provider()]
+            except Exception:  # a provider is the tool author's code: its failure must not block a correction
+                continue
+            if provided:
+                known[name] = provided
+        return known
+
+    def unknown_value(self, params: dict[str, Any]) -> str | None:
+        """Why ``params`` give a parameter a value it does not know ("There is no service `orders`. ..."), or None."""
+        for name, known in self.known_values().items():
+            value = params.get(name)
+            if value is not None and str(value) not in known:
+                return f"There is no {name.replace('_', ' ')} `{value}`. Known: {', '.join(known)}."
+        return None
+
     def describe(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -126,7 +156,14 @@ class ToolSpec:
         }
 
 
-def _spec_for(fn: Callable[..., Any], *, risk: Risk | None, name: str | None, isolate: Isolation | None) -> ToolSpec:
+def _spec_for(
+    fn: Callable[..., Any],
+    *,
+    risk: Risk | None,
+    name: str | None,
+    isolate: Isolation | None,
+    values: Mapping[str, ValuesProvider] | None = None,
+) -> ToolSpec:
     tool_name = name or fn.__name__
     if isolate not in (None, "process"):
         raise TypeError(f"tool '{tool_name}': isolate must be 'process' or left out, not {isolate!r}")
@@ -148,6 +185,9 @@ def _spec_for(fn: Callable[..., Any], *, risk: Risk | None, name: str | None, is
             default = Field(default, description=param_docs[param.name])
         fields[param.name] = (annotation, default)
     model = create_model(f"{tool_name}_params", __config__=ConfigDict(extra="forbid"), **fields)
+    for param_name in values or {}:
+        if param_name not in fields:
+            raise TypeError(f"tool '{tool_name}' has no parameter '{param_name}' to know the values of")
     return ToolSpec(
         name=tool_name,
         description=description or tool_name.replace("_", " "),
@@ -155,6 +195,7 @@ def _spec_for(fn: Callable[..., Any], *, risk: Risk | None, name: str | None, is
         params_model=model,
         fn=fn,
         isolate=isolate,
+        values=dict(values or {}),
     )
 
 
@@ -203,20 +244,33 @@ F = TypeVar("F", bound=Callable[..., Any])
 def tool(fn: F, /) -> F: ...
 @overload
 def tool(
-    *, risk: Risk | None = None, name: str | None = None, isolate: Isolation | None = None
+    *,
+    risk: Risk | None = None,
+    name: str | None = None,
+    isolate: Isolation | None = None,
+    values: Mapping[str, ValuesProvider] | None = None,
 ) -> Callable[[F], F]: ...
 def tool(
-    fn: F | None = None, /, *, risk: Risk | None = None, name: str | None = None, isolate: Isolation | None = None
+    fn: F | None = None,
+    /,
+    *,
+    risk: Risk | None = None,
+    name: str | None = None,
+    isolate: Isolation | None = None,
+    values: Mapping[str, ValuesProvider] | None = None,
 ) -> F | Callable[[F], F]:
     """Mark a function as a Tandem tool (sync or async).
 
     ``isolate="process"`` runs each call in a child process that is killed when its step
     runs out of time; the function must then live at the top level of an importable
     module, take and return JSON-able values, and do without the runtime's tool context.
+
+    ``values`` names parameters whose valid values the tool can list at run time (a function of no
+    arguments returning them): a correction asking for another value is refused, naming the known ones.
     """
 
     def mark(f: F) -> F:
-        setattr(f, _MARK, _spec_for(f, risk=risk, name=name, isolate=isolate))
+        setattr(f, _MARK, _spec_for(f, risk=risk, name=name, isolate=isolate, values=values))
         return f
 
     return mark(fn) if fn is not None else mark
@@ -261,6 +315,17 @@ class ToolRegistry:
 
     def describe(self) -> list[dict[str, Any]]:
         return [spec.describe() for spec in self._specs.values()]
+
+
+def known_values(tools: ToolRegistry, names: Iterable[str]) -> dict[str, list[str]]:
+    """The known values of every parameter of the named tools (unknown names are skipped)."""
+    known: dict[str, list[str]] = {}
+    for name in dict.fromkeys(names):
+        if name in tools:
+            for param, values in tools.get(name).known_values().items():
+                known.setdefault(param, [])
+                known[param] += [v for v in values if v not in known[param]]
+    return known
 
 
 def load_tools(modules: Iterable[str] = DEFAULT_TOOLSETS) -> ToolRegistry:

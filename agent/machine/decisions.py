@@ -172,6 +172,7 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
             s.output_notes.append(c.feedback)
             return _advance(s, event)
     if intent == "retry_step":
+        was_retrying, was_failures = s.retry_step, s.retry_failures
         if target is None:
             done = [x.number for x in s.plan if x.status in ("done", "failed")]
             target = done[-1] if done else (s.plan[0].number if s.plan else None)
@@ -187,7 +188,15 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
             if s.retry_failures >= 2:
                 return _replan(s, event, f"Step {target} still is not right after two corrections; replanning.")
             s.return_anchor = anchor if anchor in ("after_plan", "after_risky_step") else None
-            fix = ReviseStep(number=target, feedback=c.feedback, suggested_fix=c.suggested_fix)
+            fix = ReviseStep(
+                number=target,
+                feedback=c.feedback,
+                suggested_fix=c.suggested_fix,
+                anchor=anchor,
+                review_step=review.step,
+                was_retrying=was_retrying,
+                was_failures=was_failures,
+            )
             return _work(s, fix, "retrying")
     s.retry_step, s.retry_failures = None, 0
     return _replan(s, event, "")

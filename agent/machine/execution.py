@@ -13,6 +13,8 @@ from agent.models import (
     Notify,
     PlannedStep,
     PlanProposed,
+    ReviseFailed,
+    ReviseStep,
     RuleChecked,
     RunState,
     RunStep,
@@ -130,8 +132,18 @@ def _on_step_finished(s: RunState, event: StepFinished) -> Result:
 
 
 def _on_step_revised(s: RunState, event: StepRevised) -> Result:
-    s.inflight = None
     step = s.step(event.number)
+    work = s.inflight
+    # at a review where the step has not run, the same values again change nothing (elsewhere they run it again)
+    unchanged = event.params == step.params and step.status == "pending"
+    if isinstance(work, ReviseStep) and work.anchor is not None and unchanged:
+        values = ", ".join(f"{k}={v}" for k, v in step.params.items()) or "no parameters"
+        reason = (
+            f"That changes nothing in step {step.number} (`{step.tool}` keeps {values}). "
+            "Say the value to use, e.g. 'use 5 replicas' or '改成 checkout'."
+        )
+        return _revision_refused(s, event, work, reason)
+    s.inflight = None
     changed = {k: v for k, v in event.params.items() if step.params.get(k) != v}
     if changed:  # the reason follows the change: the old one argued for the old values
         said = next((f.text for f in reversed(s.feedback) if f.step in (None, step.number)), "")
@@ -148,3 +160,18 @@ def _on_step_revised(s: RunState, event: StepRevised) -> Result:
     step.result = None
     step.error = None
     return _advance(s, event)
+
+
+def _revision_refused(s: RunState, event: StepRevised | ReviseFailed, work: ReviseStep, reason: str) -> Result:
+    """A correction that cannot be applied: back to the review it was made at, saying why, with
+    nothing counted (the correction is not kept as feedback and uses up no retry)."""
+    assert work.anchor is not None
+    s.inflight = None
+    s.retries = max(0, s.retries - 1)
+    if s.feedback:
+        s.feedback.pop()
+    s.retry_step, s.retry_failures = work.was_retrying, work.was_failures
+    s.return_anchor = None
+    step = s.step(work.review_step) if work.review_step is not None else None
+    digest = step.digest if step is not None and work.anchor == "before_risky_step" else None
+    return _ask(s, event, work.anchor, work.review_step, digest=digest, note=reason)

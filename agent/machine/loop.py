@@ -6,7 +6,7 @@ from typing import assert_never
 
 from agent.errors import InvalidDecision
 from agent.machine.decisions import _on_decision
-from agent.machine.execution import _on_plan, _on_rule_checked, _on_step_finished, _on_step_revised
+from agent.machine.execution import _on_plan, _on_rule_checked, _on_step_finished, _on_step_revised, _revision_refused
 from agent.machine.handoffs import _on_plan_question, _on_step_paused
 from agent.machine.helpers import Result, _ask, _finish, _takeover, _work
 from agent.machine.recovery import _on_recovered
@@ -27,6 +27,7 @@ from agent.models import (
     Recovered,
     Reschedule,
     ReviseFailed,
+    ReviseStep,
     RuleChecked,
     RunState,
     StepFinished,
@@ -109,6 +110,8 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
         case StepRevised():
             return _on_step_revised(s, event)
         case ReviseFailed():
+            if isinstance(s.inflight, ReviseStep) and s.inflight.anchor is not None:
+                return _revision_refused(s, event, s.inflight, f"Step {event.number} was not changed: {event.error}")
             s.inflight = None
             anchor = s.return_anchor or "after_plan"
             return _ask(

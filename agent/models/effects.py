@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from agent.models.base import _Tagged
+from agent.models.policy import Anchor
 from agent.models.reviews import Review
 from agent.models.rules import Rule
 
@@ -26,6 +27,12 @@ class ReviseStep(_Tagged):
     number: int
     feedback: str
     suggested_fix: str | None = None
+    # Where the correction was made, and the retry count before it: a revision that cannot be applied
+    # goes back to that review with nothing counted.
+    anchor: Anchor | None = None
+    review_step: int | None = None
+    was_retrying: int | None = None
+    was_failures: int = 0
 
 
 class Summarize(_Tagged):

@@ -20,9 +20,17 @@ matching a clause to one), :mod:`~agent.offline.params` (filling parameters),
 :mod:`~agent.offline.model` (the model that routes requests to them).
 """
 
-from agent.offline.classifier import classify_text
+from agent.offline.classifier import CERTAIN, classify_text
 from agent.offline.model import OfflineModel
 from agent.offline.text import apply_refinement, render_summary
 from agent.offline.vocabulary import split_clauses, zh_number
 
-__all__ = ["OfflineModel", "apply_refinement", "classify_text", "render_summary", "split_clauses", "zh_number"]
+__all__ = [
+    "CERTAIN",
+    "OfflineModel",
+    "apply_refinement",
+    "classify_text",
+    "render_summary",
+    "split_clauses",
+    "zh_number",
+]

@@ -14,6 +14,7 @@ from agent.ports import Change, ClassifyContext
 from agent.runtime.audit import usage_line
 from agent.runtime.engine import Engine
 from agent.runtime.outbox import delivery_channel
+from agent.tools import known_values
 
 log = logging.getLogger("tandem.runtime")
 
@@ -82,7 +83,12 @@ class Decisions(Engine):
         if pending.anchor == "handoff" and pending.handoff is not None:
             return None, Answer(value=_answer_text(pending.handoff, text)), review_id  # a reply answers the question
         context = ClassifyContext(
-            task=state.task, anchor=pending.anchor, steps=state.plan, step=pending.step, output=state.output
+            task=state.task,
+            anchor=pending.anchor,
+            steps=state.plan,
+            step=pending.step,
+            output=state.output,
+            known=known_values(self.tools, [s.tool for s in state.plan]),
         )
         with usage.counting() as used:
             reading = await self.brain.classify(text, context)

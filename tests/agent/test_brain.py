@@ -238,35 +238,68 @@ async def test_revise_unknown_tool_raises_revise_error_without_asking() -> None:
 CONTEXT = ClassifyContext(task="scale api", anchor="before_risky_step", step=1, steps=[step()])
 
 
-async def test_classify_reads_the_answer() -> None:
+async def test_classify_offline_reader_certain_asks_no_model() -> None:
+    model = ScriptedModel()
+
+    reading = await LLMBrain(model).classify("use 5 replicas", CONTEXT)
+
+    assert (reading.intent, reading.target_step, reading.suggested_fix) == ("retry_step", 1, "5")
+    assert reading.confidence >= 0.9 and model.requests == []
+
+
+async def test_classify_without_reading_first_asks_the_model_and_weighs_it() -> None:
+    model = ScriptedModel(json.dumps({"intent": "replan", "confidence": 1.0}))
+
+    reading = await LLMBrain(model, read_first=False).classify("use 5 replicas", CONTEXT)
+
+    assert model.purposes == ["classify"]
+    assert (reading.intent, reading.confidence) == ("replan", 0.3)  # against a certain offline reading
+
+
+async def test_classify_unsure_offline_asks_the_model_with_the_anchor() -> None:
     answer = {"intent": "retry_step", "target_step": 1, "reason": "replicas", "confidence": 0.8, "suggested_fix": "5"}
     model = ScriptedModel(json.dumps(answer))
 
-    reading = await LLMBrain(model).classify("use 5 replicas", CONTEXT)
+    reading = await LLMBrain(model).classify("that is not what I meant", CONTEXT)
 
     assert (reading.intent, reading.target_step, reading.suggested_fix) == ("retry_step", 1, "5")
     assert model.requests[0].context["anchor"] == "before_risky_step"
     assert "可以，执行吧" in model.requests[0].messages[0]["content"]
 
 
+# At a step gate the offline reader reads "x" as a vague retry_step of the step (confidence 0.3).
 @pytest.mark.parametrize(
     ("raw", "intent", "confidence"),
     [
-        ({"intent": "Approve", "confidence": 1.7}, "approve", 1.0),
-        ({"intent": "refine", "confidence": -1}, "refine_output", 0.0),
-        ({"intent": "retry step"}, "retry_step", 0.5),
+        ({"intent": "Approve", "confidence": 1.7}, "approve", 0.3),  # an approval against the offline reading
+        ({"intent": "cancel", "confidence": 1.0}, "cancel", 0.3),  # so is stopping the run
+        ({"intent": "refine", "confidence": -1}, "refine_output", 0.6),  # the offline reader had nothing
+        ({"intent": "retry step", "confidence": 0.1}, "retry_step", 0.9),  # both read the same
+        ({"intent": "retry_step", "target_step": 7, "confidence": 1.0}, "retry_step", 0.3),  # no step 7
     ],
 )
-async def test_classify_normalises_intent_and_confidence(raw: dict[str, Any], intent: str, confidence: float) -> None:
+async def test_classify_confidence_comes_from_evidence_not_the_model(
+    raw: dict[str, Any], intent: str, confidence: float
+) -> None:
     reading = await LLMBrain(ScriptedModel(json.dumps(raw))).classify("x", CONTEXT)
 
     assert (reading.intent, reading.confidence) == (intent, confidence)
 
 
+async def test_classify_model_against_a_confident_offline_reading_is_unsure() -> None:
+    context = ClassifyContext(task="scale api", anchor="after_plan", steps=[step()])
+    model = ScriptedModel(json.dumps({"intent": "retry_step", "target_step": 1, "confidence": 1.0}))
+
+    reading = await LLMBrain(model).classify("rethink this", context)
+
+    assert reading.intent == "retry_step" and reading.confidence < 0.5
+    assert "offline reader read replan" in reading.reason
+
+
 async def test_classify_garbage_twice_falls_back_to_retry_step() -> None:
     model = ScriptedModel("approve!!", '{"intent": "maybe"}')
 
-    reading = await LLMBrain(model).classify("lgtm", CONTEXT)
+    reading = await LLMBrain(model).classify("x", CONTEXT)
 
     assert (reading.intent, reading.confidence, reading.reason) == ("retry_step", 0.0, UNREADABLE)
     assert len(model.requests) == 2
@@ -275,7 +308,7 @@ async def test_classify_garbage_twice_falls_back_to_retry_step() -> None:
 async def test_classify_model_failure_falls_back_without_raising() -> None:
     model = ScriptedModel(LLMError("provider down"))
 
-    reading = await LLMBrain(model).classify("lgtm", CONTEXT)
+    reading = await LLMBrain(model).classify("x", CONTEXT)
 
     assert (reading.intent, reading.confidence) == ("retry_step", 0.0)
 

@@ -15,6 +15,7 @@ import pytest
 from agent.brain import LLMBrain
 from agent.errors import LLMError
 from agent.llm import LiteLLMModel, key_env_var
+from agent.models import Risk, Step
 from agent.ports import ClassifyContext, LLMRequest
 from agent.tools import load_tools
 from tests.fakes.openai_server import FakeOpenAI, serve_openai
@@ -83,12 +84,60 @@ async def test_litellm_plan_end_to_end_through_the_brain(
 
 
 async def test_litellm_repair_round_goes_over_http(server: FakeOpenAI, model: Callable[..., LiteLLMModel]) -> None:
-    server.reply("no json here", '{"intent": "approve", "confidence": 0.9}')
+    server.reply("no json here", '{"intent": "replan", "confidence": 0.9}')
 
-    reading = await LLMBrain(model()).classify("lgtm", ClassifyContext(task="t", anchor="after_plan"))
+    reading = await LLMBrain(model()).classify("hmm, not like that", ClassifyContext(task="t", anchor="after_plan"))
 
-    assert reading.intent == "approve"
+    assert reading.intent == "replan"
     assert [m["role"] for m in server.requests[1]["messages"]][-2:] == ["assistant", "user"]
+    assert server.requests[1]["response_format"]["type"] == "json_schema"
+
+
+GATE = ClassifyContext(
+    task="scale payments",
+    anchor="before_risky_step",
+    step=1,
+    steps=[Step(number=1, tool="scale_service", params={"service": "payments", "replicas": 3}, risk=Risk.WRITE)],
+)
+
+
+async def test_litellm_classify_asks_for_the_schema_with_intent_enum(
+    server: FakeOpenAI, model: Callable[..., LiteLLMModel]
+) -> None:
+    server.reply('{"intent": "retry_step", "target_step": 1, "reason": "r", "suggested_fix": null}')
+
+    reading = await LLMBrain(model()).classify("that is not what I meant", GATE)
+
+    assert (reading.intent, reading.target_step) == ("retry_step", 1)
+    asked = server.requests[0]["response_format"]
+    assert asked["type"] == "json_schema"
+    schema = asked["json_schema"]["schema"]
+    assert schema["properties"]["intent"]["enum"] == ["approve", "cancel", "replan", "retry_step", "refine_output"]
+    assert "At this anchor: Nothing has run yet" in server.requests[0]["messages"][-1]["content"]
+
+
+async def test_litellm_provider_without_schema_falls_back_to_json_mode() -> None:
+    async with serve_openai(schemas=False) as fake:
+        fake.reply('{"intent": "retry_step", "target_step": 1}', '{"intent": "replan"}')
+        llm = LiteLLMModel(MODEL, api_base=fake.base_url, timeout=5, backoff=0)
+        brain = LLMBrain(llm)
+
+        first = await brain.classify("that is not what I meant", GATE)
+        second = await brain.classify("hmm, not like that", ClassifyContext(task="t", anchor="after_plan"))
+
+    formats = [r["response_format"]["type"] for r in fake.requests]
+    assert formats == ["json_schema", "json_object", "json_object"]  # refused once, then JSON mode only
+    assert (first.intent, first.target_step, second.intent) == ("retry_step", 1, "replan")
+    assert fake.unscripted == 0
+
+
+async def test_litellm_offline_certain_reading_sends_no_request(
+    server: FakeOpenAI, model: Callable[..., LiteLLMModel]
+) -> None:
+    reading = await LLMBrain(model()).classify("replicas should be 5, not 3", GATE)
+
+    assert (reading.intent, reading.target_step, reading.suggested_fix) == ("retry_step", 1, "5")
+    assert server.requests == []
 
 
 @pytest.mark.parametrize("status", [500, 503, 429])

@@ -184,7 +184,7 @@ def test_replan_at_plan_review_asks_planner_with_rejected_plan() -> None:
 def test_retry_step_at_plan_review_revises_without_running() -> None:
     state, _ = planned(READS)
     state, effects = decide(state, Correct(intent="retry_step", target_step=2, feedback="errors only"))
-    assert effects == [ReviseStep(number=2, feedback="errors only")]
+    assert effects == [ReviseStep(number=2, feedback="errors only", anchor="after_plan")]
     state, effects = machine.transition(
         state, StepRevised(number=2, params={"service": "payments", "level": "error"}, **_at())
     )
@@ -213,7 +213,7 @@ def _to_result(steps: list[ProposedStep]) -> RunState:
 def test_retry_step_at_result_reruns_only_that_step() -> None:
     state = _to_result(READS)
     state, effects = decide(state, Correct(intent="retry_step", target_step=2, feedback="only errors"))
-    assert effects == [ReviseStep(number=2, feedback="only errors")]
+    assert effects == [ReviseStep(number=2, feedback="only errors", anchor="before_result")]
     state, effects = machine.transition(state, StepRevised(number=2, params={"service": "payments"}, **_at()))
     assert effects == [RunStep(number=2)]
     assert state.step(1).attempts == 1 and state.step(3).attempts == 1
@@ -303,7 +303,7 @@ def test_gate_rejection_revises_and_asks_again() -> None:
     state, _ = finish_step(state)
     first = state.pending
     state, effects = decide(state, Correct(intent="retry_step", feedback="restart checkout"))
-    assert effects == [ReviseStep(number=2, feedback="restart checkout")]
+    assert effects == [ReviseStep(number=2, feedback="restart checkout", anchor="before_risky_step", review_step=2)]
     state, _ = machine.transition(state, StepRevised(number=2, params={"service": "checkout"}, **_at()))
     assert anchor(state) == "before_risky_step"
     assert state.pending.digest != first.digest  # type: ignore[union-attr]

@@ -187,7 +187,7 @@ class RecordingModel:
 
 async def test_runtime_long_correction_stored_whole_and_read_capped(tmp_path: Path) -> None:
     model = RecordingModel()
-    correction = "not payments, checkout" + "\n" * (2 * READ_LIMIT)
+    correction = "rethink it: not payments, checkout" + "\n" * (2 * READ_LIMIT)  # the offline reader is not certain
     async with AsyncStore(tmp_path / "runs.db") as store:
         runtime = Runtime(store, LLMBrain(model), TOOLS)
         state = await runtime.start("scale payments to 2 replicas", "U1")

@@ -210,3 +210,73 @@ def test_load_tools_with_bad_module_name_raises_tool_error() -> None:
 def test_load_tools_with_module_without_tools_raises_tool_error() -> None:
     with pytest.raises(ToolError, match="Tool module 'agent.errors' defines no @tool functions"):
         load_tools(["agent.errors"])
+
+
+def test_tool_known_values_come_from_enums_and_literals() -> None:
+    spec = load_tools(["demo.tools"]).get("read_logs")
+
+    assert spec.known_values() == {
+        "service": ["payments", "checkout", "search", "auth", "notifications"],
+        "level": ["all", "info", "warning", "error"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("params", "why"),
+    [
+        (
+            {"service": "orders"},
+            "There is no service `orders`. Known: payments, checkout, search, auth, notifications.",
+        ),
+        ({"service": "payments", "level": "debug"}, "There is no level `debug`. Known: all, info, warning, error."),
+        ({"service": "payments", "level": "error", "limit": 999}, None),  # not an enum: validation says why
+    ],
+)
+def test_tool_unknown_value_names_it_and_the_known_ones(params: dict[str, Any], why: str | None) -> None:
+    assert load_tools(["demo.tools"]).get("read_logs").unknown_value(params) == why
+
+
+def _channels() -> list[str]:
+    return ["#ops", "#payments-oncall"]
+
+
+def _down() -> list[str]:
+    raise ConnectionError("directory down")
+
+
+def test_tool_values_provider_is_known_and_refuses_others() -> None:
+    @tool(values={"channel": _channels})
+    def post(channel: str, text: str) -> str:
+        """Post a message."""
+        return text
+
+    spec = _registry(post)
+    assert spec.known_values() == {"channel": ["#ops", "#payments-oncall"]}
+    assert spec.unknown_value({"channel": "#nope", "text": "x"}) == (
+        "There is no channel `#nope`. Known: #ops, #payments-oncall."
+    )
+    assert spec.unknown_value({"channel": "#ops", "text": "x"}) is None
+
+
+def test_tool_values_provider_that_fails_leaves_the_parameter_free() -> None:
+    @tool(values={"channel": _down})
+    def post(channel: str) -> str:
+        """Post."""
+        return channel
+
+    assert _registry(post).known_values() == {}
+
+
+def test_tool_values_for_a_parameter_it_lacks_is_refused() -> None:
+    with pytest.raises(TypeError, match="tool 'post' has no parameter 'room'"):
+
+        @tool(values={"room": _channels})
+        def post(channel: str) -> str:
+            """Post."""
+            return channel
+
+
+def _registry(fn: Any) -> ToolSpec:
+    registry = ToolRegistry()
+    registry.add_function(fn)
+    return registry.get(fn.__name__)

@@ -37,8 +37,9 @@ class Reply:
 
 
 class FakeOpenAI:
-    def __init__(self, *, delay: float = 0.0) -> None:
+    def __init__(self, *, delay: float = 0.0, schemas: bool = True) -> None:
         self.delay = delay
+        self.schemas = schemas  # False: a JSON-schema response format gets a 400, as from a provider without it
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.unscripted = 0
@@ -93,6 +94,8 @@ class FakeOpenAI:
         body: dict[str, Any] = await request.json()
         self.requests.append(body)
         self.paths.append(request.path)
+        if not self.schemas and (body.get("response_format") or {}).get("type") == "json_schema":
+            return _error(400, "response_format of type json_schema is not supported by this model")
         if not self._replies:
             self.unscripted += 1
             n = len(self.requests)
@@ -130,14 +133,14 @@ class FakeOpenAI:
 
 
 def _error(status: int, message: str) -> web.Response:
-    kind = "rate_limit_error" if status == 429 else "server_error"
+    kind = {429: "rate_limit_error", 400: "invalid_request_error"}.get(status, "server_error")
     return web.json_response({"error": {"message": message, "type": kind, "code": None}}, status=status)
 
 
 @asynccontextmanager
-async def serve_openai(*, delay: float = 0.0) -> AsyncIterator[FakeOpenAI]:
+async def serve_openai(*, delay: float = 0.0, schemas: bool = True) -> AsyncIterator[FakeOpenAI]:
     """Run a :class:`FakeOpenAI` on 127.0.0.1 for the duration of the block."""
-    server = FakeOpenAI(delay=delay)
+    server = FakeOpenAI(delay=delay, schemas=schemas)
     await server.start()
     try:
         yield server

@@ -35,8 +35,8 @@ async def test_slow_model_never_delays_the_ack(tmp_path: Path, monkeypatch: pyte
             plan = await env.next_review(card, within=15)
             assert "check_service" in text_of(plan) and "see how auth is doing" in text_of(plan)
             assert llm.requests and llm.requests[0]["model"] == "test-model"
-            # a classified thread reply goes to the same model
-            llm.reply(json.dumps({"intent": "approve", "reason": "go ahead", "confidence": 0.9}))
+            # a thread reply the offline reader is sure of ("ship it") is read without asking the model;
+            # the next request the model gets is the summary
             llm.reply(json.dumps({"text": "Auth looks healthy; no errors in the last 15 minutes."}))
             await env.ws.reply_in_thread("alice", OPS, card.ts, "ship it")
             await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)), within=15)
@@ -44,3 +44,6 @@ async def test_slow_model_never_delays_the_ack(tmp_path: Path, monkeypatch: pyte
             result = await env.next_review(card, after=plan, within=15)
             assert "Auth looks healthy" in text_of(result)
             assert llm.unscripted == 0
+            systems = [r["messages"][0]["content"] for r in llm.requests]
+            assert not [m for m in systems if m.startswith("You read what a person wrote")], "the model was asked"
+            assert len(systems) == 2  # the plan and the summary

@@ -1,0 +1,37 @@
+"""The reader-quality benchmark, on a slice: every figure is printed and every labeled line is usable.
+
+Behaviour only; the figures are ``python -m bench.quality``'s business.
+"""
+
+from __future__ import annotations
+
+from bench.quality import ANCHORS, INTENTS, context, load_items, load_plans, run
+
+
+async def test_quality_bench_offline_slice_prints_every_figure() -> None:
+    lines = await run(limit=12, model_name="offline")
+    assert lines[0] == "reader: offline, 12 replies"
+    labels = [line.split("  ")[0].strip() for line in lines]
+    for label in (
+        "right overall",
+        "approvals misread",
+        "corrections as approval",
+        "asked first (clear)",
+        "model calls per reply",
+        "seconds per call",
+    ):
+        assert label in labels, f"{label!r} missing from the report"
+
+
+def test_quality_set_covers_every_anchor_intent_and_language() -> None:
+    items = load_items()
+    plans = load_plans()
+    assert len(items) >= 200
+    assert {i.anchor for i in items} == set(ANCHORS)
+    assert {i.intent for i in items} == set(INTENTS)
+    assert {i.lang for i in items} == {"en", "zh", "mix"}
+    for item in items:
+        ctx = context(item, plans)
+        numbers = [s.number for s in ctx.steps]
+        assert item.target is None or item.target in numbers, f"#{item.id} targets a step the plan lacks"
+        assert ctx.step is None or ctx.step in numbers
