@@ -29,6 +29,11 @@ ANCHOR_TITLES = {
 }
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 step``, ``2 steps``, ``0 steps``; ``many`` for irregular nouns (``plural(n, "reply", "replies")``)."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
 def clock_time(at: float | None) -> str:
     if at is None:
         return "?"

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from bot.settings import SlackSettings
+from cli.policy import checked_policy
 from cli.serve import Bot, serving
 from workspace import Workspace, WorkspaceState, run_workspace
 from workspace.persist import keep, restore
@@ -123,7 +124,11 @@ async def dev_forever(host: str, port: int, db: str, **extra: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run until Ctrl-C or SIGTERM; exit 0 after a clean stop."""
+    """Run until Ctrl-C or SIGTERM; exit 0 after a clean stop.
+
+    The policy is checked (and named, when there is one) before the workspace or the database is touched.
+    """
+    checked_policy(args.config, announce=True)
     extra = {"config": args.config} if args.config else {}
     try:
         asyncio.run(dev_forever(args.host, args.port, args.db, **extra))

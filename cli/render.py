@@ -1,12 +1,19 @@
-"""Plain-text rendering of runs and reviews for the terminal channel."""
+"""Plain-text rendering of runs and reviews for the terminal channel.
+
+Text written for Slack (the run's output, a review's note) goes through
+:func:`cli.mrkdwn.terminal_text`; ``color`` turns on its ANSI styles (a terminal only).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from agent.messages import ANCHOR_TITLES, timeout_note
-from agent.models import Review, RunState, Step
+from agent.messages import ANCHOR_TITLES, plural, timeout_note
+from agent.models import AuditEvent, Delivery, Review, RunState, Step
+from cli.mrkdwn import terminal_text
 
 _ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
 
@@ -26,10 +33,10 @@ def _indent(text: str, limit: int = 1500) -> str:
     return "\n".join("      " + line for line in text.splitlines())
 
 
-def review_text(state: RunState, review: Review) -> str:
+def review_text(state: RunState, review: Review, *, color: bool = False) -> str:
     lines = [f"── {ANCHOR_TITLES[review.anchor]} · run {state.id} ──", f"Task: {state.task}"]
     if review.note:
-        lines.append(f"Note: {review.note}")
+        lines.append(f"Note: {terminal_text(review.note, color=color)}")
     if review.anchor in ("after_plan",):
         lines.append("Plan:")
         lines += [step_line(s) for s in state.plan]
@@ -50,7 +57,7 @@ def review_text(state: RunState, review: Review) -> str:
     elif review.anchor == "before_result":
         lines += [step_line(s) for s in state.plan]
         lines.append("Result:")
-        lines.append(_indent(state.output or ""))
+        lines.append(_indent(terminal_text(state.output or "", color=color)))
     elif review.anchor == "handoff" and review.handoff is not None:
         h = review.handoff
         asker = f"step {review.step}" if review.step is not None else "the planner"
@@ -78,11 +85,36 @@ def review_text(state: RunState, review: Review) -> str:
     return "\n".join(lines)
 
 
-def outcome_text(state: RunState) -> str:
+def outcome_text(state: RunState, *, color: bool = False) -> str:
     lines = [f"── Run {state.id}: {state.status} ──"]
     lines += [step_line(s) for s in state.plan]
     if state.output:
-        lines.append(state.output)
+        lines.append(terminal_text(state.output, color=color))
     if state.error:
         lines.append(f"Error: {state.error}")
+    return "\n".join(lines)
+
+
+def local_time(at: float) -> str:
+    """``2026-12-02 03:14:07`` in this machine's time zone."""
+    return datetime.fromtimestamp(at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def show_text(
+    state: RunState, undelivered: Sequence[Delivery], events: Sequence[AuditEvent], *, color: bool = False
+) -> str:
+    """``tandem show RUN``: the outcome, what is pending, what was not delivered, and the history in local time."""
+    lines = [outcome_text(state, color=color)]
+    if state.pending is not None:
+        lines += ["", review_text(state, state.pending, color=color)]
+    for d in undelivered:
+        what = f"{d.message.kind} {d.message.review_id or ''}".strip()
+        lines.append(f"  ⚠ {what} not delivered: {d.error} ({plural(d.attempts, 'try', 'tries')}, {d.status})")
+    if events:
+        zone = datetime.fromtimestamp(events[0].at).astimezone().strftime("%Z (UTC%z)")
+        lines += ["", f"History (local time, {zone}):"]
+    lines += [
+        f"  {local_time(e.at)}  {e.actor:<10} {e.kind:<16} " + json.dumps(e.payload, ensure_ascii=False)[:160]
+        for e in events
+    ]
     return "\n".join(lines)
