@@ -29,7 +29,7 @@ def step_line(step: Step) -> str:
 
 def _indent(text: str, limit: int = 1500) -> str:
     if len(text) > limit:
-        text = text[:limit] + f"\n… ({len(text) - limit} more characters; `tandem show RUN --json` has all)"
+        text = text[:limit] + f"\n… ({plural(len(text) - limit, 'more character')}; `tandem show RUN --json` has all)"
     return "\n".join("      " + line for line in text.splitlines())
 
 

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from agent.messages import plural
 from agent.offline.vocabulary import JSON, rx
 
 _MARKS = {"done": "✅", "failed": "❌", "skipped": "⏭️", "running": "⏳", "pending": "⏸️"}
@@ -23,7 +24,7 @@ def _result_lines(result: Any, limit: int = 8) -> list[str]:
     text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
     lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
     if len(lines) > limit:
-        lines = [*lines[:limit], f"… ({len(lines) - limit} more lines)"]
+        lines = [*lines[:limit], f"… ({plural(len(lines) - limit, 'more line')})"]
     return [line if len(line) <= 200 else line[:199] + "…" for line in lines]
 
 
@@ -38,7 +39,7 @@ def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
     """A readable markdown result from executed steps (tool, params, result or error)."""
     counts = {s: sum(1 for step in steps if step.get("status") == s) for s in ("done", "failed", "skipped")}
     title = "Finished with problems" if counts["failed"] else "Done"
-    tally = f"{len(steps)} step(s): {counts['done']} succeeded, {counts['failed']} failed"
+    tally = f"{plural(len(steps), 'step')}: {counts['done']} succeeded, {counts['failed']} failed"
     tally += f", {counts['skipped']} skipped." if counts["skipped"] else "."
     lines = [f"*{title}: {task}*", tally, ""]
     for step in steps:
@@ -63,7 +64,8 @@ _WANTS: dict[str, re.Pattern[str]] = {
     "summary": rx(r"\bsummar(?:y|ise|ize)\b", "总结|摘要"),
 }
 _ZH_WORDS = {"Finished with problems": "完成（有问题）", "Done": "完成", "succeeded": "成功", "failed": "失败"}
-_ZH_WORDS |= {"skipped": "跳过", "step(s)": "步", "Notes": "备注"}
+_ZH_WORDS |= {"skipped": "跳过", "Notes": "备注"}
+_ZH_STEPS = re.compile(r"\b(\d+) steps?\b")
 
 
 def _clip_line(text: str, limit: int) -> str:
@@ -125,12 +127,13 @@ def apply_refinement(task: str, output: str, feedback: str, steps: list[JSON]) -
         body = _bullets(body)
     if "summary" in wants:
         failed = [s for s in steps if s.get("status") == "failed"]
-        gist = f"{len(steps)} step(s), {len(failed)} failed" + (
+        gist = f"{plural(len(steps), 'step')}, {len(failed)} failed" + (
             f" ({', '.join(str(s.get('tool')) for s in failed)})." if failed else "."
         )
         body = [f"In short: {gist}", *body]
     text = "\n".join([header, *body]).strip()
     if "chinese" in wants:
+        text = _ZH_STEPS.sub(r"\1 步", text)
         for en, zh in _ZH_WORDS.items():
             text = text.replace(en, zh)
         text = f"*结果摘要*（任务：{task}）\n{text}"

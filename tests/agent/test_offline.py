@@ -456,7 +456,7 @@ async def test_offline_summary_shows_every_step_result_and_error() -> None:
     text = await BRAIN.summarize(TASK, EXECUTED, ["ana approved the restart"])
 
     assert text.startswith("*Finished with problems: restart payments and check errors after*")
-    assert "3 step(s): 2 succeeded, 1 failed." in text
+    assert "3 steps: 2 succeeded, 1 failed." in text
     assert "`restart_service` (service=payments)" in text
     assert "ERROR pool exhausted" in text
     assert "failed: no channel" in text
@@ -471,7 +471,7 @@ async def test_offline_summary_shows_every_step_result_and_error() -> None:
         ("shorter please", "1. ✅ `restart_service`: Restarted payments"),
         ("bullet points", "- ✅ `restart_service` (service=payments)"),
         ("in Chinese", "*结果摘要*（任务：restart payments and check errors after）"),
-        ("给个总结", "In short: 3 step(s), 1 failed (send_message)."),
+        ("给个总结", "In short: 3 steps, 1 failed (send_message)."),
         ("more emphasis on the errors", "_Revised per feedback: “more emphasis on the errors”._"),
     ],
 )
