@@ -111,7 +111,8 @@ def show_text(
         what = f"{d.message.kind} {d.message.review_id or ''}".strip()
         lines.append(f"  ⚠ {what} not delivered: {d.error} ({plural(d.attempts, 'try', 'tries')}, {d.status})")
     if events:
-        zone = datetime.fromtimestamp(events[0].at).astimezone().strftime("%Z (UTC%z)")
+        first = datetime.fromtimestamp(events[0].at).astimezone()
+        zone = f"{first:%Z} (UTC{first:%z})" if first.tzname() else f"UTC{first:%z}"
         lines += ["", f"History (local time, {zone}):"]
     lines += [
         f"  {local_time(e.at)}  {e.actor:<10} {e.kind:<16} " + json.dumps(e.payload, ensure_ascii=False)[:160]

@@ -10,6 +10,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "restart payments and check errors after"
 DONE_TITLE = "Done: restart payments and check errors after"
@@ -64,7 +66,8 @@ def test_result_through_a_pipe_is_plain_text(tmp_path: Path) -> None:
     assert not any(mark in proc.stdout for mark in ("*Done", "```", "`restart_service`", "\x1b["))
 
 
-def test_result_on_a_terminal_is_bold(tmp_path: Path) -> None:
+@pytest.mark.parametrize("no_color", [False, True])
+def test_result_on_a_terminal_is_bold_unless_no_color(tmp_path: Path, no_color: bool) -> None:
     main, child = os.openpty()
     chunks: list[bytes] = []
 
@@ -84,7 +87,7 @@ def test_result_on_a_terminal_is_bold(tmp_path: Path) -> None:
         proc = subprocess.run(
             [sys.executable, "-m", "cli.main", "run", TASK],
             cwd=ROOT,
-            env=_env(tmp_path),
+            env=_env(tmp_path, **({"NO_COLOR": "1"} if no_color else {})),
             input=b"a\n" * 8,
             stdout=child,
             stderr=subprocess.PIPE,
@@ -97,5 +100,6 @@ def test_result_on_a_terminal_is_bold(tmp_path: Path) -> None:
 
     shown = b"".join(chunks).decode()
     assert proc.returncode == 0, proc.stderr
-    assert f"\x1b[1m{DONE_TITLE}\x1b[22m" in shown
+    assert (f"\x1b[1m{DONE_TITLE}\x1b[22m" in shown) is not no_color
+    assert ("\x1b[" not in shown) is no_color and DONE_TITLE in shown
     assert "*Done" not in shown and "```" not in shown
