@@ -95,7 +95,7 @@ def outcome_text(state: RunState, *, color: bool = False) -> str:
     return "\n".join(lines)
 
 
-def local_time(at: float) -> str:
+def local_datetime(at: float) -> str:
     """``2026-12-02 03:14:07`` in this machine's time zone."""
     return datetime.fromtimestamp(at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
@@ -115,7 +115,7 @@ def show_text(
         zone = f"{first:%Z} (UTC{first:%z})" if first.tzname() else f"UTC{first:%z}"
         lines += ["", f"History (local time, {zone}):"]
     lines += [
-        f"  {local_time(e.at)}  {e.actor:<10} {e.kind:<16} " + json.dumps(e.payload, ensure_ascii=False)[:160]
+        f"  {local_datetime(e.at)}  {e.actor:<10} {e.kind:<16} " + json.dumps(e.payload, ensure_ascii=False)[:160]
         for e in events
     ]
     return "\n".join(lines)

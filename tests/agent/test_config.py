@@ -82,7 +82,6 @@ def test_no_config_file_means_defaults(tmp_path: Path, monkeypatch: pytest.Monke
         "W012AB3CD",
         "S0OPSTEAM",
         "ou_7d8a6e6df7621556ce0d21922b676706",
-        "od-4e6ac4d14bcd5071",
         "od_4e6a",
         "oc_a0553eda9014c201",
     ],
