@@ -27,6 +27,7 @@ from agent.models import RunState
 from agent.settings import CoreSettings, LogSettings, read_settings
 from agent.views import run_json
 from cli.answer import answer, resolve
+from cli.mrkdwn import use_color
 from cli.parser import build_parser
 from cli.policy import checked_policy
 from cli.render import show_text
@@ -129,7 +130,7 @@ async def _read_only(args: argparse.Namespace, settings: CoreSettings) -> int:
         if args.json:
             print(json.dumps(run_json(state, events), indent=2, ensure_ascii=False, default=str))
             return 0
-        print(show_text(state, await store.undelivered(state.id), events, color=sys.stdout.isatty()))
+        print(show_text(state, await store.undelivered(state.id), events, color=use_color(sys.stdout)))
         return 0
 
 

@@ -19,7 +19,7 @@ TASK = "restart payments and check errors after"
 
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_"))}
-    return {**env, "PYTHONPATH": str(ROOT), "TANDEM_TOOLS": "agent.demo_tools", **extra}
+    return {**env, "PYTHONPATH": str(ROOT), **extra}  # no TANDEM_TOOLS: the demo toolset
 
 
 def tandem(cwd: Path, *args: str, stdout: int | None = subprocess.PIPE, **env: str) -> subprocess.CompletedProcess[str]:

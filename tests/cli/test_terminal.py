@@ -19,7 +19,7 @@ DONE_TITLE = "Done: restart payments and check errors after"
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_", "NO_COLOR"))}
-    return {**env, "TANDEM_DB": str(tmp_path / "t.db"), "TANDEM_TOOLS": "agent.demo_tools", "TERM": "xterm", **extra}
+    return {**env, "TANDEM_DB": str(tmp_path / "t.db"), "TERM": "xterm", **extra}  # no TANDEM_TOOLS: the demo
 
 
 def tandem(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
