@@ -2,8 +2,9 @@
 
 Read from a TOML file (``TANDEM_CONFIG``, default ``./tandem.toml`` when it
 exists) with environment overrides ``TANDEM_POLICY__<KEY>[__<SUBKEY>]``
-(JSON values, or comma-separated lists), validated once at start-up. Errors name
-the bad key::
+(JSON values, or comma-separated lists), validated once at start-up. People and
+groups are named by id (:data:`USER_ID`, :data:`GROUP_ID`), never by display name.
+Errors are one line that names the bad key::
 
     [approvers]
     write = ["U0BOB"]
@@ -33,8 +34,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
 
-from agent.errors import ConfigError
+from agent.errors import PolicyError
 from agent.models import Risk
 
 RiskName = Literal["read", "write", "exec", "deploy"]
@@ -136,21 +138,40 @@ class PolicyConfig(_Section):
         return self.quorum[level.label] if level is not None else "any"  # type: ignore[index]
 
 
+# People and groups are named by id, never by display name (names change and collide).
+USER_ID = re.compile(r"[UW][A-Z0-9]{2,}|ou_[A-Za-z0-9]+")
+"""A Slack user (``U…``, ``W…`` in Enterprise Grid) or a Feishu user (``ou_…``)."""
+GROUP_ID = re.compile(r"S[A-Z0-9]{2,}|o[dc]_[A-Za-z0-9]+")
+"""A Slack user group (``S…``), a Feishu department (``od_…``) or a Feishu chat (``oc_…``)."""
+_ID_HINT = (
+    "Use ids, not names: Slack users U…/W… and user groups S… (a profile's ⋮ menu → Copy member ID), "
+    "Feishu users ou_…, departments od_… and chats oc_…."
+)
+_ENV_PREFIX = "TANDEM_POLICY__"
+
+
 def _env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    prefix = "TANDEM_POLICY__"
-    for name, raw in environ.items():
-        if not name.startswith(prefix):
+    for name, raw in sorted(environ.items()):
+        if not name.startswith(_ENV_PREFIX):
             continue
-        path = [p.lower() for p in name[len(prefix) :].split("__") if p]
+        path = [p.lower() for p in name[len(_ENV_PREFIX) :].split("__") if p]
+        if not path:
+            raise PolicyError(
+                f"{name} names no policy key: use {_ENV_PREFIX}<KEY>[__<SUBKEY>], "
+                f"e.g. {_ENV_PREFIX}APPROVERS__DEPLOY=U0BOB."
+            )
         try:
             value: Any = json.loads(raw)
         except json.JSONDecodeError:
             value = [v.strip() for v in raw.split(",") if v.strip()] if "," in raw else raw
         node = out
-        for key in path[:-1]:
+        for depth, key in enumerate(path[:-1]):
             node = node.setdefault(key, {})
-        if path and path[0] == "approvers" and isinstance(value, str):
+            if not isinstance(node, dict):
+                taken = ".".join(path[: depth + 1])
+                raise PolicyError(f"{name}: {taken} is already set to a value by another {_ENV_PREFIX} variable.")
+        if path[0] == "approvers" and isinstance(value, str):
             value = [value]
         node[path[-1]] = value
     return out
@@ -166,24 +187,68 @@ def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def load_config(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> PolicyConfig:
-    """Read and validate the policy; raise ConfigError naming the bad key."""
+def policy_file(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> Path | None:
+    """The file :func:`load_config` reads: ``path``, else ``TANDEM_CONFIG``, else ``./tandem.toml``; None if absent."""
     env = os.environ if environ is None else environ
-    file = Path(path) if path else Path(env.get("TANDEM_CONFIG", "tandem.toml"))
+    file = Path(path or env.get("TANDEM_CONFIG") or "tandem.toml")
+    return file if file.exists() else None
+
+
+def _problem(error: ErrorDetails) -> str:
+    key = ".".join(str(part) for part in error["loc"] if part != "[key]")
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown key"
+    return f"{key}: {message}" if key else message
+
+
+def _bad_ids(config: PolicyConfig) -> list[str]:
+    """Entries that are no user or group id (``approvers.exec: "bob" …``), each naming its key."""
+    problems = [
+        f"approvers.{level}: {json.dumps(entry, ensure_ascii=False)} is not a user or group id"
+        for level, entries in config.approvers.items()
+        for entry in entries
+        if not (USER_ID.fullmatch(entry) or GROUP_ID.fullmatch(entry))
+    ]
+    for group, members in config.groups.items():
+        if not GROUP_ID.fullmatch(group):
+            problems.append(f"groups.{group}: {json.dumps(group, ensure_ascii=False)} is not a group id")
+        problems += [
+            f"groups.{group}: {json.dumps(member, ensure_ascii=False)} is not a user id"
+            for member in members
+            if not USER_ID.fullmatch(member)
+        ]
+    return problems
+
+
+def load_config(path: str | Path | None = None, environ: Mapping[str, str] | None = None) -> PolicyConfig:
+    """Read and validate the policy; raise :class:`PolicyError` (one line) naming the bad key."""
+    env = os.environ if environ is None else environ
+    named = path or env.get("TANDEM_CONFIG") or None
+    file = Path(named or "tandem.toml")
     data: dict[str, Any] = {}
-    where = str(file)
     if file.exists():
         try:
-            data = tomllib.loads(file.read_text())
+            data = tomllib.loads(file.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{where} is not valid TOML: {exc}") from None
-    elif path is not None or "TANDEM_CONFIG" in env:
-        raise ConfigError(f"Config file {where} does not exist (from TANDEM_CONFIG or --config).")
-    data = _merge(data, _env_overrides(env))
+            raise PolicyError(f"{file} is not valid TOML: {exc}") from None
+        except UnicodeDecodeError:
+            raise PolicyError(f"Cannot read the policy file {file}: it is not UTF-8 text.") from None
+        except OSError as exc:
+            raise PolicyError(f"Cannot read the policy file {file}: {exc.strerror or exc}.") from None
+    elif named is not None:
+        raise PolicyError(f"Config file {file} does not exist (from TANDEM_CONFIG or --config).")
+    overrides = _env_overrides(env)
+    data = _merge(data, overrides)
+    sources = [str(file)] if file.exists() else []
+    if overrides:
+        sources.append(f"{_ENV_PREFIX}* variables")
+    where = " and ".join(sources) or "the defaults"
     try:
-        return PolicyConfig.model_validate(data)
+        config = PolicyConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']}" for err in exc.errors()
-        )
-        raise ConfigError(f"Invalid policy in {where}: {problems}") from None
+        problems = "; ".join(_problem(error) for error in exc.errors())
+        raise PolicyError(f"Invalid policy in {where}: {problems}") from None
+    if bad := _bad_ids(config):
+        raise PolicyError(f"Invalid policy in {where}: {'; '.join(bad)}. {_ID_HINT}")
+    return config

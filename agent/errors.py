@@ -92,3 +92,7 @@ class ConcurrentUpdate(RunError):
 
 class ConfigError(TandemError):
     pass
+
+
+class PolicyError(ConfigError):
+    """The policy (its file or a ``TANDEM_POLICY__`` override) cannot be used; the message names the key."""

@@ -46,7 +46,8 @@ def _clean(ids: Mapping[str, object]) -> dict[str, Value]:
     """Context values as they will be written: ``None`` dropped, anything not a scalar as ``str``."""
     clash = _RESERVED.intersection(ids)
     if clash:
-        raise ValueError(f"log context key(s) {', '.join(sorted(clash))} would overwrite a field of the line")
+        keys = "key" if len(clash) == 1 else "keys"
+        raise ValueError(f"log context {keys} {', '.join(sorted(clash))} would overwrite a field of the line")
     return {k: v if isinstance(v, str | int | float | bool) else str(v) for k, v in ids.items() if v is not None}
 
 

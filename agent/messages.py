@@ -41,6 +41,11 @@ DECISION_SUBJECTS: dict[Anchor, str] = {  # what a decision line is about, e.g. 
 }
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 step``, ``2 steps``, ``0 steps``; ``many`` for irregular nouns (``plural(n, "reply", "replies")``)."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
 def decided_verb(answer: dict[str, object] | None) -> str:
     return _VERBS.get(str((answer or {}).get("kind")), "answered")
 

@@ -14,6 +14,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
+from agent.messages import plural
 from agent.models import Review, RunState, Step
 from blocks import ids
 from blocks.ids import IntentChoice
@@ -141,7 +142,9 @@ def review_details(state: RunState, review: Review) -> View_:
     match review.anchor:
         case "after_plan":
             top = max((s.risk for s in state.plan), default=None)
-            plan_heading = f"*Plan* · {len(state.plan)} steps" + (f" · up to {risk_badge(top)}" if top else "")
+            plan_heading = f"*Plan* · {plural(len(state.plan), 'step')}" + (
+                f" · up to {risk_badge(top)}" if top else ""
+            )
             text = "\n\n".join(_step_text(s) for s in state.plan)
             return details_modal("Plan details", text, heading=plan_heading)
         case "before_result":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 
 class _In(BaseModel):
@@ -125,6 +125,13 @@ class MessageEvent(_In):
     bot_id: str | None = None
     subtype: str | None = None
     thread_ts: str | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _as_typed(cls, text: str) -> str:
+        """What the person typed: Slack sends ``&``, ``<`` and ``>`` as entities, and every builder escapes
+        once more on the way out (``&amp;`` last, so a typed ``&lt;`` stays ``&lt;``)."""
+        return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
     @property
     def from_a_person(self) -> bool:

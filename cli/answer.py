@@ -7,12 +7,13 @@ import sys
 
 from agent.errors import TandemError, UseTheButton
 from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState
+from agent.ports import Store
 from cli.wiring import Services
 
 
-async def resolve(services: Services, run_id: str) -> str:
+async def resolve(store: Store, run_id: str) -> str:
     """The full id of the one run ``run_id`` starts; ``run_id`` itself when it is exact or ambiguous."""
-    matches = await services.store.find(run_id)
+    matches = await store.find(run_id)
     if run_id in matches or len(matches) != 1:
         return run_id
     return matches[0]
@@ -22,7 +23,7 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState:
     """Apply the one decision ``args`` asks for; free text (``--say``, ``--reject`` alone) is read first."""
     if args.intent and args.reject is None:
         raise TandemError("--intent goes with --reject TEXT.")
-    run_id = await resolve(services, args.run_id)
+    run_id = await resolve(services.store, args.run_id)
     runtime, user = services.runtime, args.user
     # Every decision applies to the review pending now (or the one named), never to whatever comes next.
     state, _ = await services.store.load(run_id)

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from bot.settings import SlackSettings
+from cli.policy import checked_policy
 from cli.serve import Bot, serving
 from workspace import Workspace, WorkspaceState, run_workspace
 from workspace.persist import keep, restore
@@ -138,8 +139,12 @@ def policy_for(config: str | None) -> tuple[str, str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Run until Ctrl-C or SIGTERM; exit 0 after a clean stop."""
+    """Run until Ctrl-C or SIGTERM; exit 0 after a clean stop.
+
+    The policy is checked before the workspace or the database is touched (the banner names it).
+    """
     config, named = policy_for(args.config)
+    checked_policy(config, announce=False)
     extra = {"config": config, "policy_name": named}
     try:
         asyncio.run(dev_forever(args.host, args.port, args.db, **extra))

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -18,17 +19,21 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent.config import parse_duration
-from agent.errors import TandemError
+from agent.errors import PolicyError, TandemError
 from agent.logs import configure
+from agent.messages import plural
 from agent.models import RunState
+from agent.policy import SafetyPolicy
 from agent.settings import CoreSettings, LogSettings, read_settings
 from agent.views import run_json
 from cli.answer import answer, resolve
+from cli.mrkdwn import use_color
 from cli.parser import build_parser
-from cli.render import outcome_text, plain, review_text
+from cli.policy import checked_policy
+from cli.render import plain, show_text
 from cli.report import report_command
 from cli.terminal import interact
-from cli.wiring import Services, open_services, open_store
+from cli.wiring import Services, database_exists, open_services, open_store
 
 __all__ = ["build_parser", "main"]
 
@@ -38,6 +43,27 @@ BOT_COMMANDS = ("serve", "socket", "dev")
 """Long-running: they log at INFO unless TANDEM_LOG_LEVEL says otherwise; the rest at WARNING (a clean terminal)."""
 TOOL_COMMANDS = ("run", "answer", "resume", "tick")
 """The terminal commands that may run tools (and say so when those are the demo's)."""
+ANNOUNCE_POLICY = ("run", "resume", "serve", "socket", "dev")
+"""Commands that start acting under the policy: they say on stderr which policy file is in force."""
+CREATE_DB = ("run", "serve", "socket", "dev")
+"""The only commands that may create the database; the rest need one to exist and never make one."""
+EXIT_FAILED, EXIT_CONFIG, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED = 1, 2, 141, 130
+"""1: it did not work; 2: bad configuration (like a bad option); 141 and 130 as for SIGPIPE and Ctrl-C."""
+
+
+class NoDatabase(TandemError):
+    """A command that only reads or answers runs was pointed at a database that does not exist."""
+
+    def __init__(self, db: str) -> None:
+        super().__init__(
+            f"No database at {db}: no runs here yet, and nothing was created. Run Tandem where its database is, "
+            'point TANDEM_DB at it, or start a run with: tandem run "restart payments and check errors after"'
+        )
+
+
+def _require_database(db: str) -> None:
+    if not database_exists(db):
+        raise NoDatabase(db)
 
 
 async def _print_json(services: Services, state: RunState) -> None:
@@ -46,6 +72,11 @@ async def _print_json(services: Services, state: RunState) -> None:
 
 
 async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
+    checked_policy(settings.config, announce=args.command in ANNOUNCE_POLICY)
+    if args.command not in CREATE_DB:
+        _require_database(settings.db)
+    if args.command in ("runs", "show"):
+        return await _read_only(args, settings)
     if settings.tools is None and args.command in TOOL_COMMANDS:
         log.warning("TANDEM_TOOLS is not set: using the demo toolset (simulated; nothing real happens)")
     async with open_services(settings) as services:
@@ -61,7 +92,7 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                 await _print_json(services, state)
                 return 0
             case "resume":
-                run_id = await resolve(services, args.run_id)
+                run_id = await resolve(services.store, args.run_id)
                 state = await services.runtime.recover(run_id)
                 if args.detach:
                     await _print_json(services, state)
@@ -69,46 +100,40 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                 return await interact(services, state, args.user)
             case "tick":
                 handled = await services.runtime.tick()
-                print(json.dumps({"handled": handled}) if args.json else f"Handled {handled} due review(s).")
-                return 0
-            case "runs":
-                summaries = await services.store.list_runs(status=args.status, limit=args.limit)
-                if args.json:
-                    print(json.dumps([s.model_dump(mode="json") for s in summaries], indent=2, ensure_ascii=False))
-                else:
-                    if not summaries:
-                        print('No runs yet. Start one with: tandem run "restart payments and check errors after"')
-                    failed = await services.store.undelivered_runs([s.id for s in summaries])
-                    for s in summaries:
-                        note = f"  ⚠ {failed[s.id]} not delivered" if s.id in failed else ""
-                        print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}{note}")
-                return 0
-            case "show":
-                state, _ = await services.store.load(await resolve(services, args.run_id))
-                if args.json:
-                    await _print_json(services, state)
-                else:
-                    print(outcome_text(state))
-                    if state.pending is not None:
-                        print()
-                        print(review_text(state, state.pending, services.runtime.safety))
-                    for d in await services.store.undelivered(state.id):
-                        what = f"{d.message.kind} {d.message.review_id or ''}".strip()
-                        print(f"  ⚠ {what} not delivered: {d.error} ({d.attempts} tries, {d.status})")
-                    for e in await services.store.events(state.id):
-                        print(
-                            f"  {e.at:.3f}  {e.actor:<10} {e.kind:<16} "
-                            + json.dumps(e.payload, ensure_ascii=False)[:160]
-                        )
+                print(json.dumps({"handled": handled}) if args.json else f"Handled {plural(handled, 'due review')}.")
                 return 0
             case "redeliver":
-                run_id = await resolve(services, args.run_id)
+                run_id = await resolve(services.store, args.run_id)
                 await services.store.load(run_id)  # a clear error for an unknown run
                 count = await services.store.redeliver(run_id, time.time())
-                plural = "s" if count != 1 else ""
-                print(f"{count} message{plural} of run {run_id} will be delivered again by the running bot.")
+                print(f"{plural(count, 'message')} of run {run_id} will be delivered again by the running bot.")
                 return 0
     raise AssertionError(args.command)
+
+
+async def _read_only(args: argparse.Namespace, settings: CoreSettings) -> int:
+    """``runs`` and ``show``: only the run store is opened (no model, tools or demo world)."""
+    async with open_store(settings.db) as store:
+        if args.command == "runs":
+            summaries = await store.list_runs(status=args.status, limit=args.limit)
+            if args.json:
+                print(json.dumps([s.model_dump(mode="json") for s in summaries], indent=2, ensure_ascii=False))
+                return 0
+            if not summaries:
+                print('No runs yet. Start one with: tandem run "restart payments and check errors after"')
+            failed = await store.undelivered_runs([s.id for s in summaries])
+            for s in summaries:
+                note = f"  ⚠ {failed[s.id]} not delivered" if s.id in failed else ""
+                print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}{note}")
+            return 0
+        state, _ = await store.load(await resolve(store, args.run_id))
+        events = await store.events(state.id)
+        if args.json:
+            print(json.dumps(run_json(state, events), indent=2, ensure_ascii=False, default=str))
+            return 0
+        safety = SafetyPolicy(checked_policy(settings.config, announce=False))
+        print(show_text(state, await store.undelivered(state.id), events, safety, color=use_color(sys.stdout)))
+        return 0
 
 
 async def _prune(args: argparse.Namespace, settings: CoreSettings) -> int:
@@ -117,6 +142,7 @@ async def _prune(args: argparse.Namespace, settings: CoreSettings) -> int:
     except ValueError as exc:
         print(f"error: --older-than: {exc}", file=sys.stderr)
         return 1
+    _require_database(settings.db)
     async with open_store(settings.db) as store:  # only the run store: no model, tools or demo world
         counts = await store.prune(time.time() - age, dry_run=args.dry_run)
     if args.json:
@@ -136,6 +162,7 @@ async def _slack(args: argparse.Namespace) -> int:
     from feishu.settings import FeishuSettings
 
     settings = read_settings(SlackSettings)
+    checked_policy(settings.config, announce=True)
     if args.command == "serve":
         feishu = read_settings(FeishuSettings)
         given = feishu if feishu.configured else None
@@ -163,13 +190,23 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
             coro = _prune(args, settings_factory())
         else:
             coro = _main(args, read_settings(settings_factory))
-        return asyncio.run(coro)
+        code = asyncio.run(coro)
+        sys.stdout.flush()  # here, where a reader that went away is caught below, not at interpreter exit
+        return code
+    except PolicyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     except TandemError as exc:
         print(f"error: {plain(str(exc))}", file=sys.stderr)
-        return 1
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("\nInterrupted. Runs are saved; `tandem runs` lists them.", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`tandem runs | head`): stop quietly, as Unix tools do. What is still
+        # buffered for stdout goes nowhere, so Python's exit does not complain about it either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

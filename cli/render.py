@@ -1,15 +1,25 @@
-"""Plain-text rendering of runs and reviews for the terminal channel."""
+"""Plain-text rendering of runs and reviews for the terminal channel.
+
+A review is rendered from its channel-neutral :class:`~agent.review_view.ReviewView`.
+Prose the core wrote names people and times with markers (:func:`plain`); text written
+as Markdown or mrkdwn (the result, a review's note) goes through
+:func:`cli.mrkdwn.terminal_text`, its tables as aligned columns; ``color`` turns on
+ANSI styles (a terminal only).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from agent.messages import timeout_note
-from agent.models import Review, RunState, Step, mention, plain_mention, render_mentions
+from agent.messages import plural, timeout_note
+from agent.models import AuditEvent, Delivery, Review, RunState, Step, mention, plain_mention, render_mentions
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
+from blocks.markdown import segments, table_rows
+from cli.mrkdwn import terminal_text
 
 _ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
 
@@ -19,9 +29,36 @@ def local_time(at: float) -> str:
     return datetime.fromtimestamp(at).strftime("%H:%M")
 
 
+def local_datetime(at: float) -> str:
+    """``2026-12-02 03:14:07`` in this machine's time zone."""
+    return datetime.fromtimestamp(at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
 def plain(text: str) -> str:
     """Prose the core wrote, for a terminal: people as ``@id``, times local."""
     return render_mentions(text, plain_mention, local_time)
+
+
+def columns(rows: list[list[str]]) -> list[str]:
+    """A table as aligned columns, the header underlined."""
+    width = max(len(r) for r in rows)
+    padded = [(r + [""] * width)[:width] for r in rows]
+    sizes = [max(len(r[i]) for r in padded) for i in range(width)]
+    lines = ["  ".join(cell.ljust(sizes[i]) for i, cell in enumerate(r)).rstrip() for r in padded]
+    rule = "  ".join("-" * n for n in sizes)
+    return [lines[0], rule, *lines[1:]]
+
+
+def written(text: str, *, color: bool = False) -> str:
+    """A result or note as a terminal shows it: Markdown tables as columns, the rest through terminal_text."""
+    out = []
+    for kind, lines in segments(plain(text)):
+        if kind == "table":
+            out += columns(table_rows(lines))
+        else:
+            body = "\n".join(lines).replace("**", "*")  # Markdown bold reads as mrkdwn bold here
+            out.append(terminal_text(body, color=color))
+    return "\n".join(out)
 
 
 def _params(params: dict[str, Any]) -> str:
@@ -35,16 +72,16 @@ def step_line(step: Step) -> str:
 
 def _indent(text: str, limit: int = 1500) -> str:
     if len(text) > limit:
-        text = text[:limit] + f"\n… ({len(text) - limit} more characters; `tandem show RUN --json` has all)"
+        text = text[:limit] + f"\n… ({plural(len(text) - limit, 'more character')}; `tandem show RUN --json` has all)"
     return "\n".join("      " + line for line in text.splitlines())
 
 
-def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = None) -> str:
+def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = None, *, color: bool = False) -> str:
     """The terminal's rendering of the channel-neutral :class:`ReviewView` of ``review``."""
     view = review_view(state, review, safety or SafetyPolicy())
     lines = [f"── {view.title} · run {view.run_id} ──", f"Task: {view.task}"]
     if view.note:
-        lines.append(f"Note: {view.note}")
+        lines.append(f"Note: {written(view.note, color=color)}")
     step = view.step
     if view.anchor == "after_plan":
         lines.append("Plan:")
@@ -64,7 +101,7 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
     elif view.anchor == "before_result":
         lines += [step_line(s) for s in view.steps]
         lines.append("Result:")
-        lines.append(_indent(view.output or ""))
+        lines.append(_indent(written(view.output or "", color=color)))
     elif view.handoff is not None:
         h = view.handoff
         lines.append(f"Question from {view.asker}: {h.prompt}")
@@ -92,11 +129,37 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
     return plain("\n".join(lines))
 
 
-def outcome_text(state: RunState) -> str:
+def outcome_text(state: RunState, *, color: bool = False) -> str:
     lines = [f"── Run {state.id}: {state.status} ──"]
-    lines += [step_line(s) for s in state.plan]
+    lines += [step_line(s) for s in (*state.history, *state.plan)]
     if state.output:
-        lines.append(state.output)
+        lines.append(written(state.output, color=color))
     if state.error:
         lines.append(f"Error: {state.error}")
     return plain("\n".join(lines))
+
+
+def show_text(
+    state: RunState,
+    undelivered: Sequence[Delivery],
+    events: Sequence[AuditEvent],
+    safety: SafetyPolicy | None = None,
+    *,
+    color: bool = False,
+) -> str:
+    """``tandem show RUN``: the outcome, what is pending, what was not delivered, and the history in local time."""
+    lines = [outcome_text(state, color=color)]
+    if state.pending is not None:
+        lines += ["", review_text(state, state.pending, safety, color=color)]
+    for d in undelivered:
+        what = f"{d.message.kind} {d.message.review_id or ''}".strip()
+        lines.append(f"  ⚠ {what} not delivered: {d.error} ({plural(d.attempts, 'try', 'tries')}, {d.status})")
+    if events:
+        first = datetime.fromtimestamp(events[0].at).astimezone()
+        zone = f"{first:%Z} (UTC{first:%z})" if first.tzname() else f"UTC{first:%z}"
+        lines += ["", f"History (local time, {zone}):"]
+    lines += [
+        f"  {local_datetime(e.at)}  {e.actor:<10} {e.kind:<16} " + json.dumps(e.payload, ensure_ascii=False)[:160]
+        for e in events
+    ]
+    return "\n".join(lines)

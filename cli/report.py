@@ -14,7 +14,7 @@ from agent.models.metrics import Metrics, MetricsQuery
 from agent.report import build_report, report_json, report_lines, since_time
 from agent.settings import CoreSettings
 from cli.report_html import render_html
-from cli.wiring import open_store
+from cli.wiring import database_exists, open_store
 
 __all__ = ["report_command"]
 
@@ -32,7 +32,7 @@ def report_command(args: argparse.Namespace, settings: CoreSettings) -> int:
     except ConfigError as exc:
         raise ConfigError(f"--since: {exc}") from None
     rule = load_config(settings.config).report
-    if not Path(settings.db).exists():  # read-only: never create an empty database to report on
+    if not database_exists(settings.db):  # read-only: never create an empty database to report on
         raise ConfigError(
             f"No database at {settings.db}: nothing to report yet. "
             "Point TANDEM_DB at the file the bot or the terminal runs use."

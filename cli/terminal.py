@@ -19,6 +19,7 @@ from agent.models import (
     RunState,
 )
 from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Refused
+from cli.mrkdwn import use_color
 from cli.render import outcome_text, plain, review_text
 from cli.wiring import Services
 
@@ -30,12 +31,22 @@ def _ask(prompt: str) -> str | None:
         return None
 
 
+def _sure_to_cancel(state: RunState) -> bool:
+    """Ask before cancelling, as the browser does; anything but yes (or end of input) keeps the run."""
+    answer = (_ask(f"Cancel run {state.id}? [y/N] > ") or "").strip().lower()
+    if answer in ("y", "yes"):
+        return True
+    print("Not cancelled; nothing changed.")
+    return False
+
+
 async def interact(services: Services, state: RunState, user: str) -> int:
     """Show each review and apply what the person types until the run ends.
 
     Returns the exit code: 0 when the run is done or input ends (paused), 1 otherwise.
     """
     runtime = services.runtime
+    color = use_color(sys.stdout)
     while not state.finished:
         review = state.pending
         if review is None:
@@ -45,14 +56,15 @@ async def interact(services: Services, state: RunState, user: str) -> int:
                 return 1
             continue
         print()
-        print(review_text(state, review, runtime.safety))
+        print(review_text(state, review, runtime.safety, color=color))
         if review.anchor == "handoff" and review.handoff is not None:
             line = _ask("answer (or 'cancel') > ")
             if line is None:
                 print(f"\nPaused. Nothing is lost: `tandem resume {state.id}` continues here.")
                 return 0
             if line.strip().lower() in ("c", "cancel"):
-                state = await _decide_or_say(services, state, Cancel(), user, review.id)
+                if _sure_to_cancel(state):
+                    state = await _decide_or_say(services, state, Cancel(), user, review.id)
                 continue
             options = review.handoff.options
             value = line.strip()
@@ -73,7 +85,8 @@ async def interact(services: Services, state: RunState, user: str) -> int:
             if not text:
                 continue
             if low in ("c", "cancel"):
-                state = await _decide_or_say(services, state, Cancel(), user, review.id)
+                if _sure_to_cancel(state):
+                    state = await _decide_or_say(services, state, Cancel(), user, review.id)
             elif state.takeover and low in ("finish", "done"):
                 state = await _decide_or_say(services, state, Finish(), user, review.id)
             elif state.takeover and low in ("hand back", "handback"):
@@ -102,7 +115,7 @@ async def interact(services: Services, state: RunState, user: str) -> int:
             print(f"error: {plain(str(exc))}", file=sys.stderr)
             state, _ = await services.store.load(state.id)
     print()
-    print(outcome_text(state))
+    print(outcome_text(state, color=color))
     return 0 if state.status == "done" else 1
 
 

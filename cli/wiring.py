@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from agent.brain import LLMBrain
@@ -52,6 +53,12 @@ def world_file(settings: CoreSettings) -> str | None:
     if not settings.demo:
         return None
     return DEMO_WORLD_FILE if is_postgres_url(settings.db) else settings.db
+
+
+def database_exists(db: str) -> bool:
+    """Whether ``TANDEM_DB`` names a database that is there: a SQLite file that exists, or any PostgreSQL URL
+    (the server says whether it can be reached when the store opens)."""
+    return is_postgres_url(db) or Path(db).exists()
 
 
 async def connect_store(db: str) -> OpenStore:

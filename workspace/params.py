@@ -90,7 +90,7 @@ def _block_problem(block: Any) -> str | None:
         return f"invalid block: {exc}"
     unknown = set(block) - set(parsed.attributes) - {"type"}
     if unknown:
-        return f"unknown field(s): {', '.join(sorted(unknown))}"
+        return f"unknown {'field' if len(unknown) == 1 else 'fields'}: {', '.join(sorted(unknown))}"
     return None
 
 

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from agent.messages import plural
 from agent.offline.vocabulary import JSON, rx
 
 _MARKS = {"done": "✅", "failed": "❌", "skipped": "⏭️", "running": "⏳", "pending": "⏸️"}
@@ -23,7 +24,7 @@ def _result_lines(result: Any, limit: int = 8) -> list[str]:
     text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
     lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
     if len(lines) > limit:
-        lines = [*lines[:limit], f"… ({len(lines) - limit} more lines)"]
+        lines = [*lines[:limit], f"… ({plural(len(lines) - limit, 'more line')})"]
     return [line if len(line) <= 200 else line[:199] + "…" for line in lines]
 
 

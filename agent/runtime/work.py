@@ -167,5 +167,8 @@ class Worker:
             return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=False, error=error)
         value = to_jsonable_python(result, fallback=str)
         if isinstance(value, str) and len(value) > _MAX_RESULT_CHARS:
-            value = value[:_MAX_RESULT_CHARS] + f"\n… ({len(value) - _MAX_RESULT_CHARS} more characters cut)"
+            value = (
+                value[:_MAX_RESULT_CHARS]
+                + f"\n… ({messages.plural(len(value) - _MAX_RESULT_CHARS, 'more character')} cut)"
+            )
         return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=True, result=value)

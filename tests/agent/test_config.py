@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
 from agent.config import load_config, parse_duration
-from agent.errors import ConfigError
+from agent.errors import ConfigError, PolicyError
+from workspace.state import WorkspaceState
 
 
 @pytest.mark.parametrize(
@@ -70,3 +73,33 @@ def test_no_config_file_means_defaults(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     config = load_config(None, {})
     assert not config.has_approvers and config.timeouts == {}
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "U0BOB",
+        "W012AB3CD",
+        "S0OPSTEAM",
+        "ou_7d8a6e6df7621556ce0d21922b676706",
+        "od_4e6a",
+        "oc_a0553eda9014c201",
+    ],
+)
+def test_approver_ids_of_slack_and_feishu_are_accepted(entry: str) -> None:
+    config = load_config(None, {"TANDEM_POLICY__APPROVERS__EXEC": entry})
+    assert config.approvers == {"exec": [entry]}
+
+
+@pytest.mark.parametrize("entry", ["bob", "@bob", "u0bob", "Bob Approver", "<@U0BOB>", "#ops", "ou-abc", ""])
+def test_approver_that_is_no_id_is_refused_naming_key_and_entry(entry: str) -> None:
+    with pytest.raises(
+        PolicyError, match=re.escape(f"approvers.deploy: {json.dumps(entry)} is not a user or group id")
+    ):
+        load_config(None, {"TANDEM_POLICY__APPROVERS__DEPLOY": json.dumps(["U0BOB", entry])})
+
+
+def test_the_local_workspace_people_are_valid_approvers() -> None:
+    ids = [user.id for user in WorkspaceState().users.values() if not user.is_bot]
+    config = load_config(None, {"TANDEM_POLICY__APPROVERS__EXEC": json.dumps(ids)})
+    assert {"U0ALICE", "U0BOB", "U0CAROL"} <= set(config.approvers["exec"])

@@ -1,8 +1,9 @@
-"""Twenty real processes run `tandem runs` on one fresh database at the same moment: all start, and
-the schema (run store and demo world, both applied by the real start-up) is migrated exactly once."""
+"""Twenty real processes run `tandem run --detach` on one fresh database at the same moment: all start,
+and the schema (run store and demo world, both applied by the real start-up) is migrated exactly once."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -30,7 +31,7 @@ while not go.exists():
     if time.monotonic() > deadline:
         sys.exit("never told to go")
     time.sleep(0.001)
-sys.exit(main(["runs"]))
+sys.exit(main(["run", "--detach", "restart payments and check errors after"]))
 """
 
 
@@ -76,7 +77,7 @@ def test_runs_with_twenty_processes_on_fresh_file_all_start_and_migrate_once(tmp
 
     failures = [(code, err.strip().splitlines()[-1:]) for code, _, err in results if code != 0]
     assert failures == [], f"{len(failures)} of {PROCESSES} processes failed"
-    assert all("No runs yet" in out for _, out, _ in results)
+    assert all(json.loads(out)["status"] == "awaiting_review" for _, out, _ in results)
 
     fresh = Database(sqlite3.connect(":memory:"))
     expected = sorted((s.name, m.name) for s in (store_migrations, world_migrations) for m in s.pending(fresh))
@@ -84,6 +85,7 @@ def test_runs_with_twenty_processes_on_fresh_file_all_start_and_migrate_once(tmp
     db = Database(sqlite3.connect(db_path))
     applied = db.execute("SELECT migration_set, name FROM _sqlite_migrations").fetchall()
     assert sorted(applied) == expected
+    assert db.table("runs").count == PROCESSES
     # The demo world was seeded once, not once per process.
     for table in ("demo_services", "demo_samples", "demo_logs"):
         assert db.table(table).count == fresh.table(table).count

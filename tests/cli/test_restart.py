@@ -175,6 +175,7 @@ def test_killed_during_a_read_step_reruns_it_on_resume(env: dict[str, str]) -> N
     ],
 )
 def test_cli_errors_are_clear_and_exit_nonzero(env: dict[str, str], args: list[str], message: str) -> None:
+    run_json(env, "run", "--detach", TASK)  # a database with another run in it
     proc = tandem(env, *args, check=False)
     assert proc.returncode == 1
     assert message in proc.stderr

@@ -56,7 +56,7 @@ def test_bad_policy_file_fails_at_start_naming_the_key(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert proc.returncode == 1 and "approvers.deploi" in proc.stderr
+    assert proc.returncode == 2 and "approvers.deploi" in proc.stderr
 
 
 async def test_healthz_answers_with_the_database_reachable(tmp_path: Path) -> None:

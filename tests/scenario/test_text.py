@@ -1,0 +1,62 @@
+"""What people read, through the real app over signed HTTP: what they typed is escaped exactly once
+wherever it is shown again, and counts read as proper plurals."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.scenario.harness import OPS, Env, running, text_of
+from workspace.models import Message
+from workspace.web import typed_text
+
+
+async def _start(env: Env, task: str) -> tuple[Message, Message]:
+    await env.ws.slash_command("alice", OPS, task)
+    await env.wait(env.cards)
+    card = env.cards()[-1]
+    return card, await env.next_review(card)
+
+
+def _everything_the_bot_said(env: Env, card: Message) -> str:
+    said = [env.ws.state.message(OPS, card.ts), *(m for m in env.thread(card) if m.bot_id)]
+    return "\n".join(text_of(m) for m in said)
+
+
+async def test_reply_with_comparison_signs_reads_as_typed_once_escaped_in_review_and_card(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env, "restart payments and check errors after")
+        # What Slack sends for the typed `replan: alert only when p99 > 500ms & < 2s`: & < > as entities.
+        sent, _ = typed_text(env.ws.state, "replan: alert only when p99 > 500ms & < 2s")
+        await env.ws.reply_in_thread("alice", OPS, card.ts, sent)
+
+        once = "p99 &gt; 500ms &amp; &lt; 2s"  # Slack shows this as p99 > 500ms & < 2s
+        await env.wait(lambda: once in text_of(env.ws.state.message(OPS, plan.ts)))
+        await env.wait(lambda: once in text_of(env.ws.state.message(OPS, card.ts)))
+        await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)))
+        await env.idle()
+
+        said = _everything_the_bot_said(env, card)
+        assert not any(twice in said for twice in ("&amp;gt;", "&amp;lt;", "&amp;amp;")), said
+
+
+async def test_reply_with_slack_markup_typed_as_text_stays_text(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card, plan = await _start(env, "restart payments and check errors after")
+        sent, _ = typed_text(env.ws.state, "replan, and page <!channel> with <https://evil.example|the docs>")
+        await env.ws.reply_in_thread("alice", OPS, card.ts, sent)
+
+        shown = "page &lt;!channel&gt; with &lt;https://evil.example|the docs&gt;"
+        await env.wait(lambda: shown in text_of(env.ws.state.message(OPS, plan.ts)))
+        await env.idle()
+
+        said = _everything_the_bot_said(env, card)
+        assert "<!channel>" not in said and "<https://evil.example" not in said
+
+
+async def test_one_step_result_says_1_step(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        _, result = await _start(env, "check errors for payments")
+
+        assert re.search(r"\b1 step\b.*: 1 succeeded, 0 failed\.", text_of(result))
+        assert "(s)" not in text_of(result)
