@@ -144,7 +144,8 @@ def main(args: argparse.Namespace) -> int:
     The policy is checked before the workspace or the database is touched (the banner names it).
     """
     config, named = policy_for(args.config)
-    checked_policy(config, announce=False)
+    mine = config != DEMO_POLICY  # the person's own policy is named on stderr like every command's
+    checked_policy(args.config if mine else config, announce=mine)
     extra = {"config": config, "policy_name": named}
     try:
         asyncio.run(dev_forever(args.host, args.port, args.db, **extra))

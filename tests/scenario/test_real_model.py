@@ -25,13 +25,16 @@ PLAN = json.dumps(
 async def test_slow_model_never_delays_the_ack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-local")
     async with serve_openai() as llm:
-        llm.reply(PLAN, delay=2.0)
+        llm.reply(PLAN, delay=4.0)
         async with running(tmp_path, model="openai/test-model", llm_api_base=llm.base_url) as env:
             delivery = await env.ws.slash_command("alice", OPS, "look into auth errors")
             assert delivery.status == 200 and delivery.error is None
             await env.wait(env.cards, within=2)
             card = env.cards()[0]
             assert env.open_review(card) is None, "the ack came back before the model answered"
+            # while the model thinks, the run card says so (a slow call does not look like nothing happens)
+            await env.wait(lambda: "drafting a plan" in text_of(env.ws.state.message(OPS, card.ts)), within=3.5)
+            assert env.open_review(card) is None, "seen while the model was still planning"
             plan = await env.next_review(card, within=15)
             assert "check_service" in text_of(plan) and "see how auth is doing" in text_of(plan)
             assert llm.requests and llm.requests[0]["model"] == "test-model"

@@ -261,16 +261,16 @@ async def test_metrics_model_calls_per_run_count_every_request_including_repairs
 ) -> None:
     plan = '{"steps": [{"tool": "look", "params": {"service": "api"}, "reason": "see"}]}'
     summary = '{"text": "api is fine"}'
-    reading = '{"intent": "approve", "confidence": 0.9, "reason": "a yes"}'
-    model = ScriptedModel(plan, summary, reading, "no json here", plan, summary)
+    # "ship it" is read by the offline reader, sure of it: no model call for the reading
+    model = ScriptedModel(plan, summary, "no json here", plan, summary)
     rt = Runtime(store, LLMBrain(model), REGISTRY, clock=clock)
     one = await start(rt, "alice", "C1")
     _, one = await rt.say(one.id, "ship it", "alice")
     two = await start(rt, "alice", "C1")
     assert one.status == "done" and two.status == "awaiting_review" and model.remaining == 0
     m = await store.metrics(window())
-    # one: plan, summary, reading; two: plan, its repair, summary
-    assert (m.model_calls, m.model_calls_per_run) == (6, 3.0)
+    # one: plan, summary; two: plan, its repair, summary
+    assert (m.model_calls, m.model_calls_per_run) == (5, 2.5)
     assert (m.prompt_tokens, m.completion_tokens, m.tokens_per_run) == (None, None, None)
 
 
