@@ -149,6 +149,7 @@ def report_lines(report: Report) -> list[str]:
         f"Read from words     {m.free_text_decisions} decisions, {m.overrides} 'Not what I meant' "
         f"(misread rate {percent(m.misread_rate)})"
     )
+    lines.append(f"Results rated       👍 {m.results_liked}  👎 {m.results_disliked}")
     tokens = f", {m.tokens_per_run:.0f} tokens per run" if m.tokens_per_run is not None else ""
     lines.append(f"Model calls         {m.model_calls} ({m.model_calls_per_run:.1f} per run{tokens})")
     lines.append("")

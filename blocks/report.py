@@ -35,6 +35,8 @@ def report_blocks(report: Report, where: str) -> Blocks:
     ]
     if m.free_text_decisions:
         figures.append(f"*Replies misread:* {m.overrides} of {m.free_text_decisions} ({percent(m.misread_rate)})")
+    if m.results_liked or m.results_disliked:
+        figures.append(f"*Results rated:* 👍 {m.results_liked} · 👎 {m.results_disliked}")
     waits = ", ".join(f"{escape(x.anchor)} p50 {x.p50:.0f} s, p90 {x.p90:.0f} s" for x in m.approval_latency)
     if waits:
         figures.append(f"*Approval wait:* {waits}")

@@ -74,7 +74,7 @@ def _quoted(values: Sequence[str]) -> str:
 
 STAGED = ("cohort", "ev", "asks", "corrections", "closes", "takeovers")
 """Temporary tables :func:`collect` fills once and every query reads (dropped before it returns)."""
-KINDS = ("ask_human", "decided", "close_review", "timed_out", "override", "model_usage")
+KINDS = ("ask_human", "decided", "close_review", "timed_out", "override", "model_usage", "result_feedback")
 """The audit lines the figures are read from."""
 
 
@@ -100,7 +100,7 @@ def _stage(q: MetricsQuery, d: Dialect) -> list[tuple[str, list[Any]]]:
     return [
         (f"CREATE TEMP TABLE cohort AS SELECT r.id, r.created_at FROM runs r WHERE {' AND '.join(where)}", args),
         (
-            "CREATE TEMP TABLE ev AS SELECT e.id, e.run_id, e.at, e.kind, e.payload"
+            "CREATE TEMP TABLE ev AS SELECT e.id, e.run_id, e.at, e.kind, e.actor, e.payload"
             f" FROM events e JOIN cohort c ON c.id = e.run_id WHERE e.kind IN ({_quoted(KINDS)})",
             [],
         ),
@@ -184,6 +184,22 @@ def _people(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
     """
     )
     return sql, args
+
+
+def _votes(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
+    """👍/👎 on results: each person's latest vote per run (a changed mind counts once, as changed)."""
+    vote = d.field("payload", "vote")
+    sql = f"""
+    WITH latest AS (
+        SELECT {vote} AS vote,
+               ROW_NUMBER() OVER (PARTITION BY run_id, actor ORDER BY id DESC) AS k
+        FROM ev WHERE kind = 'result_feedback'
+    )
+    SELECT COALESCE(SUM(CASE WHEN vote = 'up' THEN 1 ELSE 0 END), 0),
+           COALESCE(SUM(CASE WHEN vote = 'down' THEN 1 ELSE 0 END), 0)
+    FROM latest WHERE k = 1
+    """
+    return sql, []
 
 
 def _model_use(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
@@ -292,6 +308,7 @@ def queries(q: MetricsQuery, d: Dialect) -> dict[str, tuple[str, list[Any]]]:
         "headline": _headline(q, d),
         "people": _people(q, d),
         "model_use": _model_use(q, d),
+        "votes": _votes(q, d),
         "latency": _latency(q, d),
         "tools": _tools(q, d),
         "timeouts": _timeouts(q, d),
@@ -334,6 +351,7 @@ def assemble(q: MetricsQuery, results: Mapping[str, Sequence[Sequence[Any]]]) ->
     )
     free_text, overrides, reminders = (int(v or 0) for v in one("people"))
     calls, prompt, completion, reported = one("model_use")
+    liked, disliked = (int(v or 0) for v in one("votes"))
     calls = int(calls or 0)
     tokens = int(prompt or 0) + int(completion or 0)
     latency = [
@@ -376,6 +394,8 @@ def assemble(q: MetricsQuery, results: Mapping[str, Sequence[Sequence[Any]]]) ->
         free_text_decisions=free_text,
         overrides=overrides,
         misread_rate=_rate(overrides, free_text),
+        results_liked=liked,
+        results_disliked=disliked,
         model_calls=calls,
         model_calls_per_run=_rate(calls, runs),
         prompt_tokens=int(prompt) if reported else None,

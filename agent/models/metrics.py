@@ -110,6 +110,8 @@ class Metrics(_Figures):
     free_text_decisions: int = 0  # decisions read from people's words
     overrides: int = 0  # "Not what I meant"
     misread_rate: float = 0.0
+    results_liked: int = 0  # 👍 on a finished run's result (each person's latest vote counts)
+    results_disliked: int = 0  # 👎
     model_calls: int = 0
     model_calls_per_run: float = 0.0
     prompt_tokens: int | None = None  # None: no provider reported tokens for these runs

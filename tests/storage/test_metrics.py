@@ -16,6 +16,7 @@ from agent.config import PolicyConfig, TimeoutRule
 from agent.llm import LiteLLMModel
 from agent.models import (
     Approve,
+    AuditEvent,
     Correct,
     Finish,
     Instruct,
@@ -297,3 +298,18 @@ async def test_metrics_tokens_per_run_are_what_litellm_reported(store: Store, mo
 def test_metrics_query_that_ends_before_it_starts_is_refused() -> None:
     with pytest.raises(ValueError, match="the window must end after it starts"):
         MetricsQuery(since=DAY0, until=DAY0)
+
+
+async def test_metrics_count_each_persons_latest_vote_on_a_result(store: Store) -> None:
+    rt = Runtime(store, TimedBrain(), REGISTRY, clock=clock)
+    run = await start(rt, "alice", "C1")
+    other = await start(rt, "bob", "C1")
+
+    def vote(who: str, value: str) -> AuditEvent:
+        return AuditEvent(at=clock(), actor=who, kind="result_feedback", payload={"vote": value})
+
+    # alice changes her mind (down, then up); bob votes down on one run and up on the other
+    await store.append_events(run.id, [vote("U0ALICE", "down"), vote("U0ALICE", "up"), vote("U0BOB", "down")])
+    await store.append_events(other.id, [vote("U0BOB", "up")])
+    m = await store.metrics(window())
+    assert (m.results_liked, m.results_disliked) == (2, 1)
