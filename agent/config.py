@@ -141,11 +141,11 @@ class PolicyConfig(_Section):
 # People and groups are named by id, never by display name (names change and collide).
 USER_ID = re.compile(r"[UW][A-Z0-9]{2,}|ou_[A-Za-z0-9]+")
 """A Slack user (``U…``, ``W…`` in Enterprise Grid) or a Feishu user (``ou_…``)."""
-GROUP_ID = re.compile(r"S[A-Z0-9]{2,}|o[dc]_[A-Za-z0-9]+")
-"""A Slack user group (``S…``), a Feishu department (``od_…``) or a Feishu chat (``oc_…``)."""
+GROUP_ID = re.compile(r"S[A-Z0-9]{2,}|od[-_][A-Za-z0-9]+|oc_[A-Za-z0-9]+")
+"""A Slack user group (``S…``), a Feishu department (``od-…``; ``od_…`` too) or a Feishu chat (``oc_…``)."""
 _ID_HINT = (
     "Use ids, not names: Slack users U…/W… and user groups S… (a profile's ⋮ menu → Copy member ID), "
-    "Feishu users ou_…, departments od_… and chats oc_…."
+    "Feishu users ou_…, departments od-… and chats oc_…."
 )
 _ENV_PREFIX = "TANDEM_POLICY__"
 

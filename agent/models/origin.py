@@ -100,7 +100,7 @@ def legacy_origin(channel: dict[str, str]) -> SlackThread | Terminal:
 _SLACK_USER = re.compile(r"[UW][A-Z0-9]{2,}")
 _SLACK_GROUP = re.compile(r"S[A-Z0-9]{2,}")
 _FEISHU_USER = re.compile(r"ou_[A-Za-z0-9]+")
-_FEISHU_GROUP = re.compile(r"o[dc]_[A-Za-z0-9]+")  # a department (od_) or a chat (oc_)
+_FEISHU_GROUP = re.compile(r"od[-_][A-Za-z0-9]+|oc_[A-Za-z0-9]+")  # a department (od-… as Feishu writes it) or a chat
 
 
 class Principal(_Model):

@@ -83,6 +83,7 @@ def test_no_config_file_means_defaults(tmp_path: Path, monkeypatch: pytest.Monke
         "S0OPSTEAM",
         "ou_7d8a6e6df7621556ce0d21922b676706",
         "od_4e6a",
+        "od-4e6ac4d14bcd5071a37a39de902c7141",
         "oc_a0553eda9014c201",
     ],
 )

@@ -69,6 +69,7 @@ def test_run_without_origin_is_a_terminal_run() -> None:
         ("S0OPS", "slack", "group"),
         ("ou_7d8a6e6df7621556ce0d21922b676706", "feishu", "user"),
         ("od_64242a18099d3a31acd24d8fce8dcc1b", "feishu", "group"),
+        ("od-4e6ac4d14bcd5071a37a39de902c7141", "feishu", "group"),  # as Feishu's docs write department ids
         ("oc_a0553eda9014c201e6969b478895c230", "feishu", "group"),
         ("alice", "terminal", "user"),
         ("Sam", "terminal", "user"),  # a name that starts with S is not a Slack group
