@@ -87,7 +87,9 @@ async def test_three_replicas_fifty_clicks_make_one_transition_and_a_killed_depl
         await ws.wait_until(lambda _s: latest_review("may or may not") is not None, within=30)
 
         async def marked_sent() -> None:  # the worker marks the row after Slack took the post
-            while await store.delivery_status(run.id, "review", review_id) != "sent":
+            while True:
+                if await store.delivery_status(run.id, "review", review_id) == "sent":
+                    return
                 await asyncio.sleep(0.05)
 
         await asyncio.wait_for(marked_sent(), 30)
