@@ -10,12 +10,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import TandemError
 from agent.models import SlackThread
-from agent.usecases import MIN_PREFIX, AlreadyDecided, Applied, NeedsButton, NotApplied, Refused
+from agent.usecases import MIN_PREFIX, Applied
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.rules import rules_blocks
-from blocks.text import escape, mention, mention_group, section
+from blocks.text import escape, section
 from bot import messages
 from bot.channel import card_placeholder
+from bot.decisions import tell
 from bot.deps import Deps
 from bot.intake import read_before_ack
 from bot.payloads import SlashCommand
@@ -94,7 +95,5 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
         outcome = await usecases.cancel(run_id, user, "cancelled with /tandem cancel")
         if isinstance(outcome, Applied):
             await ephemeral(client, channel, user, messages.CANCELLED.format(run=run_id))
-        elif isinstance(outcome, Refused):
-            await ephemeral(client, channel, user, outcome.refusal.describe(user=mention, group=mention_group))
-        elif isinstance(outcome, NotApplied | AlreadyDecided | NeedsButton):
-            await ephemeral(client, channel, user, escape(outcome.message))
+        else:  # what did not take effect is worded as for a click (one place for every outcome)
+            await tell(client, channel, user, outcome)
