@@ -28,6 +28,7 @@ from cli.wiring import open_services
 
 if TYPE_CHECKING:  # Feishu is an optional extra: imported only when its settings are given
     from feishu.deps import FeishuDeps
+    from feishu.longconn import LongConnection
     from feishu.settings import FeishuSettings
 
 log = logging.getLogger("tandem.bot")
@@ -49,6 +50,7 @@ class FeishuBot:
     deps: FeishuDeps
     background: Background
     url: str = ""
+    connection: LongConnection | None = None
 
 
 @asynccontextmanager
@@ -154,38 +156,56 @@ async def serving(
 
 
 @asynccontextmanager
+async def _feishu_alone(settings: FeishuSettings, *, webhook: bool) -> AsyncIterator[FeishuBot]:
+    """The runtime, the scheduler and the Feishu channel, without Slack (for either connection mode)."""
+    from feishu.service import feishu_services
+
+    settings.require(webhook=webhook)
+    background = Background()
+    async with open_services(settings) as services:
+        try:
+            async with feishu_services(settings, services.runtime, services.store, background, webhook=webhook) as deps:
+                background.spawn(
+                    scheduler(services.runtime, settings.scheduler_interval, background), name="scheduler", service=True
+                )
+                yield FeishuBot(deps=deps, background=background)
+        finally:
+            await background.drain()
+
+
+@asynccontextmanager
 async def feishu_serving(
     settings: FeishuSettings, host: str = "127.0.0.1", port: int = 3000
 ) -> AsyncIterator[FeishuBot]:
     """Feishu alone in HTTP mode: the runtime, the scheduler, the Feishu channel and ``/feishu/events``."""
-    from feishu.service import feishu_services
     from feishu.webhook import mount
 
-    settings.require()
-    background = Background()
-    async with open_services(settings) as services:
-        try:
-            async with feishu_services(settings, services.runtime, services.store, background) as deps:
-                background.spawn(
-                    scheduler(services.runtime, settings.scheduler_interval, background), name="scheduler", service=True
-                )
-                application = web.Application()
-                mount(application, deps)
+    async with _feishu_alone(settings, webhook=True) as bot:
+        application = web.Application()
+        mount(application, bot.deps)
+        deps = bot.deps
 
-                async def healthz(request: web.Request) -> web.Response:
-                    try:
-                        await deps.store.ping()
-                    except Exception as exc:
-                        return web.json_response({"ok": False, "error": f"database unreachable: {exc}"}, status=503)
-                    return web.json_response({"ok": True})
+        async def healthz(request: web.Request) -> web.Response:
+            try:
+                await deps.store.ping()
+            except Exception as exc:
+                return web.json_response({"ok": False, "error": f"database unreachable: {exc}"}, status=503)
+            return web.json_response({"ok": True})
 
-                application.router.add_get("/healthz", healthz)
-                bot = FeishuBot(deps=deps, background=background)
-                async with _listening(application, host, port) as url:
-                    bot.url = url
-                    yield bot
-        finally:
-            await background.drain()
+        application.router.add_get("/healthz", healthz)
+        async with _listening(application, host, port) as url:
+            bot.url = url
+            yield bot
+
+
+@asynccontextmanager
+async def feishu_connected(settings: FeishuSettings) -> AsyncIterator[FeishuBot]:
+    """Feishu alone over the long connection (``tandem feishu-ws``): no HTTP server, no public URL."""
+    from feishu.longconn import long_connection
+
+    async with _feishu_alone(settings, webhook=False) as bot, long_connection(bot.deps) as connection:
+        bot.connection = connection
+        yield bot
 
 
 @asynccontextmanager

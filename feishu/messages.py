@@ -27,3 +27,5 @@ HELP = (
     "• `list` — open runs here · `status <run>` · `cancel <run>` · `rules` — always-allow rules here\n"
     "• Reply in a run's thread to correct it; approve with the card's buttons."
 )
+TENANT_UNKNOWN = "Tandem cannot check this workspace right now; nothing changed. Try again in a moment."
+REFUSED = "This card is not from Tandem's workspace; nothing changed."
