@@ -54,7 +54,9 @@ class FeishuBot:
 
 
 @asynccontextmanager
-async def bot_services(settings: SlackSettings, feishu: FeishuSettings | None = None) -> AsyncIterator[Bot]:
+async def bot_services(
+    settings: SlackSettings, feishu: FeishuSettings | None = None, *, feishu_webhook: bool = True
+) -> AsyncIterator[Bot]:
     background = Background()
     async with aiohttp.ClientSession() as session, open_services(settings) as services, AsyncExitStack() as extra:
         client = build_client(settings, session)
@@ -86,7 +88,7 @@ async def bot_services(settings: SlackSettings, feishu: FeishuSettings | None = 
             from feishu.service import feishu_services
 
             bot.feishu = await extra.enter_async_context(
-                feishu_services(feishu, services.runtime, services.store, background)
+                feishu_services(feishu, services.runtime, services.store, background, webhook=feishu_webhook)
             )
         # Runs whose process died mid-step resume (risky steps ask a person first), and
         # deadlines that passed while the bot was down are handled now, then periodically.
@@ -282,10 +284,50 @@ async def serve_forever(
         await asyncio.Event().wait()
 
 
-async def socket_forever(settings: SlackSettings, *, demo: bool = False) -> None:
+def _long_connection_installed() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("lark_oapi") is None:
+        raise ConfigError("Feishu's long connection needs the 'feishu' extra: pip install -e '.[feishu]'.")
+
+
+async def socket_forever(settings: SlackSettings, *, demo: bool = False, feishu: FeishuSettings | None = None) -> None:
+    """Slack in Socket Mode; with Feishu settings, Feishu's long connection beside it (neither needs a public URL)."""
     settings.require("bot_token", "app_token")
+    if feishu is not None:
+        feishu.require(webhook=False)
+        _long_connection_installed()
     settings = choose_tools(settings, demo=demo)
-    async with bot_services(settings) as bot:
+    async with bot_services(settings, feishu, feishu_webhook=False) as bot:
         print("Tandem is connecting to Slack in Socket Mode.", flush=True)
         _started(settings, "connecting to Slack in Socket Mode", mode="socket")
-        await run_socket_mode(bot.app, settings.secret("app_token"))
+        if bot.feishu is None:
+            await run_socket_mode(bot.app, settings.secret("app_token"))
+            return
+        from feishu.longconn import long_connection
+
+        async with long_connection(bot.feishu) as connection:
+            print("Tandem is connecting to Feishu over the long connection.", flush=True)
+            both = {
+                asyncio.create_task(run_socket_mode(bot.app, settings.secret("app_token"))),
+                asyncio.create_task(connection.ended()),
+            }
+            done, pending = await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:  # either one ending (the long connection failing) ends both
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
+            for task in done:
+                task.result()
+
+
+async def feishu_ws_forever(settings: FeishuSettings, *, demo: bool = False) -> None:
+    """Feishu alone over the long connection: needs only the app id and secret, and no public URL."""
+    settings.require(webhook=False)
+    _long_connection_installed()
+    settings = choose_tools(settings, demo=demo)
+    async with feishu_connected(settings) as bot:
+        print("Tandem is connecting to Feishu over the long connection.", flush=True)
+        _started(settings, "connecting to Feishu over the long connection", mode="feishu-ws")
+        assert bot.connection is not None
+        await bot.connection.ended()
