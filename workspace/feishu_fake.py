@@ -405,7 +405,12 @@ class FeishuFake:
         self, person: str, message_id: str, action: str, form_value: dict[str, Any] | None = None, **match: Any
     ) -> Answer:
         """Click the card button whose value has ``action`` (and ``match``); the answer's card replaces it."""
-        value = self.button(message_id, action, **match)
+        return await self.click_value(person, message_id, self.button(message_id, action, **match), form_value)
+
+    async def click_value(
+        self, person: str, message_id: str, value: dict[str, Any], form_value: dict[str, Any] | None = None
+    ) -> Answer:
+        """Click the button with callback ``value``; the answer's card replaces the clicked one."""
         answer = await self.deliver(self.click_event(person, message_id, value, form_value))
         card = answer.body.get("card")
         if answer.status == 200 and isinstance(card, dict) and card.get("type") == "raw":
@@ -461,9 +466,17 @@ def card_text(card: dict[str, Any]) -> str:
 
 
 @asynccontextmanager
-async def run_feishu(**fields: Any) -> AsyncIterator[FeishuFake]:
-    """A fake Feishu on an ephemeral local port until the block ends (set ``events_url`` to reach the bot)."""
+async def run_feishu(
+    *, host: str = "127.0.0.1", port: int = 0, ui: bool = False, **fields: Any
+) -> AsyncIterator[FeishuFake]:
+    """A fake Feishu on a local port (0: a free one) until the block ends (set ``events_url`` to reach
+    the bot); ``ui=True`` also serves the Feishu-style chat page at ``/``."""
     fake = FeishuFake(**fields)
-    async with serve(fake.app()) as url:
+    app = fake.app()
+    if ui:
+        from workspace.feishu_page import add_page
+
+        add_page(app, fake)
+    async with serve(app, host=host, port=port) as url:
         fake.api_url = url
         yield fake
