@@ -25,6 +25,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from agent.errors import TandemError
+from agent.logs import ctx
 from feishu import messages
 from feishu.clicks import toast
 from feishu.deps import FeishuDeps
@@ -128,8 +129,9 @@ class LongConnection:
                 settings.secret("app_secret"),
                 event_handler=handler,
                 domain=settings.api_url,
-                log_level=lark.LogLevel.INFO,
+                log_level=lark.LogLevel.WARNING,  # its INFO lines carry the connection URL, ticket included
             )
+            log.info("opening the Feishu long connection", extra=ctx(api=settings.api_url))
             if not self._stopping.is_set():
                 client.start()  # returns only when stopped or failed
         except RuntimeError as exc:
