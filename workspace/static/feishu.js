@@ -22,30 +22,48 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-// Card markdown: mentions (<at id=ou_x></at>), **bold**, `code`, [links](url), line breaks.
-// The bot escapes what people wrote (&lt; …), so entities are kept and only raw tags are escaped.
-function markdown(content) {
-  const mentions = [];
-  let text = content.replace(/<at (?:id|user_id)="?([^"> ]+)"?><\/at>/g, (_, id) => {
-    mentions.push(id);
-    return `\u0000${mentions.length - 1}\u0000`;
-  });
-  text = text.replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  const blocks = [];
-  text = text.replace(/```[a-z]*\n([\s\S]*?)```/g, (_, code) => {
-    blocks.push(code);
-    return `\u0001${blocks.length - 1}\u0001`;
-  });
-  text = text.replace(/`([^`]+)`/g, "<code>$1</code>");
-  text = text.replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>");
-  text = text.replace(/\[([^\]]+)\]\((https?:[^)\s]+)\)/g, '<a href="$2" target="_blank" rel="noopener">$1</a>');
-  text = text.replace(/\n/g, "<br>");
-  text = text.replace(/\u0001(\d+)\u0001/g, (_, i) => `<pre>${blocks[Number(i)]}</pre>`);
-  return text.replace(/\u0000(\d+)\u0000/g, (_, i) => {
-    const id = mentions[Number(i)];
-    const name = names[id] || (id === "all" ? "all" : id);
-    return `<span class="mention">@${name.toLowerCase()}</span>`;
-  });
+// Card markdown as DOM nodes: mentions (<at id=ou_x></at>), **bold**, `code`, code fences,
+// [links](url), line breaks. The bot escapes what people wrote (&lt; …): entities are decoded into text.
+const ENTITIES = { lt: "<", gt: ">", amp: "&", quot: '"', "#39": "'" };
+const INLINE = /<at (?:id|user_id)="?([^"> ]+)"?><\/at>|`([^`]+)`|\*\*([^*]+)\*\*|\[([^\]]+)\]\((https?:[^)\s]+)\)|\n/g;
+
+function decode(text) {
+  return text.replace(/&(lt|gt|amp|quot|#39);/g, (_, name) => ENTITIES[name]);
+}
+
+function inline(text, parent) {
+  let last = 0;
+  for (const match of text.matchAll(INLINE)) {
+    parent.append(decode(text.slice(last, match.index)));
+    last = match.index + match[0].length;
+    const [, mention, code, bold, label, url] = match;
+    if (mention !== undefined) {
+      const name = names[mention] || mention;
+      parent.append(el("span", { class: "mention", text: `@${name.toLowerCase()}` }));
+    } else if (code !== undefined) {
+      parent.append(el("code", { text: decode(code) }));
+    } else if (bold !== undefined) {
+      const strong = el("b");
+      inline(bold, strong);
+      parent.append(strong);
+    } else if (label !== undefined) {
+      parent.append(el("a", { href: url, target: "_blank", rel: "noopener", text: decode(label) }));
+    } else {
+      parent.append(el("br"));
+    }
+  }
+  parent.append(decode(text.slice(last)));
+}
+
+function markdown(content, parent) {
+  let last = 0;
+  for (const match of content.matchAll(/```[a-z]*\n([\s\S]*?)```/g)) {
+    inline(content.slice(last, match.index), parent);
+    parent.append(el("pre", { text: decode(match[1]) }));
+    last = match.index + match[0].length;
+  }
+  inline(content.slice(last), parent);
+  return parent;
 }
 
 function formValues(node) {
@@ -61,9 +79,7 @@ function formValues(node) {
 function renderElement(element, messageId) {
   switch (element.tag) {
     case "markdown": {
-      const node = el("div", { class: `md ${element.text_size || ""}`, "data-testid": "feishu-md" });
-      node.innerHTML = markdown(element.content || "");
-      return node;
+      return markdown(element.content || "", el("div", { class: `md ${element.text_size || ""}`, "data-testid": "feishu-md" }));
     }
     case "hr":
       return el("hr");
