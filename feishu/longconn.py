@@ -21,7 +21,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator
 from concurrent.futures import TimeoutError as FutureTimeout
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 from agent.errors import TandemError
@@ -142,7 +142,7 @@ class LongConnection:
             log.error("the Feishu long connection failed: %s", exc)
         finally:
             self._close(own, client)
-            if not self.loop.is_closed():
+            with suppress(RuntimeError):  # the bot's loop may be gone already (a stop that timed out)
                 self.loop.call_soon_threadsafe(_settle, self._ended)
 
     def _close(self, own: asyncio.AbstractEventLoop, client: Any) -> None:
