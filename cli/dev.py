@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import signal
 import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
@@ -28,6 +29,10 @@ from cli.policy import checked_policy
 from cli.serve import Bot, serving
 from workspace import Workspace, WorkspaceState, run_workspace
 from workspace.persist import keep, restore
+
+if TYPE_CHECKING:
+    from feishu.settings import FeishuSettings
+    from workspace.feishu_fake import FeishuFake
 
 DEMO_TOOLS = "demo.tools"
 CARD_INTERVAL = 0.25
@@ -63,15 +68,54 @@ def dev_settings(ws: Workspace, db: str | Path, **extra: Any) -> SlackSettings:
     return DevSettings(**{**values, **extra})
 
 
+def feishu_installed() -> bool:
+    """Whether the ``feishu`` extra is there (without it ``tandem dev`` shows the Slack view alone)."""
+    return importlib.util.find_spec("cryptography") is not None
+
+
+def dev_feishu_settings(fake: FeishuFake) -> FeishuSettings:
+    """The Feishu channel's settings for talking to ``fake``: from arguments only, like :class:`DevSettings`."""
+    from feishu.settings import FeishuSettings
+    from workspace.feishu_fake import APP_ID, APP_SECRET
+
+    class DevFeishuSettings(FeishuSettings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            return (init_settings,)
+
+    return DevFeishuSettings(
+        app_id=APP_ID,
+        app_secret=APP_SECRET,
+        verification_token=fake.verification_token,
+        encrypt_key=fake.encrypt_key,
+        api_url=fake.api_url,
+        card_update_interval=CARD_INTERVAL,
+    )
+
+
 @dataclass
 class Dev:
     ws: Workspace
     bot: Bot
+    feishu: FeishuFake | None = None
+    """The local Feishu with its chat page (when the ``feishu`` extra is installed)."""
 
     @property
     def url(self) -> str:
         """The page (and the workspace's Web API under ``/api/``)."""
         return self.ws.base_url
+
+    @property
+    def feishu_url(self) -> str:
+        """The Feishu-style chat page, or "" without one."""
+        return self.feishu.api_url if self.feishu is not None else ""
 
 
 @asynccontextmanager
@@ -88,12 +132,22 @@ async def developing(
     saved = await asyncio.to_thread(_saved_workspace, Path(db))
     if saved is not None:
         restore(state, saved)
-    async with run_workspace(host=host, port=port, ui=True, state=state) as ws:
+    async with run_workspace(host=host, port=port, ui=True, state=state) as ws, AsyncExitStack() as stack:
         keeper = asyncio.create_task(keep(state, workspace_file(db)), name="workspace:keep")
         try:
-            async with serving(dev_settings(ws, db, **extra), "127.0.0.1", 0) as bot:
+            fake: FeishuFake | None = None
+            feishu: FeishuSettings | None = None
+            if feishu_installed():
+                from workspace.feishu_fake import run_feishu
+
+                fake = await stack.enter_async_context(run_feishu(host=host, port=port + 1 if port else 0, ui=True))
+                feishu = dev_feishu_settings(fake)
+            async with serving(dev_settings(ws, db, **extra), "127.0.0.1", 0, feishu=feishu) as bot:
                 ws.events_url = f"{bot.url}/slack/events"
-                yield Dev(ws=ws, bot=bot)
+                if fake is not None:
+                    fake.events_url = f"{bot.url}/feishu/events"
+                    state.elsewhere["feishu"] = fake.api_url
+                yield Dev(ws=ws, bot=bot, feishu=fake)
         finally:
             keeper.cancel()
             with suppress(asyncio.CancelledError):
@@ -119,6 +173,8 @@ async def dev_forever(host: str, port: int, db: str, *, policy_name: str = "no p
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     async with developing(host, port, db, **extra) as dev:
         print(f"Tandem is running in a local workspace: open {dev.url}", flush=True)
+        if dev.feishu_url:
+            print(f"  the same bot in a Feishu-style chat: {dev.feishu_url}", flush=True)
         print(f"  bot {dev.bot.url}/slack/events · database {db} · offline model · demo tools", flush=True)
         print(f"  {policy_name}", flush=True)
         print("  Act as alice, bob or carol; try /tandem restart payments and check errors after. Ctrl-C stops.")

@@ -39,13 +39,13 @@ __all__ = ["build_parser", "main"]
 
 log = logging.getLogger("tandem.cli")
 
-BOT_COMMANDS = ("serve", "socket", "dev")
+BOT_COMMANDS = ("serve", "socket", "feishu-ws", "dev")
 """Long-running: they log at INFO unless TANDEM_LOG_LEVEL says otherwise; the rest at WARNING (a clean terminal)."""
 TOOL_COMMANDS = ("run", "answer", "resume", "tick")
 """The terminal commands that may run tools (and say so when those are the demo's)."""
-ANNOUNCE_POLICY = ("run", "resume", "serve", "socket", "dev")
+ANNOUNCE_POLICY = ("run", "resume", "serve", "socket", "feishu-ws", "dev")
 """Commands that start acting under the policy: they say on stderr which policy file is in force."""
-CREATE_DB = ("run", "serve", "socket", "dev")
+CREATE_DB = ("run", "serve", "socket", "feishu-ws", "dev")
 """The only commands that may create the database; the rest need one to exist and never make one."""
 EXIT_FAILED, EXIT_CONFIG, EXIT_BROKEN_PIPE, EXIT_INTERRUPTED = 1, 2, 141, 130
 """1: it did not work; 2: bad configuration (like a bad option); 141 and 130 as for SIGPIPE and Ctrl-C."""
@@ -158,17 +158,22 @@ async def _prune(args: argparse.Namespace, settings: CoreSettings) -> int:
 
 async def _slack(args: argparse.Namespace) -> int:
     from bot.settings import SlackSettings
-    from cli.serve import serve_forever, socket_forever
+    from cli.serve import feishu_ws_forever, serve_forever, socket_forever
     from feishu.settings import FeishuSettings
 
+    if args.command == "feishu-ws":
+        alone = read_settings(FeishuSettings)
+        checked_policy(alone.config, announce=True)
+        await feishu_ws_forever(alone, demo=args.demo)
+        return 0
     settings = read_settings(SlackSettings)
     checked_policy(settings.config, announce=True)
+    feishu = read_settings(FeishuSettings)
+    given = feishu if feishu.configured else None
     if args.command == "serve":
-        feishu = read_settings(FeishuSettings)
-        given = feishu if feishu.configured else None
         await serve_forever(settings, args.host, args.port, demo=args.demo, feishu=given)
     else:
-        await socket_forever(settings, demo=args.demo)
+        await socket_forever(settings, demo=args.demo, feishu=given)
     return 0
 
 
@@ -184,7 +189,7 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
         if args.command == "report":
             return report_command(args, read_settings(settings_factory))
         coro: Coroutine[Any, Any, int]
-        if args.command in ("serve", "socket"):
+        if args.command in ("serve", "socket", "feishu-ws"):
             coro = _slack(args)
         elif args.command == "prune":
             coro = _prune(args, settings_factory())

@@ -58,8 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=3000)
     serve.add_argument("--demo", action="store_true", help=DEMO_HELP)
 
-    socket = sub.add_parser("socket", help="run the Slack bot in Socket Mode (needs SLACK_APP_TOKEN)")
+    socket = sub.add_parser(
+        "socket", help="run the Slack bot in Socket Mode (needs SLACK_APP_TOKEN), and Feishu's long connection too"
+    )
     socket.add_argument("--demo", action="store_true", help=DEMO_HELP)
+
+    feishu_ws = sub.add_parser("feishu-ws", help="run the Feishu/Lark bot over the long connection (no public URL)")
+    feishu_ws.add_argument("--demo", action="store_true", help=DEMO_HELP)
 
     tick = sub.add_parser("tick", help="handle due reminders and deadlines once (the bot does this by itself)")
     tick.add_argument("--json", action="store_true")

@@ -28,6 +28,7 @@ from cli.wiring import open_services
 
 if TYPE_CHECKING:  # Feishu is an optional extra: imported only when its settings are given
     from feishu.deps import FeishuDeps
+    from feishu.longconn import LongConnection
     from feishu.settings import FeishuSettings
 
 log = logging.getLogger("tandem.bot")
@@ -49,10 +50,13 @@ class FeishuBot:
     deps: FeishuDeps
     background: Background
     url: str = ""
+    connection: LongConnection | None = None
 
 
 @asynccontextmanager
-async def bot_services(settings: SlackSettings, feishu: FeishuSettings | None = None) -> AsyncIterator[Bot]:
+async def bot_services(
+    settings: SlackSettings, feishu: FeishuSettings | None = None, *, feishu_webhook: bool = True
+) -> AsyncIterator[Bot]:
     background = Background()
     async with aiohttp.ClientSession() as session, open_services(settings) as services, AsyncExitStack() as extra:
         client = build_client(settings, session)
@@ -84,7 +88,7 @@ async def bot_services(settings: SlackSettings, feishu: FeishuSettings | None = 
             from feishu.service import feishu_services
 
             bot.feishu = await extra.enter_async_context(
-                feishu_services(feishu, services.runtime, services.store, background)
+                feishu_services(feishu, services.runtime, services.store, background, webhook=feishu_webhook)
             )
         # Runs whose process died mid-step resume (risky steps ask a person first), and
         # deadlines that passed while the bot was down are handled now, then periodically.
@@ -154,38 +158,56 @@ async def serving(
 
 
 @asynccontextmanager
+async def _feishu_alone(settings: FeishuSettings, *, webhook: bool) -> AsyncIterator[FeishuBot]:
+    """The runtime, the scheduler and the Feishu channel, without Slack (for either connection mode)."""
+    from feishu.service import feishu_services
+
+    settings.require(webhook=webhook)
+    background = Background()
+    async with open_services(settings) as services:
+        try:
+            async with feishu_services(settings, services.runtime, services.store, background, webhook=webhook) as deps:
+                background.spawn(
+                    scheduler(services.runtime, settings.scheduler_interval, background), name="scheduler", service=True
+                )
+                yield FeishuBot(deps=deps, background=background)
+        finally:
+            await background.drain()
+
+
+@asynccontextmanager
 async def feishu_serving(
     settings: FeishuSettings, host: str = "127.0.0.1", port: int = 3000
 ) -> AsyncIterator[FeishuBot]:
     """Feishu alone in HTTP mode: the runtime, the scheduler, the Feishu channel and ``/feishu/events``."""
-    from feishu.service import feishu_services
     from feishu.webhook import mount
 
-    settings.require()
-    background = Background()
-    async with open_services(settings) as services:
-        try:
-            async with feishu_services(settings, services.runtime, services.store, background) as deps:
-                background.spawn(
-                    scheduler(services.runtime, settings.scheduler_interval, background), name="scheduler", service=True
-                )
-                application = web.Application()
-                mount(application, deps)
+    async with _feishu_alone(settings, webhook=True) as bot:
+        application = web.Application()
+        mount(application, bot.deps)
+        deps = bot.deps
 
-                async def healthz(request: web.Request) -> web.Response:
-                    try:
-                        await deps.store.ping()
-                    except Exception as exc:
-                        return web.json_response({"ok": False, "error": f"database unreachable: {exc}"}, status=503)
-                    return web.json_response({"ok": True})
+        async def healthz(request: web.Request) -> web.Response:
+            try:
+                await deps.store.ping()
+            except Exception as exc:
+                return web.json_response({"ok": False, "error": f"database unreachable: {exc}"}, status=503)
+            return web.json_response({"ok": True})
 
-                application.router.add_get("/healthz", healthz)
-                bot = FeishuBot(deps=deps, background=background)
-                async with _listening(application, host, port) as url:
-                    bot.url = url
-                    yield bot
-        finally:
-            await background.drain()
+        application.router.add_get("/healthz", healthz)
+        async with _listening(application, host, port) as url:
+            bot.url = url
+            yield bot
+
+
+@asynccontextmanager
+async def feishu_connected(settings: FeishuSettings) -> AsyncIterator[FeishuBot]:
+    """Feishu alone over the long connection (``tandem feishu-ws``): no HTTP server, no public URL."""
+    from feishu.longconn import long_connection
+
+    async with _feishu_alone(settings, webhook=False) as bot, long_connection(bot.deps) as connection:
+        bot.connection = connection
+        yield bot
 
 
 @asynccontextmanager
@@ -262,10 +284,50 @@ async def serve_forever(
         await asyncio.Event().wait()
 
 
-async def socket_forever(settings: SlackSettings, *, demo: bool = False) -> None:
+def _long_connection_installed() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("lark_oapi") is None:
+        raise ConfigError("Feishu's long connection needs the 'feishu' extra: pip install -e '.[feishu]'.")
+
+
+async def socket_forever(settings: SlackSettings, *, demo: bool = False, feishu: FeishuSettings | None = None) -> None:
+    """Slack in Socket Mode; with Feishu settings, Feishu's long connection beside it (neither needs a public URL)."""
     settings.require("bot_token", "app_token")
+    if feishu is not None:
+        feishu.require(webhook=False)
+        _long_connection_installed()
     settings = choose_tools(settings, demo=demo)
-    async with bot_services(settings) as bot:
+    async with bot_services(settings, feishu, feishu_webhook=False) as bot:
         print("Tandem is connecting to Slack in Socket Mode.", flush=True)
         _started(settings, "connecting to Slack in Socket Mode", mode="socket")
-        await run_socket_mode(bot.app, settings.secret("app_token"))
+        if bot.feishu is None:
+            await run_socket_mode(bot.app, settings.secret("app_token"))
+            return
+        from feishu.longconn import long_connection
+
+        async with long_connection(bot.feishu) as connection:
+            print("Tandem is connecting to Feishu over the long connection.", flush=True)
+            both = {
+                asyncio.create_task(run_socket_mode(bot.app, settings.secret("app_token"))),
+                asyncio.create_task(connection.ended()),
+            }
+            done, pending = await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+            for task in pending:  # either one ending (the long connection failing) ends both
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
+            for task in done:
+                task.result()
+
+
+async def feishu_ws_forever(settings: FeishuSettings, *, demo: bool = False) -> None:
+    """Feishu alone over the long connection: needs only the app id and secret, and no public URL."""
+    settings.require(webhook=False)
+    _long_connection_installed()
+    settings = choose_tools(settings, demo=demo)
+    async with feishu_connected(settings) as bot:
+        print("Tandem is connecting to Feishu over the long connection.", flush=True)
+        _started(settings, "connecting to Feishu over the long connection", mode="feishu-ws")
+        assert bot.connection is not None
+        await bot.connection.ended()

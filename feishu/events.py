@@ -18,13 +18,17 @@ from feishu import messages
 from feishu.api import FeishuError
 from feishu.cards import line_card, placeholder_card
 from feishu.deps import FeishuDeps
+from feishu.elements import Card
 from feishu.lines import decision_lines
 from feishu.payloads import MessageEvent
+from feishu.report import chat_report
 from feishu.wording import escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
 
-SUBCOMMANDS = ("help", "list", "status", "cancel", "rules")
+SUBCOMMANDS = ("help", "list", "status", "cancel", "rules", "report")
+ALIASES = {"报告": "report"}
+"""Words a person may write in Chinese instead."""
 
 
 async def on_message(deps: FeishuDeps, event: MessageEvent) -> None:
@@ -50,8 +54,9 @@ async def handle_message(deps: FeishuDeps, event: MessageEvent) -> None:
         return
     text = message.text
     word, _, rest = text.partition(" ")
-    word = word.lower()
-    if not text or word == "help" or (word in SUBCOMMANDS and " " not in text and word not in ("list", "rules")):
+    word = ALIASES.get(word, word.lower())
+    alone = ("list", "rules", "report")  # words that need no run
+    if not text or word == "help" or (word in SUBCOMMANDS and " " not in text and word not in alone):
         await tell(deps, event, messages.HELP if word in ("", "help") else messages.WHICH_RUN.format(word=word))
     elif word in SUBCOMMANDS:
         await subcommand(deps, event, word, rest.strip())
@@ -88,6 +93,10 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
         states = await usecases.open_runs(chat)
         rows = [f"• `{s.id}` {escape(s.task[:80])} · {s.status.replace('_', ' ')}" for s in states]
         await tell(deps, event, "\n".join(rows) or "No open runs here.")
+        return
+    if word == "report":
+        answer = await chat_report(deps, chat, arg, lang_of(event.event.message.text))
+        await (tell(deps, event, answer) if isinstance(answer, str) else show(deps, event, answer))
         return
     if word == "rules":
         rules = await deps.store.rules(chat)
@@ -143,8 +152,12 @@ def said(outcome: Outcome) -> str:
 
 async def tell(deps: FeishuDeps, event: MessageEvent, text: str) -> None:
     """Answer privately: an ephemeral card in a group, the direct chat itself in a DM."""
+    await show(deps, event, line_card(text, lang_of(event.event.message.text)))
+
+
+async def show(deps: FeishuDeps, event: MessageEvent, card: Card) -> None:
+    """A card only the asker sees: ephemeral in a group, the direct chat itself in a DM."""
     message, user = event.event.message, event.event.sender.sender_id.open_id
-    card = line_card(text, lang_of(message.text))
     try:
         if message.chat_type == "p2p":
             await deps.api.send_card(message.chat_id, card)

@@ -25,5 +25,8 @@ HELP = (
     "**Tandem** runs a task step by step and asks before anything risky.\n"
     "• Mention the bot with a task: `@Tandem restart payments and check errors after`\n"
     "• `list` — open runs here · `status <run>` · `cancel <run>` · `rules` — always-allow rules here\n"
+    "• `report [7d|30d|DATE]` — this chat's collaboration report (`报告` in Chinese)\n"
     "• Reply in a run's thread to correct it; approve with the card's buttons."
 )
+TENANT_UNKNOWN = "Tandem cannot check this workspace right now; nothing changed. Try again in a moment."
+REFUSED = "This card is not from Tandem's workspace; nothing changed."

@@ -22,10 +22,11 @@ log = logging.getLogger("tandem.feishu")
 
 @asynccontextmanager
 async def feishu_services(
-    settings: FeishuSettings, runtime: Runtime, store: Store, background: Spawner
+    settings: FeishuSettings, runtime: Runtime, store: Store, background: Spawner, *, webhook: bool = True
 ) -> AsyncIterator[FeishuDeps]:
-    """The Feishu channel on ``runtime``: its outbox worker runs in ``background`` until the block ends."""
-    settings.require()
+    """The Feishu channel on ``runtime``: its outbox worker runs in ``background`` until the block ends
+    (``webhook=False``: for the long connection, which needs only the app id and secret)."""
+    settings.require(webhook=webhook)
     async with aiohttp.ClientSession() as session:
         api = FeishuApi(session, settings.api_url, settings.app_id or "", settings.secret("app_secret"))
         config = runtime.config

@@ -38,13 +38,15 @@ class FeishuSettings(CoreSettings):
         """Whether anyone set Feishu up (then every secret must be there)."""
         return any(self.secret(name) for name in ENV)
 
-    def require(self) -> None:
+    def require(self, *, webhook: bool = True) -> None:
         """Fail at start-up, naming the variables, when a setting is missing or empty.
 
-        The Encrypt Key is required: without it Feishu neither encrypts nor signs requests,
-        and a static token in the body would be the only check.
+        The webhook needs all four: without the Encrypt Key Feishu neither encrypts nor signs
+        requests, and a static token in the body would be the only check. The long connection
+        (``webhook=False``) needs the app id and secret only: they authenticate the connection.
         """
-        missing = [env for name, env in ENV.items() if not self.secret(name).strip()]
+        needed = ENV if webhook else {k: ENV[k] for k in ("app_id", "app_secret")}
+        missing = [env for name, env in needed.items() if not self.secret(name).strip()]
         if missing:
             raise ConfigError(
                 f"Missing {', '.join(missing)}: set {'them' if len(missing) > 1 else 'it'} in the environment "

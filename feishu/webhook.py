@@ -14,15 +14,14 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from typing import Any, assert_never
+from typing import Any
 
 from aiohttp import web
 
-from feishu.clicks import on_click
 from feishu.crypto import Undecryptable, decrypt, signed
 from feishu.deps import FeishuDeps
-from feishu.events import on_message
-from feishu.payloads import CardCallback, MessageEvent, OtherEvent, Unreadable, UrlVerification, inbound
+from feishu.dispatch import TenantUnknown, answer, foreign
+from feishu.payloads import Unreadable, UrlVerification, inbound
 
 log = logging.getLogger("tandem.feishu")
 
@@ -75,26 +74,13 @@ async def handle(deps: FeishuDeps, request: web.Request) -> web.Response:
     header = model.header
     if not hmac.compare_digest(header.token.encode(), token.encode()):
         return refuse(401, "wrong verification token")
-    if header.app_id and header.app_id != settings.app_id:
-        return refuse(403, f"request for another app ({header.app_id[:40]})")
     try:
-        tenant = await deps.tenant_key()
-    except Exception as exc:
-        log.error("could not learn this app's tenant: %s", exc)
+        why = await foreign(deps, header)
+    except TenantUnknown:
         return web.json_response({"error": "Tandem cannot check the tenant right now"}, status=503)
-    if header.tenant_key != tenant:
-        return refuse(403, f"request from another tenant ({header.tenant_key[:40]})")
-    match model:
-        case MessageEvent():
-            await on_message(deps, model)
-            return web.json_response({})
-        case CardCallback():
-            return web.json_response(await on_click(deps, model))
-        case OtherEvent():
-            log.info("ignored a %s event", header.event_type[:60])
-            return web.json_response({})
-        case _:
-            assert_never(model)
+    if why is not None:
+        return refuse(403, why)
+    return web.json_response(await answer(deps, model))
 
 
 def _decrypted(raw: bytes, encrypt_key: str) -> dict[str, Any] | web.Response:

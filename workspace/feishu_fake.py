@@ -8,10 +8,18 @@ them: ``{"encrypt": base64(iv ‖ AES-256-CBC(json))}`` with key SHA-256(Encrypt
 ``X-Lark-Request-Timestamp`` / ``-Nonce`` / ``-Signature``. The envelope is built here,
 independently of the bot's own decryption, so a test of one checks the other.
 A card callback's answer replaces the clicked card, as Feishu's client does.
+
+It also serves the long connection as lark-oapi's WebSocket client expects it: the
+endpoint discovery ``POST /callback/ws/endpoint`` (app id and secret in, a ``ws://`` URL and
+the client's settings out), then a WebSocket carrying protobuf frames
+(:mod:`workspace.feishu_frames`). With ``transport="ws"`` people's messages and clicks go over
+that connection as data frames (plain JSON, as Feishu sends them there), and the answer is
+read from the frame the client sends back.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import itertools
@@ -28,6 +36,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from workspace import feishu_frames as frames
 from workspace.server import serve
 
 APP_ID = "cli_tandemlocal"
@@ -92,8 +101,16 @@ class FeishuFake:
     tokens: set[str] = field(default_factory=set)
     failures: list[tuple[str, int, int]] = field(default_factory=list)
     """(path part, HTTP status, Feishu code): the next call whose path has that part fails so, once."""
+    transport: str = "webhook"
+    """How people's messages and clicks reach the bot: ``webhook`` (``events_url``) or ``ws`` (the long connection)."""
+    connections: int = 0
+    """Long connections opened so far."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _failing: tuple[str, int, int] | None = None
+    _socket: web.WebSocketResponse | None = None
+    _tickets: set[str] = field(default_factory=set)
+    _answers: dict[str, asyncio.Future[frames.Frame]] = field(default_factory=dict)
+    _connected: asyncio.Event = field(default_factory=asyncio.Event)
 
     # --- looking ---------------------------------------------------------------------------
 
@@ -122,6 +139,8 @@ class FeishuFake:
         r.add_get("/open-apis/contact/v3/users/{id}", self._user)
         r.add_get("/open-apis/bot/v3/info", self._bot)
         r.add_get("/open-apis/tenant/v2/tenant/query", self._tenant)
+        r.add_post("/callback/ws/endpoint", self._endpoint)
+        r.add_get("/callback/ws/connect", self._connect)
         return app
 
     async def _token(self, request: web.Request) -> web.Response:
@@ -227,6 +246,72 @@ class FeishuFake:
             return self._denied()
         return web.json_response({"code": 0, "data": {"tenant": {"tenant_key": self.tenant_key, "name": "Local"}}})
 
+    # --- the long connection ---------------------------------------------------------------
+
+    async def _endpoint(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        if body.get("AppID") != APP_ID or body.get("AppSecret") != APP_SECRET:
+            return web.json_response({"code": 10014, "msg": "app id or secret invalid"})
+        ticket = self._new_id("ticket")
+        self._tickets.add(ticket)
+        url = f"ws://{request.host}/callback/ws/connect?device_id={ticket}&service_id=1&ticket={ticket}"
+        config = {"ReconnectCount": -1, "ReconnectInterval": 1, "ReconnectNonce": 0, "PingInterval": 120}
+        return web.json_response({"code": 0, "msg": "ok", "data": {"URL": url, "ClientConfig": config}})
+
+    async def _connect(self, request: web.Request) -> web.StreamResponse:
+        ticket = request.query.get("ticket", "")
+        if ticket not in self._tickets:
+            return web.json_response({"code": 403, "msg": "unknown ticket"}, status=403)
+        self._tickets.discard(ticket)
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        self._socket, self.connections = socket, self.connections + 1
+        self._connected.set()
+        try:
+            async for message in socket:
+                if message.type != aiohttp.WSMsgType.BINARY:
+                    continue
+                frame = frames.decode(message.data)
+                if frame.method == frames.CONTROL and frame.headers.get("type") == "ping":
+                    await socket.send_bytes(encode_control("pong", frame.service))
+                elif frame.method == frames.DATA:
+                    waiting = self._answers.pop(frame.headers.get("message_id", ""), None)
+                    if waiting is not None and not waiting.done():
+                        waiting.set_result(frame)
+        finally:
+            if self._socket is socket:
+                self._socket = None
+                self._connected.clear()
+        return socket
+
+    async def connected(self, within: float = 20.0) -> None:
+        """Wait until a long connection is open."""
+        async with asyncio.timeout(within):
+            await self._connected.wait()
+
+    async def push(self, payload: dict[str, Any], within: float = 15.0) -> Answer:
+        """Send ``payload`` over the long connection; the client's answer frame becomes the answer."""
+        await self.connected()
+        socket = self._socket
+        assert socket is not None
+        message_id = self._new_id("msg")
+        # Card callbacks (``card.action.trigger``, schema 2.0) travel as event frames too.
+        headers = {"type": "event", "message_id": message_id, "trace_id": message_id, "sum": "1", "seq": "0"}
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        answered = asyncio.get_running_loop().create_future()
+        self._answers[message_id] = answered
+        await socket.send_bytes(frames.encode(frames.Frame(method=frames.DATA, headers=headers, payload=data)))
+        async with asyncio.timeout(within):
+            frame = await answered
+        reply = json.loads(frame.payload)
+        inner = reply.get("data")
+        body = json.loads(base64.b64decode(inner)) if inner else {}
+        return Answer(int(reply.get("code", 0)), body if isinstance(body, dict) else {})
+
+    async def close_connection(self) -> None:
+        if self._socket is not None:
+            await self._socket.close()
+
     # --- people ----------------------------------------------------------------------------
 
     def _header(self, event_type: str, event_id: str | None, tenant: str | None) -> dict[str, Any]:
@@ -298,7 +383,12 @@ class FeishuFake:
     async def deliver(
         self, payload: dict[str, Any], *, signed: bool = True, age: float = 0.0, key: str | None = None
     ) -> Answer:
-        """Post ``payload`` to the bot as Feishu does; ``signed=False``, ``age`` and ``key`` forge it."""
+        """Post ``payload`` to the bot as Feishu does; ``signed=False``, ``age`` and ``key`` forge it.
+
+        Over the long connection (``transport="ws"``) the payload goes as a data frame instead.
+        """
+        if self.transport == "ws":
+            return await self.push(payload)
         body = envelope(payload, key or self.encrypt_key)
         stamp, nonce = str(int(time.time() - age)), os.urandom(8).hex()
         headers = {"Content-Type": "application/json", "X-Lark-Request-Timestamp": stamp, "X-Lark-Request-Nonce": nonce}
@@ -315,7 +405,12 @@ class FeishuFake:
         self, person: str, message_id: str, action: str, form_value: dict[str, Any] | None = None, **match: Any
     ) -> Answer:
         """Click the card button whose value has ``action`` (and ``match``); the answer's card replaces it."""
-        value = self.button(message_id, action, **match)
+        return await self.click_value(person, message_id, self.button(message_id, action, **match), form_value)
+
+    async def click_value(
+        self, person: str, message_id: str, value: dict[str, Any], form_value: dict[str, Any] | None = None
+    ) -> Answer:
+        """Click the button with callback ``value``; the answer's card replaces the clicked one."""
         answer = await self.deliver(self.click_event(person, message_id, value, form_value))
         card = answer.body.get("card")
         if answer.status == 200 and isinstance(card, dict) and card.get("type") == "raw":
@@ -327,6 +422,10 @@ class FeishuFake:
             if value.get("action") == action and all(value.get(k) == v for k, v in match.items()):
                 return value
         raise AssertionError(f"no {action} button on {message_id}: {button_values(self.messages[message_id].card)}")
+
+
+def encode_control(kind: str, service: int) -> bytes:
+    return frames.encode(frames.Frame(method=frames.CONTROL, headers={"type": kind}, service=service))
 
 
 def button_values(card: dict[str, Any]) -> list[dict[str, Any]]:
@@ -367,9 +466,17 @@ def card_text(card: dict[str, Any]) -> str:
 
 
 @asynccontextmanager
-async def run_feishu(**fields: Any) -> AsyncIterator[FeishuFake]:
-    """A fake Feishu on an ephemeral local port until the block ends (set ``events_url`` to reach the bot)."""
+async def run_feishu(
+    *, host: str = "127.0.0.1", port: int = 0, ui: bool = False, **fields: Any
+) -> AsyncIterator[FeishuFake]:
+    """A fake Feishu on a local port (0: a free one) until the block ends (set ``events_url`` to reach
+    the bot); ``ui=True`` also serves the Feishu-style chat page at ``/``."""
     fake = FeishuFake(**fields)
-    async with serve(fake.app()) as url:
+    app = fake.app()
+    if ui:
+        from workspace.feishu_page import add_page
+
+        add_page(app, fake)
+    async with serve(app, host=host, port=port) as url:
         fake.api_url = url
         yield fake

@@ -68,6 +68,8 @@ class WorkspaceState:
         self.changes = ChangeFeed()
         self.site = "http://127.0.0.1"
         """Where the page is served (set when the workspace starts): permalinks point there."""
+        self.elsewhere: dict[str, str] = {}
+        """Other local views by name (``feishu``: the Feishu-style chat of ``tandem dev``), linked from the page."""
 
     # -- clock and ids -------------------------------------------------------------
 

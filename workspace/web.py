@@ -95,6 +95,7 @@ def add_ui(app: web.Application, state: WorkspaceState) -> Ui:
     app.router.add_static("/static/", STATIC)
     app.router.add_get("/ui/state", _state)
     app.router.add_get("/ui/events", _events)
+    app.router.add_get("/feishu", _feishu)
     for name, handler in _ACTIONS.items():
         app.router.add_post(f"/ui/{name}", handler)
     app.on_shutdown.append(_close_streams)
@@ -106,6 +107,14 @@ def add_ui(app: web.Application, state: WorkspaceState) -> Ui:
 
 async def _index(request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+async def _feishu(request: web.Request) -> web.Response:
+    """The Feishu-style chat beside this page (``tandem dev`` runs both), or why there is none."""
+    url = request.app[UI].state.elsewhere.get("feishu")
+    if not url:
+        return web.Response(status=404, text="No Feishu view here: `tandem dev` runs one beside this page.")
+    raise web.HTTPFound(url)
 
 
 async def _state(request: web.Request) -> web.Response:

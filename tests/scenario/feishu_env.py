@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cli.serve import FeishuBot, feishu_serving
+from cli.serve import FeishuBot, feishu_connected, feishu_serving
 from feishu.settings import FeishuSettings
 from workspace.feishu_fake import (
     APP_ID,
@@ -90,8 +90,17 @@ def settings_for(fake: FeishuFake, db: Path, **extra: Any) -> FeishuSettings:
 
 
 @asynccontextmanager
-async def running_feishu(tmp_path: Path, **extra: Any) -> AsyncIterator[FEnv]:
+async def running_feishu(tmp_path: Path, transport: str = "webhook", **extra: Any) -> AsyncIterator[FEnv]:
+    """The bot and the fake; ``transport="ws"``: over the long connection (lark-oapi's client) instead."""
     db = tmp_path / "tandem.db"
+    if transport == "ws":
+        async with run_feishu(transport="ws") as fake:
+            async with feishu_connected(settings_for(fake, db, **extra)) as bot:
+                await fake.connected()
+                yield FEnv(fake=fake, bot=bot, db=db)
+                await bot.background.idle()
+                await bot.deps.delivery.idle()
+        return
     async with run_feishu() as fake:
         async with feishu_serving(settings_for(fake, db, **extra), port=0) as bot:
             fake.events_url = f"{bot.url}/feishu/events"

@@ -1,8 +1,11 @@
-"""The whole story in Feishu, through the real webhook with encrypted, signed events and card callbacks."""
+"""The whole story in Feishu: through the real webhook with encrypted, signed events and card callbacks,
+and over the long connection (lark-oapi's WebSocket client against the fake's WebSocket)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from tests.scenario.feishu_env import OPS, running_feishu, text
 from tests.scenario.harness import policy_file
@@ -11,8 +14,9 @@ from workspace.feishu_fake import button_values
 POLICY = '[approvers]\nexec = ["ou_bob"]\ndeploy = ["ou_bob"]\n'
 
 
-async def test_feishu_story_plan_changes_replan_gate_result_correction_done(tmp_path: Path) -> None:
-    async with running_feishu(tmp_path, config=policy_file(tmp_path, POLICY)) as env:
+@pytest.mark.parametrize("transport", ["webhook", "ws"])
+async def test_feishu_story_plan_changes_replan_gate_result_correction_done(tmp_path: Path, transport: str) -> None:
+    async with running_feishu(tmp_path, transport, config=policy_file(tmp_path, POLICY)) as env:
         fake, store = env.fake, env.bot.deps.store
         started = await fake.say("alice", OPS, "restart payments and check errors after")
         assert started.status == 200
@@ -69,3 +73,4 @@ async def test_feishu_story_plan_changes_replan_gate_result_correction_done(tmp_
         assert "approved by <at id=ou_bob></at>" in text(root)
         runs = await store.list_runs()
         assert runs[0].status == "done" and runs[0].scope == OPS
+        assert fake.connections == (1 if transport == "ws" else 0)

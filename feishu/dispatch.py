@@ -1,0 +1,56 @@
+"""What both connection modes do with a payload once it is read: check whose it is, then answer it.
+
+The webhook (:mod:`feishu.webhook`) first decrypts the body and checks its signature, age and
+verification token; the long connection (:mod:`feishu.longconn`) is authenticated by the app's
+secret when it connects. Both then go through :func:`foreign` and :func:`answer`, so events and
+card callbacks get the same deduplication, authorization and answers on either path.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, assert_never
+
+from feishu.clicks import on_click
+from feishu.deps import FeishuDeps
+from feishu.events import on_message
+from feishu.payloads import CardCallback, Header, MessageEvent, OtherEvent
+
+log = logging.getLogger("tandem.feishu")
+
+
+class TenantUnknown(Exception):
+    """This app's tenant could not be learned, so no request can be checked against it."""
+
+
+async def foreign(deps: FeishuDeps, header: Header) -> str | None:
+    """Why a payload is not this app's and tenant's (to refuse it), or ``None`` when it is.
+
+    Raises :class:`TenantUnknown` when Feishu cannot be asked which tenant is ours.
+    """
+    if header.app_id and header.app_id != deps.settings.app_id:
+        return f"request for another app ({header.app_id[:40]})"
+    try:
+        tenant = await deps.tenant_key()
+    except Exception as exc:
+        log.error("could not learn this app's tenant: %s", exc)
+        raise TenantUnknown(str(exc)) from exc
+    if header.tenant_key != tenant:
+        return f"request from another tenant ({header.tenant_key[:40]})"
+    return None
+
+
+async def answer(deps: FeishuDeps, model: MessageEvent | CardCallback | OtherEvent) -> dict[str, Any]:
+    """The answer to an admitted payload: ``{}`` for events (their work runs after it), the
+    updated card or a toast for a card callback (never nothing)."""
+    match model:
+        case MessageEvent():
+            await on_message(deps, model)
+            return {}
+        case CardCallback():
+            return await on_click(deps, model)
+        case OtherEvent():
+            log.info("ignored a %s event", model.header.event_type[:60])
+            return {}
+        case _:
+            assert_never(model)
