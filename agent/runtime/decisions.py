@@ -13,6 +13,7 @@ from agent.models import Answer, AuditEvent, Decided, Decision, Handoff, Instruc
 from agent.ports import Change, ClassifyContext
 from agent.runtime.audit import usage_line
 from agent.runtime.engine import Engine
+from agent.runtime.home import at_home
 from agent.runtime.outbox import delivery_channel
 from agent.tools import known_values
 
@@ -24,6 +25,7 @@ DECIDE_ATTEMPTS = 20
 
 
 class Decisions(Engine):
+    @at_home
     async def decide(
         self,
         run_id: str,
@@ -69,6 +71,7 @@ class Decisions(Engine):
                 log.info("run %s moved on in another process; deciding again", run_id, extra=ctx(run=run_id))
         return await self._drive(state, version, effects)
 
+    @at_home
     async def read(
         self, run_id: str, text: str, *, review_id: str | None = None
     ) -> tuple[Reading | None, Decision, str]:
@@ -102,6 +105,7 @@ class Decisions(Engine):
         """True when a reading is too uncertain to act on (an unreadable one always is): ask the person."""
         return reading is not None and not self.safety.text_sure(reading)
 
+    @at_home
     async def clarify(
         self,
         run_id: str,
@@ -142,6 +146,7 @@ class Decisions(Engine):
         )
         await self._notify(Change(state, [], None, by))
 
+    @at_home
     async def say(
         self, run_id: str, text: str, by: str, *, review_id: str | None = None, groups: Sequence[str] = ()
     ) -> tuple[Reading | None, RunState]:
@@ -151,6 +156,7 @@ class Decisions(Engine):
         state = await self.decide(run_id, decision, by, review_id=review_id, groups=groups, reading=reading)
         return reading, state
 
+    @at_home
     async def note_override(self, run_id: str, review_id: str, by: str) -> None:
         """Audit a "Not what I meant": ``by`` says the reading of their reply at ``review_id`` was wrong.
 

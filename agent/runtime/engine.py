@@ -38,6 +38,7 @@ from agent.models import (
 from agent.policy import SafetyPolicy, rule_scope
 from agent.ports import Brain, Change, Observer, Store
 from agent.runtime.audit import audit_lines
+from agent.runtime.home import RuntimeLoop
 from agent.runtime.outbox import delivery_channel, outgoing_for
 from agent.runtime.work import ToolContext, Worker
 from agent.tools import ToolRegistry
@@ -70,6 +71,9 @@ class Engine:
         lease_ttl: float = LEASE_TTL,
     ) -> None:
         self.store = store
+        # The loop the runtime's work runs on when it has one of its own (a served bot): its entry
+        # points, called from any loop, run there (see agent.runtime.home). None: the caller's loop.
+        self.home: RuntimeLoop | None = None
         # Who works on a run holds its lease, renewed while the work runs: another process (or a
         # resume) treats the work as interrupted only once the lease has run out.
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
