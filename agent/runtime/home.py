@@ -15,6 +15,7 @@ import concurrent.futures
 import functools
 import inspect
 import logging
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -23,6 +24,11 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 __all__ = ["RuntimeLoop", "at_home", "forwarded"]
 
 log = logging.getLogger("tandem.runtime")
+
+SWITCH_INTERVAL = 0.0005
+"""Seconds a busy thread keeps the interpreter while another waits for it (Python's default is 0.005).
+The thread that acks wakes up for every request; each time it may wait for the runtime's thread
+to let go, so while a runtime loop runs the process switches ten times as often."""
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -83,12 +89,20 @@ class RuntimeLoop:
 
     @classmethod
     @asynccontextmanager
-    async def running(cls, name: str = "tandem-runtime") -> AsyncIterator[RuntimeLoop]:
+    async def running(
+        cls, name: str = "tandem-runtime", switch_interval: float | None = SWITCH_INTERVAL
+    ) -> AsyncIterator[RuntimeLoop]:
+        """A started loop, stopped when the block ends; ``switch_interval`` (None: as it is) is the
+        process's while the loop runs."""
+        before = sys.getswitchinterval()
+        if switch_interval is not None:
+            sys.setswitchinterval(switch_interval)
         home = cls(name).start()
         try:
             yield home
         finally:
             await asyncio.to_thread(home.stop)
+            sys.setswitchinterval(before)
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run ``coro`` on this loop (from any thread); its result comes back through the future."""
