@@ -434,11 +434,15 @@ async def settle(bot: Bot, within: float = 120.0) -> float:
     return time.perf_counter() - start
 
 
+HOG = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
+"""Busy until the bench ends, or dies: it stops once its parent is gone."""
+
+
 @asynccontextmanager
 async def hogging(count: int) -> AsyncIterator[None]:
     """``count`` other processes, each keeping one core busy, until the block ends."""
     hogs = [
-        await asyncio.create_subprocess_exec(sys.executable, "-c", "while True: pass", stdin=asyncio.subprocess.DEVNULL)
+        await asyncio.create_subprocess_exec(sys.executable, "-c", HOG, stdin=asyncio.subprocess.DEVNULL)
         for _ in range(count)
     ]
     try:

@@ -68,8 +68,6 @@ class Held:
 
     messages: list[Outgoing] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
-    lazy: int = 0
-    """Commits made so far without waiting for the disk."""
 
 
 class Engine:
@@ -211,10 +209,8 @@ class Engine:
         channel = delivery_channel(new)
         messages = outgoing_for(before, event, effects)
         lazy = held is not None and self._replayable(new, effects)
-        if lazy or held is None:
-            outbox = Outbound(channel, messages) if channel is not None and not lazy else None
-        else:
-            outbox = Outbound(channel, _cards_last(held.messages + messages)) if channel is not None else None
+        owed = _cards_last(held.messages + messages) if held is not None and held.messages else messages
+        outbox = Outbound(channel, owed) if channel is not None and not lazy else None
         version = await self.store.commit(
             new, version, audit, **writes, outbox=outbox, lease=self._lease(new), durable=not lazy
         )
@@ -232,7 +228,6 @@ class Engine:
             assert held is not None
             held.messages += messages
             held.changes.append(change)
-            held.lazy += 1
             return new, version, effects
         if held is not None:
             told, held.messages, held.changes = held.changes, [], []
