@@ -18,6 +18,7 @@ from typing import Protocol
 from agent.logs import ctx
 from agent.models import Delivery, Outgoing
 from agent.ports import OutboxStore
+from agent.runtime.home import RuntimeLoop, at_home
 
 log = logging.getLogger("tandem.delivery")
 
@@ -66,15 +67,22 @@ class DeliveryWorker:
     lease: float = LEASE
     escalate: bool = False  # tell the escalation channel about messages given up on
     retry_scale: float = 1.0  # multiplies the backoff (tests shorten it)
+    home: RuntimeLoop | None = None  # the loop the worker runs on, when the runtime has its own
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    _loop: asyncio.AbstractEventLoop | None = None
     _sending: int = 0
 
     def wake(self) -> None:
-        """Something was written: look at once instead of at the next poll."""
-        self._wake.set()
+        """Something was written: look at once instead of at the next poll (callable from any thread)."""
+        loop = self._loop
+        if loop is None or _running_loop() is loop:
+            self._wake.set()
+        elif not loop.is_closed():
+            loop.call_soon_threadsafe(self._wake.set)
 
     async def run(self) -> None:
         """Deliver until cancelled: at once when woken, else every ``poll`` seconds (retries, other processes)."""
+        self._loop = asyncio.get_running_loop()
         while True:
             self._wake.clear()
             try:
@@ -89,6 +97,7 @@ class DeliveryWorker:
             except TimeoutError:
                 pass
 
+    @at_home
     async def idle(self, horizon: float = 0.0) -> None:
         """Deliver until nothing is due within ``horizon`` seconds (e.g. a card update held back a moment),
         and no send of this worker is still under way (tests use this)."""
@@ -98,6 +107,7 @@ class DeliveryWorker:
                 return
             await asyncio.sleep(0.01)  # a send is under way, or a row comes due within the horizon
 
+    @at_home
     async def pass_once(self) -> int:
         """One pass over what is due; runs are delivered side by side, each run's messages in order."""
         due = await self.store.due_deliveries(self.channel, self.clock(), self.lease)
@@ -162,3 +172,10 @@ class DeliveryWorker:
             wait,
             extra=ids,
         )
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

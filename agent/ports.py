@@ -141,9 +141,12 @@ class RunsStore(Protocol):
         rules: Sequence[Rule] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
+        durable: bool = True,
     ) -> int:
         """Persist one transition read at ``version``; returns the new version.
-        ``answered`` is (review id, by, at, answer); ``lease`` (owner, until) or None to clear it."""
+        ``answered`` is (review id, by, at, answer); ``lease`` (owner, until) or None to clear it.
+        ``durable=False``: committed and seen by all like any other, but the call need not wait for
+        the disk; the next durable write (by anyone, to the database) takes it to disk with it."""
         ...
 
     async def load(self, run_id: str) -> Loaded:

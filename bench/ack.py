@@ -4,6 +4,7 @@
     python -m bench.ack --requests 200 --concurrency 10  # a quick look
     python -m bench.ack --profile                        # + server-side ack time and event-loop lag
     python -m bench.ack --cprofile                       # + cProfile of Tandem's batches (slows Tandem only)
+    python -m bench.ack --hog 1                          # with one other process keeping a core busy
 
 Three processes, all on 127.0.0.1:
 
@@ -146,6 +147,7 @@ class Result:
     profile: str = ""
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)
     """1, 5 and 15-minute load averages when measuring started."""
+    hogs: int = 0
 
     def timed(self, target: str) -> list[Batch]:
         return [b for b in self.batches if b.target == target]
@@ -394,6 +396,8 @@ class Plan:
     seed: int = 7
     profile: bool = False
     cprofile: bool = False
+    hog: int = 0
+    """Busy processes (``while True: pass``) running while the rounds are timed: CPU contention."""
 
     def sizes(self) -> list[int]:
         """Timed requests per round for each target."""
@@ -428,6 +432,25 @@ async def settle(bot: Bot, within: float = 120.0) -> float:
         left = sorted({t.get_name() for t in asyncio.all_tasks() if t is not me and not t.done()})
         raise BenchFailure(f"the bot's background work did not finish within {within:.0f}s; tasks: {left}") from None
     return time.perf_counter() - start
+
+
+HOG = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass\n"
+"""Busy until the bench ends, or dies: it stops once its parent is gone."""
+
+
+@asynccontextmanager
+async def hogging(count: int) -> AsyncIterator[None]:
+    """``count`` other processes, each keeping one core busy, until the block ends."""
+    hogs = [
+        await asyncio.create_subprocess_exec(sys.executable, "-c", HOG, stdin=asyncio.subprocess.DEVNULL)
+        for _ in range(count)
+    ]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            await hog.wait()
 
 
 async def start_runs(session: aiohttp.ClientSession, bot: Bot, count: int, concurrency: int) -> None:
@@ -524,6 +547,22 @@ async def _measure(
     log(f"set-up: {need} runs paused in {time.perf_counter() - began:.1f}s; approving {len(pool)} for re-clicks ...")
 
     targets = {TANDEM: f"{bot.url}{EVENTS_PATH}", BARE: f"{bare_url}{EVENTS_PATH}"}
+    async with hogging(plan.hog):
+        return await _rounds(plan, bot, bare, targets, db, rng, log, pool, fresh)
+
+
+async def _rounds(
+    plan: Plan,
+    bot: Bot,
+    bare: AsyncApp,
+    targets: dict[str, str],
+    db: Path,
+    rng: random.Random,
+    log: Callable[[str], None],
+    pool: list[Click],
+    fresh: list[Click],
+) -> Result:
+    store = bot.deps.store
     load = os.getloadavg()
     probe = Probe([bot.app, bare]) if plan.profile else None
     profiler = cProfile.Profile() if plan.cprofile else None
@@ -601,7 +640,13 @@ async def _measure(
     if wrong:
         raise BenchFailure(f"{len(wrong)} of {len(approved)} clicked reviews were not approved, e.g. {wrong[:3]}")
     return Result(
-        batches=batches, approved=approved, duplicates=duplicates, db=db, profile=_report(profiler), load=load
+        batches=batches,
+        approved=approved,
+        duplicates=duplicates,
+        db=db,
+        profile=_report(profiler),
+        load=load,
+        hogs=plan.hog,
     )
 
 
@@ -677,7 +722,12 @@ def describe(plan: Plan, result: Result) -> str:
         f"pauses before the risky step); {result.duplicates} clicked a review already approved.\n"
         f"Time = send -> response status, in a separate client process. Python {sys.version.split()[0]}, "
         f"{os.cpu_count()} CPUs, load average {result.load[0]:.2f} / {result.load[1]:.2f} / {result.load[2]:.2f} "
-        "when measuring began (the machine is shared: read the per-round rows)."
+        "when measuring began (the machine is shared: read the per-round rows).\n"
+        + (
+            f"CPU contention: {result.hogs} other process(es) busy-looping while every round was timed."
+            if result.hogs
+            else "No CPU hog (--hog N adds N busy processes while the rounds are timed)."
+        )
     )
 
 
@@ -691,6 +741,7 @@ def parse(argv: Sequence[str] | None = None) -> tuple[str, Plan]:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="server-side ack time and event-loop lag")
     parser.add_argument("--cprofile", action="store_true", help="cProfile Tandem's timed batches (main thread)")
+    parser.add_argument("--hog", type=int, default=0, help="busy processes running while rounds are timed")
     parser.add_argument("--role", choices=("bench", "client", "workspace"), default="bench", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.requests < args.rounds or args.rounds < 1 or args.concurrency < 1 or not 0 <= args.decided_share < 1:
@@ -704,6 +755,7 @@ def parse(argv: Sequence[str] | None = None) -> tuple[str, Plan]:
         seed=args.seed,
         profile=args.profile,
         cprofile=args.cprofile,
+        hog=max(0, args.hog),
     )
     return str(args.role), plan
 

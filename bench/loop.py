@@ -23,12 +23,22 @@ import sqlite3
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 from sqlite_utils import Database
 
-from agent.models import Approve, RunState
+from agent.models import (
+    Answered,
+    Approve,
+    AuditEvent,
+    LeaseClaim,
+    Outbound,
+    Review,
+    Rule,
+    RunState,
+)
 from agent.runtime import Runtime
 from bench.report import report
 from bench.results import BenchFailure, ChildRun, LoopResult, Paused, TableBytes
@@ -77,6 +87,49 @@ def _row_facts(db: Database) -> dict[str, float]:
     }
 
 
+class CountingStore(AsyncStore):
+    """The product's SQLite store, counting run commits that wait for the disk and those that do not."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.durable = 0
+        self.lazy = 0
+
+    async def commit(
+        self,
+        state: RunState,
+        version: int,
+        events: list[AuditEvent],
+        *,
+        opened: Review | None = None,
+        answered: Answered | None = None,
+        closed: str | None = None,
+        reschedule: bool = False,
+        rules: Sequence[Rule] = (),
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
+        durable: bool = True,
+    ) -> int:
+        version = await super().commit(
+            state,
+            version,
+            events,
+            opened=opened,
+            answered=answered,
+            closed=closed,
+            reschedule=reschedule,
+            rules=rules,
+            outbox=outbox,
+            lease=lease,
+            durable=durable,
+        )
+        if durable:
+            self.durable += 1
+        else:
+            self.lazy += 1
+        return version
+
+
 async def _empty_db_bytes(path: Path) -> int:
     async with AsyncStore(path) as store:
         await _checkpoint(store)
@@ -91,12 +144,14 @@ async def run_loop(
     profile: bool = False,
     extra_paused: int = 0,
     synchronous: Literal["FULL", "NORMAL", "OFF"] | None = None,
+    every_commit_durable: bool = False,
 ) -> LoopResult:
     """Run the workload on a fresh database in ``workdir``; raise BenchFailure if it misbehaves.
 
     ``extra_paused`` runs are started afterwards and left at their first anchor (for the
     cold-start measurement on a populated database). ``synchronous`` overrides what
     storage/db.py sets — a diagnostic (how much of a resume is fsync), never the figure.
+    ``every_commit_durable``: every transition waits for the disk (as before commits were shared).
     """
     if n < 1:
         raise ValueError("n must be at least 1")
@@ -108,7 +163,8 @@ async def run_loop(
     empty_bytes = await _empty_db_bytes(workdir / "empty.db")
 
     db_path = workdir / "loop.db"
-    async with AsyncStore(db_path) as store:
+    store = CountingStore(db_path)
+    async with store:
         if synchronous is not None:
             await store.run(lambda db: db.execute(f"PRAGMA synchronous={synchronous}"))
         journal_mode, sync_level, page_size = await store.run(
@@ -119,6 +175,7 @@ async def run_loop(
             )
         )
         runtime = Runtime(store, the_brain, tools)
+        runtime.lazy_commits = not every_commit_durable
 
         # Phase 1: start N runs; each must stop at its first anchor.
         pending: list[RunState] = []
@@ -143,6 +200,7 @@ async def run_loop(
             await store.run(lambda _db: db_prof.enable())
             main_prof.enable()
         resumes: list[float] = []
+        store.durable = store.lazy = 0
         by_anchor: dict[str, list[float]] = {a: [] for a in EXPECTED_ANCHORS}
         began = time.perf_counter()
         for number, anchor in enumerate(EXPECTED_ANCHORS, start=1):
@@ -157,6 +215,7 @@ async def run_loop(
                 pending[i] = state
                 _expect(state, number)
         resume_s = time.perf_counter() - began
+        durable, lazy = store.durable, store.lazy
         if profile:
             main_prof.disable()
             await store.run(lambda _db: db_prof.disable())
@@ -198,6 +257,9 @@ async def run_loop(
         peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         extra_paused=extra,
         profile=_profile_text(main_prof, db_prof) if profile else "",
+        durable_commits=durable,
+        lazy_commits=lazy,
+        every_commit_durable=every_commit_durable,
     )
 
 
@@ -258,6 +320,11 @@ def main(argv: list[str] | None = None) -> int:
         choices=("FULL", "NORMAL", "OFF"),
         help="DIAGNOSTIC: override storage/db.py's synchronous=FULL to see how much of a resume is fsync",
     )
+    parser.add_argument(
+        "--every-commit-durable",
+        action="store_true",
+        help="every transition waits for the disk (no shared commit): what one durable commit per resume buys",
+    )
     parser.add_argument("--dir", type=Path, help="where the database goes (default: a new temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = parser.parse_args(argv)
@@ -277,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
                 profile=args.profile,
                 extra_paused=extra,
                 synchronous=args.synchronous,
+                every_commit_durable=args.every_commit_durable,
             )
         )
         baseline = python_baseline(repeats) if repeats else []

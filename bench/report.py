@@ -74,6 +74,8 @@ def report(
     )
     if result.profile:
         print("  !! --profile: the resume timings below are inflated by cProfile")
+    if result.every_commit_durable:
+        print("  --every-commit-durable: every transition waits for the disk (the commits are not shared)")
     if result.sync_override:
         print(f"  !! DIAGNOSTIC: synchronous forced to {sync_name} with --synchronous; not the product's figures")
     elif result.synchronous != 2:
@@ -104,6 +106,8 @@ def report(
         _verdict(p50 <= TARGET_RESUME_MS),
     )
     row("resume p99", f"{p99:.3f} ms")
+    row("durable commits per resume", f"{result.durable_commits / resumes:.2f}")
+    row("  + commits not waiting for disk", f"{result.lazy_commits / resumes:.2f}")
     for anchor, times in result.resumes_by_anchor.items():
         row(f"  p50 approving {anchor}", f"{percentile(times, 50) * 1000:.3f} ms")
     row(

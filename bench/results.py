@@ -53,6 +53,11 @@ class LoopResult:
     peak_rss_kb: int
     extra_paused: list[Paused] = field(default_factory=list)
     profile: str = ""
+    durable_commits: int = 0
+    """Commits of the resume phase that waited for the disk (fsync)."""
+    lazy_commits: int = 0
+    """Commits of the resume phase that did not wait for the disk (a later durable one took them there)."""
+    every_commit_durable: bool = False
 
 
 @dataclass

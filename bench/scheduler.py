@@ -191,6 +191,7 @@ class BatchedStore(AsyncStore):
         rules: Sequence[Rule] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
+        durable: bool = True,
     ) -> int:
         self.calls.append(
             lambda: self.store.commit(

@@ -17,6 +17,7 @@ from agent.delivery import DeliveryWorker
 from agent.errors import ConfigError
 from agent.logs import ctx
 from agent.runtime import Runtime
+from agent.runtime.home import RuntimeLoop, forwarded
 from agent.settings import DEMO_TOOLS, CoreSettings
 from bot.app import AsyncApp, build_app, build_client, run_socket_mode
 from bot.channel import CHANNEL, SlackChannel
@@ -24,7 +25,7 @@ from bot.directory import Directory
 from bot.handlers import Deps
 from bot.settings import SlackSettings
 from bot.tasks import Background
-from cli.wiring import open_services
+from cli.wiring import Services, open_services
 
 if TYPE_CHECKING:  # Feishu is an optional extra: imported only when its settings are given
     from feishu.deps import FeishuDeps
@@ -53,15 +54,23 @@ class FeishuBot:
     connection: LongConnection | None = None
 
 
+@dataclass
+class _Core:
+    """What runs on the runtime's own loop: the services, and the Slack channel delivering the outbox."""
+
+    services: Services
+    channel: SlackChannel
+    delivery: DeliveryWorker
+
+
 @asynccontextmanager
-async def bot_services(
-    settings: SlackSettings, feishu: FeishuSettings | None = None, *, feishu_webhook: bool = True
-) -> AsyncIterator[Bot]:
-    background = Background()
-    async with aiohttp.ClientSession() as session, open_services(settings) as services, AsyncExitStack() as extra:
-        client = build_client(settings, session)
+async def _core(settings: SlackSettings) -> AsyncIterator[_Core]:
+    """Entered on the runtime's loop: what it opens (the store, an HTTP session) belongs to that loop."""
+    async with aiohttp.ClientSession() as session, open_services(settings) as services:
         config = services.runtime.config
-        channel = SlackChannel(client, services.store, card_interval=settings.card_update_interval, config=config)
+        channel = SlackChannel(
+            build_client(settings, session), services.store, card_interval=settings.card_update_interval, config=config
+        )
         # What transitions write to the outbox goes out from here, after their commit, never under a run lock.
         delivery = DeliveryWorker(
             services.store,
@@ -73,13 +82,43 @@ async def bot_services(
         )
         channel.worker = delivery
         services.runtime.observers.append(channel)
-        directory = Directory(client, services.runtime.config)
+        worker = asyncio.get_running_loop().create_task(delivery.run(), name="delivery")
+        try:
+            yield _Core(services, channel, delivery)
+        finally:
+            worker.cancel()
+            with suppress(asyncio.CancelledError):
+                await worker
+            if services.store.is_open:
+                with suppress(TimeoutError):  # what is left stays in the outbox for the next start
+                    async with asyncio.timeout(5.0):
+                        await delivery.idle()
+
+
+@asynccontextmanager
+async def bot_services(
+    settings: SlackSettings, feishu: FeishuSettings | None = None, *, feishu_webhook: bool = True
+) -> AsyncIterator[Bot]:
+    """The bot's services. Runtime work (transitions, tools, model calls, deliveries) runs on a loop of its
+    own (:class:`~agent.runtime.home.RuntimeLoop`), so this loop, the one Bolt acks on, stays free."""
+    background = Background()
+    async with (
+        RuntimeLoop.running() as home,
+        home.context(_core(settings)) as core,
+        aiohttp.ClientSession() as session,
+        AsyncExitStack() as extra,
+    ):
+        runtime = core.services.runtime
+        runtime.home = core.delivery.home = home
+        store = forwarded(home, core.services.store)  # the store as this loop reaches it
+        client = build_client(settings, session)
+        directory = Directory(client, runtime.config)
         deps = Deps(
-            runtime=services.runtime,
-            store=services.store,
-            channel=channel,
+            runtime=runtime,
+            store=store,
+            channel=core.channel,
             directory=directory,
-            delivery=delivery,
+            delivery=core.delivery,
             background=background,
         )
         app = build_app(settings, deps, client)
@@ -88,14 +127,11 @@ async def bot_services(
             from feishu.service import feishu_services
 
             bot.feishu = await extra.enter_async_context(
-                feishu_services(feishu, services.runtime, services.store, background, webhook=feishu_webhook)
+                feishu_services(feishu, runtime, store, background, webhook=feishu_webhook)
             )
         # Runs whose process died mid-step resume (risky steps ask a person first), and
         # deadlines that passed while the bot was down are handled now, then periodically.
-        background.spawn(
-            scheduler(services.runtime, settings.scheduler_interval, background), name="scheduler", service=True
-        )
-        background.spawn(delivery.run(), name="delivery", service=True)
+        background.spawn(scheduler(runtime, settings.scheduler_interval, background), name="scheduler", service=True)
         # Start-up objects live as long as the process: keep them out of full GC passes,
         # which otherwise pause every ack for tens of milliseconds.
         gc.collect()
@@ -104,10 +140,6 @@ async def bot_services(
             yield bot
         finally:
             await background.drain()
-            if services.store.is_open:
-                with suppress(TimeoutError):  # what is left stays in the outbox for the next start
-                    async with asyncio.timeout(5.0):
-                        await delivery.idle()
             gc.unfreeze()
 
 

@@ -79,8 +79,9 @@ class FeishuChannel:
             self.worker.wake()
         if isinstance(change.event, Decided):
             waiter = self._waiting.get((change.event.review_id, change.event.by))
-            if waiter is not None and not waiter.done():
-                waiter.set_result(change)
+            if waiter is not None:
+                # the click waits on its own loop; the runtime may commit on another (its own thread)
+                waiter.get_loop().call_soon_threadsafe(_resolve, waiter, change)
 
     def expect(self, review_id: str, by: str) -> asyncio.Future[Change]:
         """A future that resolves when ``by``'s decision on ``review_id`` is committed."""
@@ -193,3 +194,8 @@ class FeishuChannel:
 def card_data(card: Card) -> dict[str, Any]:
     """A card as a callback's answer carries it."""
     return {"type": "raw", "data": card}
+
+
+def _resolve(waiter: asyncio.Future[Change], change: Change) -> None:
+    if not waiter.done():
+        waiter.set_result(change)

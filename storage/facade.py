@@ -134,6 +134,7 @@ class AsyncStore:
         rules: Sequence[Rule] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
+        durable: bool = True,
     ) -> int:
         return await self._call(
             self.store.commit,
@@ -147,6 +148,7 @@ class AsyncStore:
             rules=rules,
             outbox=outbox,
             lease=lease,
+            durable=durable,
         )
 
     async def load(self, run_id: str) -> Loaded:

@@ -108,14 +108,38 @@ class RunStore:
         rules: Sequence[Rule] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
+        durable: bool = True,
     ) -> int:
         """Persist one transition. ``answered`` is (review_id, by, at, answer); ``closed`` a
         review that became moot; ``reschedule``: the pending review's deadline changed.
+        ``durable=False``: the commit does not wait for fsync (``synchronous=NORMAL`` in WAL mode);
+        the WAL is append-only, so the next FULL commit's fsync takes it to disk too.
 
         Raises ConcurrentUpdate when the run moved on since ``version`` was read,
         StaleDecision when the answered review is no longer pending. Either way
         nothing is written.
         """
+        if durable:
+            return self._commit(state, version, events, opened, answered, closed, reschedule, rules, outbox, lease)
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        try:
+            return self._commit(state, version, events, opened, answered, closed, reschedule, rules, outbox, lease)
+        finally:
+            self.db.execute("PRAGMA synchronous=FULL")
+
+    def _commit(
+        self,
+        state: RunState,
+        version: int,
+        events: Sequence[AuditEvent],
+        opened: Review | None,
+        answered: Answered | None,
+        closed: str | None,
+        reschedule: bool,
+        rules: Sequence[Rule],
+        outbox: Outbound | None,
+        lease: LeaseClaim | None,
+    ) -> int:
         with self.db.atomic():
             if answered is not None:
                 review_id, by, at, answer = answered

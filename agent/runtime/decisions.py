@@ -12,7 +12,8 @@ from agent.messages import stale_decision
 from agent.models import Answer, AuditEvent, Decided, Decision, Handoff, Instruct, Outbound, Outgoing, Reading, RunState
 from agent.ports import Change, ClassifyContext
 from agent.runtime.audit import usage_line
-from agent.runtime.engine import Engine
+from agent.runtime.engine import Engine, Held
+from agent.runtime.home import at_home
 from agent.runtime.outbox import delivery_channel
 from agent.tools import known_values
 
@@ -24,6 +25,7 @@ DECIDE_ATTEMPTS = 20
 
 
 class Decisions(Engine):
+    @at_home
     async def decide(
         self,
         run_id: str,
@@ -41,6 +43,7 @@ class Decisions(Engine):
         came from free text: the machine applies it only as far as the policy lets text
         decide. An approval below the review's quorum is recorded and the review stays open.
         """
+        held = Held()  # the decision commits without waiting for the disk when only safe work follows it
         for attempt in range(1, DECIDE_ATTEMPTS + 1):
             try:
                 async with self._lock(run_id):
@@ -58,7 +61,7 @@ class Decisions(Engine):
                     event = Decided(
                         at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, reading=reading
                     )
-                    state, version, effects = await self._apply(state, version, event, by)
+                    state, version, effects = await self._apply(state, version, event, by, held=held)
                 break
             except ConcurrentUpdate:
                 # Another process (a replica) committed to the run between our read and our write, and
@@ -67,8 +70,9 @@ class Decisions(Engine):
                 if attempt == DECIDE_ATTEMPTS:
                     raise
                 log.info("run %s moved on in another process; deciding again", run_id, extra=ctx(run=run_id))
-        return await self._drive(state, version, effects)
+        return await self._drive(state, version, effects, held)
 
+    @at_home
     async def read(
         self, run_id: str, text: str, *, review_id: str | None = None
     ) -> tuple[Reading | None, Decision, str]:
@@ -102,6 +106,7 @@ class Decisions(Engine):
         """True when a reading is too uncertain to act on (an unreadable one always is): ask the person."""
         return reading is not None and not self.safety.text_sure(reading)
 
+    @at_home
     async def clarify(
         self,
         run_id: str,
@@ -142,6 +147,7 @@ class Decisions(Engine):
         )
         await self._notify(Change(state, [], None, by))
 
+    @at_home
     async def say(
         self, run_id: str, text: str, by: str, *, review_id: str | None = None, groups: Sequence[str] = ()
     ) -> tuple[Reading | None, RunState]:
@@ -151,6 +157,7 @@ class Decisions(Engine):
         state = await self.decide(run_id, decision, by, review_id=review_id, groups=groups, reading=reading)
         return reading, state
 
+    @at_home
     async def note_override(self, run_id: str, review_id: str, by: str) -> None:
         """Audit a "Not what I meant": ``by`` says the reading of their reply at ``review_id`` was wrong.
 

@@ -11,11 +11,12 @@ import uuid
 import weakref
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import dataclass, field
 from typing import TypedDict
 
 from agent import machine, usage
 from agent.config import PolicyConfig
-from agent.errors import ConcurrentUpdate
+from agent.errors import ConcurrentUpdate, TandemError
 from agent.logs import bind, ctx
 from agent.models import (
     AddRule,
@@ -25,19 +26,27 @@ from agent.models import (
     Effect,
     Event,
     LeaseClaim,
+    MakePlan,
     MatchRule,
     Outbound,
+    Outgoing,
     Policy,
+    ProposeStep,
+    RefineOutput,
     Reschedule,
     Review,
+    ReviseStep,
     Risk,
     Rule,
     RuleChecked,
     RunState,
+    RunStep,
+    Summarize,
 )
 from agent.policy import SafetyPolicy, rule_scope
 from agent.ports import Brain, Change, Observer, Store
 from agent.runtime.audit import audit_lines
+from agent.runtime.home import RuntimeLoop
 from agent.runtime.outbox import delivery_channel, outgoing_for
 from agent.runtime.work import ToolContext, Worker
 from agent.tools import ToolRegistry
@@ -50,6 +59,15 @@ LEASE_TTL = 30.0
 
 def _new_id() -> str:
     return uuid.uuid4().hex[:12]
+
+
+@dataclass
+class Held:
+    """What transitions committed without waiting for the disk still owe the world: their messages
+    and their observers' news, given out with the next durable commit (or :meth:`Engine._release`)."""
+
+    messages: list[Outgoing] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
 
 
 class Engine:
@@ -70,6 +88,9 @@ class Engine:
         lease_ttl: float = LEASE_TTL,
     ) -> None:
         self.store = store
+        # The loop the runtime's work runs on when it has one of its own (a served bot): its entry
+        # points, called from any loop, run there (see agent.runtime.home). None: the caller's loop.
+        self.home: RuntimeLoop | None = None
         # Who works on a run holds its lease, renewed while the work runs: another process (or a
         # resume) treats the work as interrupted only once the lease has run out.
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
@@ -85,12 +106,23 @@ class Engine:
         self.tool_context = tool_context or nullcontext
         self.clock = clock
         self.new_id = new_id
+        self.lazy_commits = True
+        """Let a transition that only leads to work safe to do again (a read-only step, a model call) commit
+        without waiting for the disk; the next durable commit makes it durable too. False: every commit waits."""
         self.worker = Worker(brain, tools, self.config, self.tool_context, clock, new_id)
         # One lock per run while someone uses it; unused ones are collected (a long-lived bot
         # sees many runs). Whoever holds or awaits a lock keeps it alive, so exclusion holds.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
-    async def _drive(self, state: RunState, version: int, effects: list[Effect]) -> RunState:
+    async def _drive(self, state: RunState, version: int, effects: list[Effect], held: Held | None = None) -> RunState:
+        held = held if held is not None else Held()
+        try:
+            return await self._drive_held(state, version, effects, held)
+        finally:
+            if held.messages or held.changes:
+                await self._release(state, held)
+
+    async def _drive_held(self, state: RunState, version: int, effects: list[Effect], held: Held) -> RunState:
         queue = list(effects)
         while queue:
             effect = queue.pop(0)
@@ -100,7 +132,7 @@ class Engine:
                 continue
             try:
                 async with self._lock(state.id):
-                    state, version, more = await self._apply(state, version, event, "tandem", used)
+                    state, version, more = await self._apply(state, version, event, "tandem", used, held)
             except ConcurrentUpdate:
                 # Someone (a cancel) moved the run on while we worked: keep the record, stop here.
                 fresh, _ = await self.store.load(state.id)
@@ -143,13 +175,24 @@ class Engine:
         return LeaseClaim(self.owner, self.clock() + self.lease_ttl) if state.inflight is not None else None
 
     async def _apply(
-        self, state: RunState, version: int, event: Event, actor: str, used: usage.Tally | None = None
+        self,
+        state: RunState,
+        version: int,
+        event: Event,
+        actor: str,
+        used: usage.Tally | None = None,
+        held: Held | None = None,
     ) -> tuple[RunState, int, list[Effect]]:
         """One transition, persisted with everything it decided in one transaction.
 
         A rule look-up the machine asks for is a pure read: it is answered at once and its
         transition shares the commit, so an always-allow rule costs no extra write. ``used``
         is what the work that produced ``event`` asked of the model (audited with it).
+
+        With ``held`` (the caller drives the run on), a transition whose only work is safe to do
+        again (:meth:`_replayable`) commits without waiting for the disk: its messages and
+        observers' news wait in ``held`` for the next durable commit, so nobody is told of it, and
+        no step at or above write risk starts, before it is on disk.
         """
         before = state
         new, effects = machine.transition(state, event, self.safety)
@@ -164,8 +207,13 @@ class Engine:
         effects = earlier + effects
         writes = _writes(before, effects, event.at)
         channel = delivery_channel(new)
-        outbox = Outbound(channel, outgoing_for(before, event, effects)) if channel is not None else None
-        version = await self.store.commit(new, version, audit, **writes, outbox=outbox, lease=self._lease(new))
+        messages = outgoing_for(before, event, effects)
+        lazy = held is not None and self._replayable(new, effects)
+        owed = _cards_last(held.messages + messages) if held is not None and held.messages else messages
+        outbox = Outbound(channel, owed) if channel is not None and not lazy else None
+        version = await self.store.commit(
+            new, version, audit, **writes, outbox=outbox, lease=self._lease(new), durable=not lazy
+        )
         if log.isEnabledFor(logging.INFO):
             log.info(
                 "run %s: %s -> %s (%s)",
@@ -175,8 +223,56 @@ class Engine:
                 ", ".join(e.kind for e in effects) or "no effects",
                 extra=ctx(run=new.id, review=new.pending.id if new.pending else None, event=event.kind),
             )
-        await self._notify(Change(new, effects, event, actor, writes["answered"][0] if writes["answered"] else None))
+        change = Change(new, effects, event, actor, writes["answered"][0] if writes["answered"] else None)
+        if lazy:
+            assert held is not None
+            held.messages += messages
+            held.changes.append(change)
+            return new, version, effects
+        if held is not None:
+            told, held.messages, held.changes = held.changes, [], []
+            for past in told:
+                await self._notify(past)
+        await self._notify(change)
         return new, version, effects
+
+    def _replayable(self, state: RunState, effects: list[Effect]) -> bool:
+        """Whether the work ``effects`` ask for may run before their transition is on disk: it is
+        there, and it is all safe to do again (a step below write risk, a model call); no effect
+        tells anyone anything or waits on a person."""
+        if not self.lazy_commits or not effects:
+            return False
+        work = False
+        for e in effects:
+            match e:
+                case RunStep():
+                    step = state.step(e.number)
+                    try:
+                        risk = max(step.risk, self.tools.get(step.tool).risk)
+                    except TandemError:
+                        return False
+                    if risk >= Risk.WRITE:
+                        return False
+                    work = True
+                case MakePlan() | Summarize() | ReviseStep() | RefineOutput() | ProposeStep():
+                    work = True
+                case CloseReview() | Reschedule() | AddRule():
+                    pass
+                case _:
+                    return False
+        return work
+
+    async def _release(self, state: RunState, held: Held) -> None:
+        """Give out what lazy commits held back when no durable commit of ours followed: the messages
+        in a durable write of their own (which takes the earlier commits to disk), then the news.
+        (When the run moved on in another commit, that commit, durable and later, took ours with it.)"""
+        channel = delivery_channel(state)
+        messages, held.messages = _cards_last(held.messages), []
+        if channel is not None and messages:
+            await self.store.add_outgoing(state.id, channel, messages, self.clock())
+        told, held.changes = held.changes, []
+        for change in told:
+            await self._notify(change)
 
     async def _match_rule(self, state: RunState, work: MatchRule) -> RuleChecked:
         scope = rule_scope(state)
@@ -203,6 +299,12 @@ class Engine:
                     change.state.id,
                     extra=ctx(run=change.state.id),
                 )
+
+
+def _cards_last(messages: list[Outgoing]) -> list[Outgoing]:
+    """Messages of several transitions in one write: the run's card is drawn once, last, from the run as it is."""
+    rest = [m for m in messages if m.kind != "card"]
+    return rest + [Outgoing(kind="card")] if len(rest) < len(messages) else rest
 
 
 class _Writes(TypedDict):

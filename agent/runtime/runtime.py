@@ -11,6 +11,7 @@ from agent.logs import ctx
 from agent.models import AuditEvent, CancelRequested, Origin, Outbound, Recovered, RunState, Terminal
 from agent.ports import Change
 from agent.runtime.decisions import Decisions
+from agent.runtime.home import at_home
 from agent.runtime.outbox import delivery_channel, outgoing_for
 from agent.runtime.scheduler import Scheduling
 
@@ -18,6 +19,7 @@ log = logging.getLogger("tandem.runtime")
 
 
 class Runtime(Decisions, Scheduling):
+    @at_home
     async def start(self, task: str, requester: str, *, origin: Origin | None = None) -> RunState:
         """Create a run and drive it to its first pause."""
         task = task.strip()
@@ -34,6 +36,7 @@ class Runtime(Decisions, Scheduling):
         await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)
 
+    @at_home
     async def cancel(self, run_id: str, by: str, reason: str = "", *, groups: Sequence[str] = ()) -> RunState:
         """Stop a run at any point, also while it works; only who may steer it may (NotAllowed otherwise)."""
         async with self._lock(run_id):
@@ -50,6 +53,7 @@ class Runtime(Decisions, Scheduling):
             state, _, _ = await self._apply(state, version, event, by)
         return state
 
+    @at_home
     async def recover(self, run_id: str) -> RunState:
         """Resume a run whose process died while it was working.
 
@@ -74,6 +78,7 @@ class Runtime(Decisions, Scheduling):
             state, version, effects = await self._apply(state, version, event, "tandem")
         return await self._drive(state, version, effects)
 
+    @at_home
     async def recover_all(self) -> list[RunState]:
         recovered = []
         for run_id in await self.store.runs_in_flight():

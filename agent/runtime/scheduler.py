@@ -9,11 +9,13 @@ from agent.errors import ConcurrentUpdate, InvalidDecision, StaleDecision
 from agent.models import Effect, RunState, TimedOut
 from agent.policy import TIMEOUT
 from agent.runtime.engine import Engine
+from agent.runtime.home import at_home
 
 log = logging.getLogger("tandem.runtime")
 
 
 class Scheduling(Engine):
+    @at_home
     async def tick(self, now: float | None = None, limit: int = 500) -> int:
         """Handle reviews whose reminder time or deadline has come; return how many."""
         now = self.clock() if now is None else now

@@ -93,9 +93,12 @@ class Runs(PoolUser):
         rules: Sequence[Rule] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
+        durable: bool = True,
     ) -> int:
         # Pipelined: the lock and the review's check go in one round trip, the writes and COMMIT in another.
         async with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
+            if not durable:  # the next synchronous commit flushes the WAL past this one
+                await conn.execute("SET LOCAL synchronous_commit TO OFF")
             locked = await conn.execute("SELECT version FROM runs WHERE id = %s FOR UPDATE", [state.id])
             if answered is not None:
                 review_id, by, at, answer = answered

@@ -1,4 +1,4 @@
-"""Tools for restart tests: they record each start and can be held mid-step."""
+"""Tools for restart tests: they record each start and can be held mid-step, or stopped before they start."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from agent.tools import Risk, tool
 
 def _log(name: str) -> None:
     folder = Path(os.environ["HELD_TOOLS_DIR"])
+    if (folder / "gate").exists():  # stopped before the call has any effect; the test sees where
+        (folder / f"waiting-{name}").touch()
+        while (folder / "gate").exists():
+            time.sleep(0.05)
     with (folder / "calls.log").open("a") as f:
         f.write(name + "\n")
         f.flush()

@@ -166,6 +166,63 @@ def test_killed_during_a_read_step_reruns_it_on_resume(env: dict[str, str]) -> N
     assert resumed["pending_review"]["anchor"] == "before_risky_step"
 
 
+def decided(run: dict[str, Any]) -> list[str]:
+    """The reviews of ``run`` its audit trail says were decided, oldest first."""
+    return [e["payload"].get("review_id", "") for e in run["events"] if e["kind"] == "decided"]
+
+
+def test_killed_after_a_commit_that_did_not_wait_for_disk_keeps_the_decision(any_env: dict[str, str]) -> None:
+    """The approval commits without waiting for the disk (only a read step follows it); killed before
+    that step has any effect, the decision is still there and the step runs once, on resume."""
+    env = any_env
+    folder = Path(env["HELD_TOOLS_DIR"])
+    run = run_json(env, "run", "--detach", TASK)
+    plan_review = run["pending_review"]["id"]
+    (folder / "gate").touch()
+    proc = subprocess.Popen([sys.executable, "-m", "cli.main", "answer", run["id"], "--approve"], cwd=ROOT, env=env)
+    wait_for(lambda: (folder / "waiting-inspect_cluster").exists())
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    (folder / "gate").unlink()
+
+    crashed = run_json(env, "show", run["id"], "--json")
+    assert crashed["status"] == "executing" and crashed["steps"][0]["status"] == "running"
+    assert decided(crashed) == [plan_review], "the approval was committed before the step began"
+    assert calls(env) == []
+    resumed = resume_once_the_lease_lapses(env, run["id"])
+    assert calls(env) == ["inspect_cluster"], "the read step ran once"
+    assert resumed["pending_review"]["anchor"] == "before_risky_step"
+    assert decided(resumed) == [plan_review]
+
+
+def test_killed_after_the_shared_commit_before_a_risky_step_runs_nothing_twice(any_env: dict[str, str]) -> None:
+    """A risky step's start is on disk before it begins: killed in between, nothing is lost, the step
+    does not run by itself, and it runs exactly once when a person says so."""
+    env = any_env
+    folder = Path(env["HELD_TOOLS_DIR"])
+    run = run_json(env, "run", "--detach", TASK)
+    run = run_json(env, "answer", run["id"], "--approve")  # decision, read step and next review: one durable commit
+    gate = run["pending_review"]["id"]
+    assert run["pending_review"]["anchor"] == "before_risky_step" and calls(env) == ["inspect_cluster"]
+    (folder / "gate").touch()
+    command = [sys.executable, "-m", "cli.main", "answer", run["id"], "--approve", "--review", gate]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env)
+    wait_for(lambda: (folder / "waiting-upgrade_cluster").exists())
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    (folder / "gate").unlink()
+
+    crashed = run_json(env, "show", run["id"], "--json")
+    assert crashed["status"] == "executing" and crashed["steps"][1]["status"] == "running"
+    assert crashed["steps"][0]["status"] == "done" and decided(crashed)[-1] == gate
+    resumed = resume_once_the_lease_lapses(env, run["id"])
+    assert resumed["pending_review"]["anchor"] == "recovery"
+    assert calls(env) == ["inspect_cluster"], "the risky step did not run by itself"
+    done = run_json(env, "answer", run["id"], "--approve", "--review", resumed["pending_review"]["id"])
+    assert calls(env) == ["inspect_cluster", "upgrade_cluster"], "and ran once when a person said so"
+    assert done["pending_review"]["anchor"] == "before_result"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -11,6 +11,7 @@ import pytest
 
 from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
 from agent.models import (
+    Answered,
     AuditEvent,
     Claim,
     DueReview,
@@ -86,6 +87,20 @@ async def test_commit_with_current_version_bumps_it_and_appends_events(store: St
     assert await store.commit(moved, 1, [event("moved", T0 + 1)]) == 2
     assert await store.load("r1") == (moved, 2)
     assert [e.kind for e in await store.events("r1")] == ["started", "moved"]
+
+
+async def test_commit_not_waiting_for_disk_is_seen_and_versioned_like_any_other(store: Store) -> None:
+    version = await paused(store)
+    moved = run(phase="executing", updated_at=T0 + 1)
+    answered = Answered("rv1", "U2", T0 + 1, {"kind": "approve"})
+    assert await store.commit(moved, version, [event("moved", T0 + 1)], answered=answered, durable=False) == 2
+    assert await store.load("r1") == (moved, 2)
+    record = await store.get_review("rv1")
+    assert record is not None and record.status == "answered" and record.answered_by == "U2"
+    with pytest.raises(ConcurrentUpdate, match="r1"):
+        await store.commit(run(phase="done"), version, [], durable=False)
+    assert await store.commit(run(phase="done", updated_at=T0 + 2), 2, [event("done", T0 + 2)]) == 3
+    assert [e.kind for e in await store.events("r1")] == ["started", "moved", "done"]
 
 
 async def test_commit_with_stale_version_raises_concurrent_update_and_writes_nothing(store: Store) -> None:

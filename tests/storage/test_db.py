@@ -10,7 +10,10 @@ from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 import storage.db
+from agent.errors import ConcurrentUpdate
+from agent.models import RunState
 from storage.db import apply_migrations, connect, migrations, retry_busy
+from storage.runs import RunStore
 
 
 def test_connect_with_fresh_file_sets_busy_timeout_wal_and_migrates(tmp_path: Path) -> None:
@@ -120,3 +123,16 @@ def test_apply_migrations_with_non_transactional_migration_refuses() -> None:
     with pytest.raises(RuntimeError, match="cannot run inside a transaction"):
         apply_migrations(db, vacuum)
     assert not db.conn.in_transaction
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_commit_not_waiting_for_disk_leaves_the_connection_at_synchronous_full(tmp_path: Path, fails: bool) -> None:
+    store = RunStore(connect(tmp_path / "t.db"))
+    state = RunState(id="r1", task="restart payments", requester="U1", created_at=1.0, updated_at=1.0)
+    store.create(state, [])
+    version = 0 if fails else 1  # a stale version: the commit raises and writes nothing
+    try:
+        store.commit(state.model_copy(update={"phase": "executing"}), version, [], durable=False)
+    except ConcurrentUpdate:
+        assert fails
+    assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL, for every other write

@@ -1,0 +1,178 @@
+"""The runtime's own event loop, on its own thread: runtime work never queues in front of an ack.
+
+A channel's server answers each request (a click, a slash command) within milliseconds on its
+event loop. Transitions, tool and model calls and outbox deliveries are work of another
+size; on the same loop, every ack would wait behind them. So a served bot runs them on a
+:class:`RuntimeLoop`: whoever calls a runtime entry point from another loop awaits its result
+there (:func:`at_home`), and a store tied to the loop that opened it (a PostgreSQL pool) is
+reached from other loops through :func:`forwarded`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import inspect
+import logging
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
+
+__all__ = ["RuntimeLoop", "at_home", "forwarded"]
+
+log = logging.getLogger("tandem.runtime")
+
+SWITCH_INTERVAL = 0.0005
+"""Seconds a busy thread keeps the interpreter while another waits for it (Python's default is 0.005).
+The thread that acks wakes up for every request; each time it may wait for the runtime's thread
+to let go, so while a runtime loop runs the process switches ten times as often."""
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class RuntimeLoop:
+    """An event loop running on a thread of its own until :meth:`stop`."""
+
+    def __init__(self, name: str = "tandem-runtime") -> None:
+        self.name = name
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            raise RuntimeError("the runtime loop is not running")
+        return self._loop
+
+    def here(self) -> bool:
+        """Whether the caller runs on this loop."""
+        try:
+            return asyncio.get_running_loop() is self._loop
+        except RuntimeError:
+            return False
+
+    def start(self) -> RuntimeLoop:
+        ready = threading.Event()
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            self._loop = loop
+            ready.set()
+            try:
+                loop.run_forever()
+                left = asyncio.all_tasks(loop)
+                for task in left:
+                    task.cancel()
+                loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.run_until_complete(loop.shutdown_default_executor())
+            finally:
+                loop.close()
+
+        self._thread = threading.Thread(target=serve, name=self.name, daemon=True)
+        self._thread.start()
+        ready.wait()
+        return self
+
+    def stop(self) -> None:
+        """Stop the loop (what still runs on it is cancelled) and wait for its thread."""
+        if self._thread is None or self._loop is None:
+            return
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._thread, self._loop = None, None
+
+    @classmethod
+    @asynccontextmanager
+    async def running(
+        cls, name: str = "tandem-runtime", switch_interval: float | None = SWITCH_INTERVAL
+    ) -> AsyncIterator[RuntimeLoop]:
+        """A started loop, stopped when the block ends; ``switch_interval`` (None: as it is) is the
+        process's while the loop runs."""
+        before = sys.getswitchinterval()
+        if switch_interval is not None:
+            sys.setswitchinterval(switch_interval)
+        home = cls(name).start()
+        try:
+            yield home
+        finally:
+            await asyncio.to_thread(home.stop)
+            sys.setswitchinterval(before)
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``coro`` on this loop (from any thread); its result comes back through the future."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    async def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await ``coro`` on this loop; the caller's loop stays free meanwhile. Cancelling the caller
+        cancels the work."""
+        if self.here():
+            return await coro
+        future = self.submit(coro)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+
+    @asynccontextmanager
+    async def context(self, manager: AbstractAsyncContextManager[T]) -> AsyncIterator[T]:
+        """Enter and leave ``manager`` on this loop (what it opens belongs to this loop)."""
+        value = await self.call(manager.__aenter__())
+        try:
+            yield value
+        except BaseException as exc:
+            if not await self.call(manager.__aexit__(type(exc), exc, exc.__traceback__)):
+                raise
+        else:
+            await self.call(manager.__aexit__(None, None, None))
+
+
+class _Homed(Protocol):
+    home: RuntimeLoop | None
+
+
+H = TypeVar("H", bound=_Homed)
+
+
+def at_home(
+    method: Callable[Concatenate[H, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[H, P], Coroutine[Any, Any, T]]:
+    """A method that runs on its object's ``home`` loop, whichever loop calls it (as written when ``home`` is None)."""
+
+    @functools.wraps(method)
+    async def hop(self: H, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        home = self.home
+        if home is None or home.here():
+            return await method(self, *args, **kwargs)
+        return await home.call(method(self, *args, **kwargs))
+
+    return hop
+
+
+class _Forwarded:
+    def __init__(self, target: object, home: RuntimeLoop) -> None:
+        self._target = target
+        self._home = home
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if not inspect.iscoroutinefunction(value):
+            return value
+        home = self._home
+
+        @functools.wraps(value)
+        async def forward(*args: Any, **kwargs: Any) -> Any:
+            return await home.call(value(*args, **kwargs))
+
+        return forward
+
+
+def forwarded(home: RuntimeLoop, target: T) -> T:
+    """``target`` (a store) as seen from other loops: each of its coroutine methods runs on ``home``."""
+    return cast(T, _Forwarded(target, home))

@@ -1,0 +1,190 @@
+"""One durable commit per resume where it is safe: the transitions before a person is told anything,
+or before a step at or above write risk starts, commit without waiting for the disk."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.models import (
+    Answered,
+    Approve,
+    AuditEvent,
+    LeaseClaim,
+    Outbound,
+    PlannedStep,
+    ProposedStep,
+    Reading,
+    Review,
+    Rule,
+    RunState,
+    SlackThread,
+    Step,
+    TakeoverReading,
+)
+from agent.ports import Change, ClassifyContext
+from agent.runtime import Runtime
+from agent.tools import Risk, ToolRegistry, tool
+from storage.facade import AsyncStore
+
+WHERE = SlackThread(channel_id="C1", thread_ts="1.0")
+PLAN = [("peek", {"service": "api"}), ("peek", {"service": "db"}), ("push", {"service": "api"})]
+
+
+@dataclass
+class Commit:
+    durable: bool
+    phase: str
+    messages: list[str]
+
+
+@dataclass
+class Log:
+    """What happened, in order: commits, observers told, tools started."""
+
+    entries: list[Commit | str] = field(default_factory=list)
+
+    def commits(self) -> list[Commit]:
+        return [e for e in self.entries if isinstance(e, Commit)]
+
+
+LOG = Log()
+
+
+@tool(risk=Risk.READ)
+def peek(service: str) -> str:
+    """Look at a service."""
+    LOG.entries.append(f"tool peek {service}")
+    return f"{service} is fine"
+
+
+@tool(risk=Risk.WRITE)
+def push(service: str) -> str:
+    """Change a service."""
+    LOG.entries.append(f"tool push {service}")
+    return f"{service} changed"
+
+
+REGISTRY = ToolRegistry()
+for fn in (peek, push):
+    REGISTRY.add_function(fn)
+
+
+class Brain:
+    async def plan(self, task: str, tools: ToolRegistry, **_: Any) -> list[ProposedStep]:
+        return [
+            ProposedStep(tool=name, params=tools.get(name).validate(p), reason="r", risk=tools.get(name).risk)
+            for name, p in PLAN
+        ]
+
+    async def revise_step(self, task: str, step: Step, tools: ToolRegistry, **_: Any) -> dict[str, Any]:
+        return step.params
+
+    async def summarize(self, task: str, steps: list[Step], notes: list[str]) -> str:
+        LOG.entries.append("model summarize")
+        return "all fine"
+
+    async def refine(self, task: str, output: str, feedback: str, steps: list[Step]) -> str:
+        return output
+
+    async def classify(self, text: str, context: ClassifyContext) -> Reading:
+        return Reading(intent="approve", reason="yes", confidence=0.9)
+
+    async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
+        return TakeoverReading(kind="step", step=PlannedStep(tool="peek", params={"service": "api"}))
+
+
+class RecordingStore(AsyncStore):
+    async def commit(
+        self,
+        state: RunState,
+        version: int,
+        events: list[AuditEvent],
+        *,
+        opened: Review | None = None,
+        answered: Answered | None = None,
+        closed: str | None = None,
+        reschedule: bool = False,
+        rules: Sequence[Rule] = (),
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
+        durable: bool = True,
+    ) -> int:
+        version = await super().commit(
+            state,
+            version,
+            events,
+            opened=opened,
+            answered=answered,
+            closed=closed,
+            reschedule=reschedule,
+            rules=rules,
+            outbox=outbox,
+            lease=lease,
+            durable=durable,
+        )
+        kinds: list[str] = [m.kind for m in outbox.messages] if outbox is not None else []
+        LOG.entries.append(Commit(durable, state.phase, kinds))
+        return version
+
+
+class Told:
+    async def on_change(self, change: Change) -> None:
+        LOG.entries.append(f"told {change.event.kind if change.event else 'start'}")
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[RecordingStore]:
+    LOG.entries.clear()
+    recording = RecordingStore(tmp_path / "t.db")
+    async with recording:
+        yield recording
+
+
+async def paused_at_plan(store: RecordingStore, *, lazy: bool = True) -> tuple[Runtime, RunState]:
+    runtime = Runtime(store, Brain(), REGISTRY, observers=[Told()])
+    runtime.lazy_commits = lazy
+    state = await runtime.start("look then change api", "U1", origin=WHERE)
+    assert state.pending is not None and state.pending.anchor == "after_plan"
+    LOG.entries.clear()
+    return runtime, state
+
+
+async def test_resume_through_read_steps_to_a_gate_makes_one_durable_commit(store: RecordingStore) -> None:
+    runtime, state = await paused_at_plan(store)
+    state = await runtime.decide(state.id, Approve(), "U1")
+    assert state.pending is not None and state.pending.anchor == "before_risky_step"
+    commits = LOG.commits()
+    assert [c.durable for c in commits] == [False, False, True]
+    assert [c.messages for c in commits[:2]] == [[], []], "nothing goes out from a commit not on disk"
+    # the messages of all three transitions go out with the durable commit, the card once and last
+    assert commits[2].messages == ["decided", "review", "card"]
+    told = [e for e in LOG.entries if isinstance(e, str) and e.startswith("told")]
+    assert told == ["told decided", "told step_finished", "told step_finished"]
+    assert LOG.entries.index("told decided") > LOG.entries.index(commits[2]), "nobody is told before the disk has it"
+
+
+async def test_resume_into_a_write_step_commits_the_decision_durably_before_the_step(store: RecordingStore) -> None:
+    runtime, state = await paused_at_plan(store)
+    state = await runtime.decide(state.id, Approve(), "U1")
+    assert state.pending is not None
+    LOG.entries.clear()
+    state = await runtime.decide(state.id, Approve(), "U1")
+    assert state.pending is not None and state.pending.anchor == "before_result"
+    first = LOG.entries[0]
+    assert isinstance(first, Commit) and first.durable and first.messages == ["decided", "card"]
+    assert LOG.entries[1:3] == ["told decided", "tool push api"]
+    # the step's result leads only to a model call: that commit need not wait; the review's does
+    assert [c.durable for c in LOG.commits()] == [True, False, True]
+    assert LOG.commits()[-1].messages == ["review", "card"]
+
+
+async def test_resume_with_lazy_commits_off_waits_for_disk_on_every_commit(store: RecordingStore) -> None:
+    runtime, state = await paused_at_plan(store, lazy=False)
+    await runtime.decide(state.id, Approve(), "U1")
+    assert [c.durable for c in LOG.commits()] == [True, True, True]
+    assert [c.messages for c in LOG.commits()] == [["decided", "card"], ["card"], ["review", "card"]]
