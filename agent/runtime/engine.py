@@ -26,22 +26,17 @@ from agent.models import (
     Effect,
     Event,
     LeaseClaim,
-    MakePlan,
     MatchRule,
     Outbound,
     Outgoing,
     Policy,
-    ProposeStep,
-    RefineOutput,
     Reschedule,
     Review,
-    ReviseStep,
     Risk,
     Rule,
     RuleChecked,
     RunState,
     RunStep,
-    Summarize,
 )
 from agent.policy import SafetyPolicy, rule_scope
 from agent.ports import Brain, Change, Observer, Store
@@ -238,8 +233,9 @@ class Engine:
 
     def _replayable(self, state: RunState, effects: list[Effect]) -> bool:
         """Whether the work ``effects`` ask for may run before their transition is on disk: it is
-        there, and it is all safe to do again (a step below write risk, a model call); no effect
-        tells anyone anything or waits on a person."""
+        there, and it is all safe to do again (a step below write risk); no effect tells anyone
+        anything or waits on a person. A model call is not: it takes seconds and is paid for, and
+        what a person was told before it (the card's progress) must not wait for it."""
         if not self.lazy_commits or not effects:
             return False
         work = False
@@ -253,8 +249,6 @@ class Engine:
                         return False
                     if risk >= Risk.WRITE:
                         return False
-                    work = True
-                case MakePlan() | Summarize() | ReviseStep() | RefineOutput() | ProposeStep():
                     work = True
                 case CloseReview() | Reschedule() | AddRule():
                     pass
