@@ -2,9 +2,9 @@
 
 Times come in, times go out (only :func:`post_now` touches the store). The scheduler
 (``Runtime.tick``) keeps one scheduled post per channel in the store (``Store.schedule_post``)
-and claims it once its time has come (``Store.claim_post``), writing this module's message to the outbox in the same transaction;
-the channel renders the report (figures, trend against the week before, chart) when it
-delivers it.
+and claims it once its time has come (``Store.claim_post``), writing this module's message to
+the outbox in the same transaction; the channel renders the report (figures, trend against
+the week before, chart) when it delivers it.
 """
 
 from __future__ import annotations
