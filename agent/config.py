@@ -145,7 +145,8 @@ class ReportRule(_Section):
 
     @model_validator(mode="after")
     def _schedule_needs_channel(self) -> ReportRule:
-        given = sorted({"weekday", "hour", "timezone"} & self.model_fields_set)
+        fields = type(self).model_fields
+        given = [name for name in ("weekday", "hour", "timezone") if getattr(self, name) != fields[name].default]
         if given and self.channel is None:
             raise ValueError(f"{', '.join(given)} schedule the weekly post: set channel too (where it goes)")
         return self
