@@ -19,8 +19,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from agent.brain import LLMBrain
-from agent.config import PolicyConfig, ReportRule
-from agent.errors import ConfigError
+from agent.config import PolicyConfig, ReportRule, load_config
+from agent.errors import ConfigError, PolicyError
 from agent.models import Delivery
 from agent.offline import OfflineModel
 from agent.ports import Store
@@ -210,3 +210,34 @@ async def test_weekly_post_with_two_processes_on_one_postgres_database_goes_out_
     await two_processes_at_once(url, tmp_path)
     async with PgStore(url) as store:
         assert [r.message.data["until"] for r in await report_rows(store)] == [MONDAY_NINE]
+
+
+# --- the policy --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('channel = "#ops"', r'report.channel: "#ops" is not a Slack channel id; use the id \(C…\)'),
+        ('channel = "C0OPS"\nweekday = "funday"', r'report.weekday: "funday" is not a weekday; use monday … sunday'),
+        ('channel = "C0OPS"\nhour = 24', r"report.hour: Input should be less than or equal to 23"),
+        ('channel = "C0OPS"\ntimezone = "Mars/Base"', r'report.timezone: "Mars/Base" is not an IANA time zone'),
+        ("hour = 7", r"report: hour schedule the weekly post: set channel too"),
+    ],
+)
+def test_report_schedule_in_the_policy_with_a_bad_value_names_the_key(tmp_path: Path, toml: str, message: str) -> None:
+    policy = tmp_path / "tandem.toml"
+    policy.write_text(f"[report]\n{toml}\n")
+    with pytest.raises(PolicyError, match=message):
+        load_config(policy, environ={})
+
+
+def test_report_schedule_in_the_policy_reads_short_weekdays_and_environment_overrides() -> None:
+    environ = {
+        "TANDEM_POLICY__REPORT__CHANNEL": "C0OPS",
+        "TANDEM_POLICY__REPORT__WEEKDAY": "Fri",
+        "TANDEM_POLICY__REPORT__HOUR": "17",
+        "TANDEM_POLICY__REPORT__TIMEZONE": "America/New_York",
+    }
+    rule = load_config(None, environ=environ).report
+    assert (rule.channel, rule.weekday, rule.hour, rule.timezone) == ("C0OPS", "friday", 17, "America/New_York")
