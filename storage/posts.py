@@ -4,7 +4,8 @@ A post is ``scheduled`` until a tick claims it: one ``BEGIN IMMEDIATE`` transact
 ``posted`` only if it is still ``scheduled`` and writes its outbox row, so of two processes
 claiming one post together exactly one writes the message, and a crash leaves either both
 (the delivery worker sends it) or neither (the next tick claims it). A post scheduled for the
-future under another key is ``superseded`` when the policy moves the post.
+future under another key is ``superseded`` when the policy moves the post (and scheduled again
+when it moves back).
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ class PostStore:
                     " AND until > ? AND key != ?",
                     [now, post.key],
                 )
-            self.db.execute(
-                "INSERT OR IGNORE INTO report_posts (key, channel, since, until, manual, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+            self.db.execute(  # a post the policy moved away from and back to is scheduled again
+                "INSERT INTO report_posts (key, channel, since, until, manual, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET status = 'scheduled' WHERE report_posts.status = 'superseded'",
                 [post.key, post.channel, post.since, post.until, int(post.manual), now],
             )
 

@@ -23,9 +23,10 @@ class Posts(PoolUser):
                     " AND until > %s AND key <> %s",
                     [now, post.key],
                 )
-            await conn.execute(
+            await conn.execute(  # a post the policy moved away from and back to is scheduled again
                 "INSERT INTO report_posts (key, channel, since, until, manual, created_at)"
-                " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO NOTHING",
+                " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (key) DO UPDATE SET status = 'scheduled'"
+                " WHERE report_posts.status = 'superseded'",
                 [post.key, post.channel, post.since, post.until, post.manual, now],
             )
 

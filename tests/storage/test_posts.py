@@ -68,6 +68,20 @@ async def test_schedule_post_at_another_future_time_supersedes_the_earlier_plan(
     assert await store.due_posts(T0 + WEEK) == [post(T0 + 7200)]
 
 
+async def test_schedule_post_moved_away_and_back_is_scheduled_again(store: Store) -> None:
+    await store.schedule_post(post(T0 + 3600), T0)
+    await store.schedule_post(post(T0 + 7200), T0 + 1)
+    await store.schedule_post(post(T0 + 3600), T0 + 2)
+    assert await store.due_posts(T0 + WEEK) == [post(T0 + 3600)]
+
+
+async def test_schedule_post_after_it_was_posted_leaves_it_posted(store: Store) -> None:
+    await store.schedule_post(post(), T0 - 3600)
+    assert await store.claim_post(post().key, outbox(post().key), T0 + 1)
+    await store.schedule_post(post(), T0 + 2)
+    assert await store.due_posts(T0 + WEEK) == []
+
+
 async def test_schedule_post_keeps_a_missed_post_and_manual_ones(store: Store) -> None:
     missed, manual = post(T0), post(T0 + 10, key="C0OPS@manual-x", manual=True)
     await store.schedule_post(missed, T0 - 3600)
