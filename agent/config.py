@@ -21,6 +21,10 @@ Errors are one line that names the bad key::
     [report]
     takeover_warning = 0.10           # warn when more runs than this are taken over
     correction_warning = 0.30         # warn when more runs than this are corrected
+    channel = "C0OPS"                 # post the report there every week (a Slack channel id)
+    weekday = "monday"                # on this day ...
+    hour = 9                          # ... at this hour ...
+    timezone = "Europe/Berlin"        # ... in this IANA time zone
 """
 
 from __future__ import annotations
@@ -29,11 +33,12 @@ import json
 import os
 import re
 import tomllib
+import zoneinfo
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
 from agent.errors import PolicyError
@@ -91,11 +96,64 @@ class TimeoutRule(_Section):
 Quorum = Literal["any", "all"] | Annotated[int, Field(ge=1)]
 
 
+WEEKDAYS: tuple[str, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+SLACK_CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,}")
+"""A Slack public (``C…``) or private (``G…``) channel id."""
+
+
 class ReportRule(_Section):
-    """When ``tandem report`` (and ``/tandem report``) warns: rates above these fractions."""
+    """When ``tandem report`` (and ``/tandem report``) warns: rates above these fractions; and, with
+    ``channel`` set, the weekly post: every ``weekday`` at ``hour`` o'clock in ``timezone``."""
 
     takeover_warning: float = Field(default=0.10, ge=0.0, le=1.0)  # the agent does not fit the task domain
     correction_warning: float = Field(default=0.30, ge=0.0, le=1.0)  # initial planning needs work
+    channel: str | None = None
+    weekday: str = "monday"
+    hour: int = Field(default=9, ge=0, le=23)
+    timezone: str = "UTC"
+
+    @field_validator("channel")
+    @classmethod
+    def _channel_id(cls, value: str | None) -> str | None:
+        if value is not None and not SLACK_CHANNEL_ID.fullmatch(value):
+            raise ValueError(
+                f"{json.dumps(value, ensure_ascii=False)} is not a Slack channel id; use the id (C…), "
+                "not the name (the channel's details show it at the bottom)"
+            )
+        return value
+
+    @field_validator("weekday")
+    @classmethod
+    def _weekday(cls, value: str) -> str:
+        day = value.strip().lower()
+        for name in WEEKDAYS:
+            if day in (name, name[:3]):
+                return name
+        raise ValueError(f"{json.dumps(value, ensure_ascii=False)} is not a weekday; use monday … sunday")
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f'{json.dumps(value, ensure_ascii=False)} is not an IANA time zone; use e.g. "UTC", '
+                '"Europe/Berlin" or "America/New_York"'
+            ) from None
+        return value
+
+    @model_validator(mode="after")
+    def _schedule_needs_channel(self) -> ReportRule:
+        fields = type(self).model_fields
+        given = [name for name in ("weekday", "hour", "timezone") if getattr(self, name) != fields[name].default]
+        if given and self.channel is None:
+            raise ValueError(f"{', '.join(given)} schedule the weekly post: set channel too (where it goes)")
+        return self
+
+    @property
+    def zone(self) -> zoneinfo.ZoneInfo:
+        return zoneinfo.ZoneInfo(self.timezone)
 
 
 class PolicyConfig(_Section):

@@ -153,6 +153,8 @@ class DeliveryWorker:
         if exc.permanent or attempts >= self.max_attempts:
             await self.store.fail_delivery(row.id, attempts, exc.error)
             log.error("gave up delivering %s after %d attempts: %s", row.message.kind, attempts, exc.error, extra=ids)
+            if row.message.kind == "weekly_report":
+                return  # no run to show it on: the log line above is where it shows
             follow = [] if row.message.kind == "card" else [Outgoing(kind="card")]
             if self.escalate and row.message.kind not in ("undelivered", "card"):
                 follow.append(

@@ -35,6 +35,7 @@ from agent.models import (
     Rule,
     RunState,
     RunSummary,
+    ScheduledPost,
     Step,
     TakeoverReading,
 )
@@ -252,6 +253,24 @@ class OutboxStore(Protocol):
     async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None: ...
 
 
+class PostsStore(Protocol):
+    """Scheduled report posts: stored like review deadlines, each claimed once across processes."""
+
+    async def schedule_post(self, post: ScheduledPost, now: float) -> None:
+        """Keep ``post`` (once per key); scheduled posts of the future under another key are dropped
+        (the policy moved the post)."""
+        ...
+
+    async def due_posts(self, now: float) -> list[ScheduledPost]:
+        """Scheduled posts whose time (``until``) is at or before ``now``, oldest first."""
+        ...
+
+    async def claim_post(self, key: str, outbox: Outbound, at: float) -> bool:
+        """Mark the post posted and write ``outbox`` in one transaction; False when another process
+        (or an earlier tick) already did."""
+        ...
+
+
 class MetricsStore(Protocol):
     """Collaboration metrics, computed by the store from the audit trail (never counted elsewhere)."""
 
@@ -261,7 +280,7 @@ class MetricsStore(Protocol):
         ...
 
 
-class Store(RunsStore, ReviewsStore, RulesStore, ChatStore, OutboxStore, MetricsStore, Protocol):
+class Store(RunsStore, ReviewsStore, RulesStore, ChatStore, OutboxStore, PostsStore, MetricsStore, Protocol):
     """Everything the runtime, the channels and the CLI need from storage
     (implemented by ``storage.facade.AsyncStore``; tests/storage/test_contract.py is the contract)."""
 

@@ -64,3 +64,14 @@ def home_summary(report: Report) -> Blocks:
         f"{percent(m.takeover_rate)} taken over · `/tandem report` in a channel for more"
     )
     return [section(line), *_warnings(report)]
+
+
+def weekly_blocks(report: Report, *, late: str | None = None, manual: bool = False) -> Blocks:
+    """The report post of ``[report] channel``: every run (all channels), the trend against the
+    period before, and, when it went out late, a line saying when it was due (``late``)."""
+    blocks = report_blocks(report, "All channels · " + ("posted on request" if manual else "weekly report"))
+    blocks[0] = header("Tandem weekly report" if not manual else "Tandem report")
+    if late is not None:
+        blocks.insert(2, context(f"⏰ Posted late: it was due {escape(late)}, when Tandem was not running."))
+    blocks.append(context("The chart below shows corrections and takeovers per day."))
+    return blocks

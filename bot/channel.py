@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, assert_never
 
 import aiohttp
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.config import PolicyConfig
@@ -30,6 +30,7 @@ from blocks.result_feedback import result_feedback
 from blocks.run_card import run_card
 from blocks.text import context, escaped, mention_any, section, waiting_for
 from bot.render import decision_lines
+from bot.weekly import ReportPoster
 
 log = logging.getLogger("tandem.bot")
 
@@ -76,6 +77,7 @@ class SlackChannel:
         self.card_interval = card_interval
         self.clock = clock
         self.worker: DeliveryWorker | None = None
+        self.reports = ReportPoster(client, store, self.config)
         self._card_at: dict[str, float] = {}
 
     async def on_change(self, change: Change) -> None:
@@ -96,10 +98,15 @@ class SlackChannel:
                 retry_after=float(retry_after) if retry_after else None,
                 permanent=error in _PERMANENT,
             ) from None
+        except SlackRequestError as exc:  # e.g. the file upload step of files_upload_v2 failed
+            raise DeliveryFailed(f"request failed: {str(exc)[:200]}") from None
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise DeliveryFailed(f"connection failed: {type(exc).__name__}") from None
 
     async def _send(self, delivery: Delivery, uncertain: bool) -> None:
+        if delivery.message.kind == "weekly_report":  # a report post belongs to no run
+            await self.reports.send(delivery, uncertain=uncertain)
+            return
         state, _ = await self.store.load(delivery.run_id)
         where = slack_thread(state)
         message = delivery.message
@@ -162,6 +169,8 @@ class SlackChannel:
                 await self.update_card(state)
             case "undelivered":
                 await self._undelivered(state, delivery)
+            case "weekly_report":
+                raise AssertionError("report posts are sent before a run is loaded")
             case _:
                 assert_never(message.kind)
 

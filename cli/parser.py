@@ -95,6 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--tool", help="only runs in which a step of this tool was reviewed or ran")
     report.add_argument("--json", action="store_true")
     report.add_argument("--html", metavar="FILE", help="also write a self-contained page with a chart")
+    report.add_argument(
+        "--post",
+        action="store_true",
+        help="also post it, with its chart, to the policy's [report] channel (the running bot delivers it)",
+    )
 
     redeliver = sub.add_parser("redeliver", help="try again to deliver a run's messages that could not be delivered")
     redeliver.add_argument("run_id")

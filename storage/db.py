@@ -162,6 +162,26 @@ def m005_step_leases(db: Database) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN lease_until REAL")
 
 
+@migrations()
+def m006_report_posts(db: Database) -> None:
+    """Report posts, scheduled and claimed like deadlines: one row per channel and time (see storage.posts)."""
+    db.execute(
+        """
+        CREATE TABLE report_posts (
+            key TEXT PRIMARY KEY,
+            channel TEXT NOT NULL,
+            since REAL NOT NULL,
+            until REAL NOT NULL,
+            manual INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL DEFAULT 'scheduled',
+            created_at REAL NOT NULL,
+            posted_at REAL
+        )
+        """
+    )
+    db.execute("CREATE INDEX report_posts_due ON report_posts(until) WHERE status = 'scheduled'")
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     code: int = getattr(exc, "sqlite_errorcode", 0)  # extended codes (e.g. BUSY_SNAPSHOT) share the low byte
     return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

@@ -34,11 +34,13 @@ from agent.models import (
     Rule,
     RunState,
     RunSummary,
+    ScheduledPost,
 )
 from agent.models.metrics import Metrics, MetricsQuery
 from storage import metrics
 from storage.db import connect
 from storage.outbox import OutboxStore
+from storage.posts import PostStore
 from storage.runs import RunStore
 
 P = ParamSpec("P")
@@ -57,6 +59,7 @@ class AsyncStore:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tandem-db")
         self._store: RunStore | None = None
         self._outbox: OutboxStore | None = None
+        self._posts: PostStore | None = None
 
     @property
     def store(self) -> RunStore:
@@ -75,6 +78,12 @@ class AsyncStore:
         return self._outbox
 
     @property
+    def posts(self) -> PostStore:
+        if self._posts is None:
+            raise RuntimeError("AsyncStore.open() was not awaited")
+        return self._posts
+
+    @property
     def db(self) -> Database:
         return self.store.db
 
@@ -83,6 +92,7 @@ class AsyncStore:
             db = await self._call(connect, self.path)
             self._store = RunStore(db)
             self._outbox = OutboxStore(db)
+            self._posts = PostStore(db)
         return self
 
     async def close(self) -> None:
@@ -234,6 +244,17 @@ class AsyncStore:
 
     async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None:
         return await self._call(self.outbox.status_of, run_id, kind, review_id)
+
+    # --- report posts ---------------------------------------------------------------
+
+    async def schedule_post(self, post: ScheduledPost, now: float) -> None:
+        await self._call(self.posts.schedule, post, now)
+
+    async def due_posts(self, now: float) -> list[ScheduledPost]:
+        return await self._call(self.posts.due, now)
+
+    async def claim_post(self, key: str, outbox: Outbound, at: float) -> bool:
+        return await self._call(self.posts.claim, key, outbox, at)
 
     async def due_reviews(self, now: float, limit: int = 500) -> list[DueReview]:
         return await self._call(self.store.due_reviews, now, limit)

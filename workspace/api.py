@@ -3,7 +3,8 @@
 ``POST`` (or ``GET``) ``/api/<method>`` takes form, query or JSON arguments and a
 ``Authorization: Bearer`` token (or a ``token`` argument), and answers with
 Slack's JSON. ``POST /response/<id>`` is the response_url handed out with slash
-commands and button clicks. Every call is appended to ``state.calls``.
+commands and button clicks; ``POST /upload/<id>`` and ``GET /files/<id>/<name>`` carry
+uploaded files (:mod:`workspace.files`). Every call is appended to ``state.calls``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from aiohttp import web
 
-from workspace import chat, views
+from workspace import chat, files, views
 from workspace.errors import SlackFailure
 from workspace.params import Params
 from workspace.state import WorkspaceState
@@ -32,6 +33,9 @@ METHODS: dict[str, Method] = {
     "users.info": chat.users_info,
     "conversations.info": chat.conversations_info,
     "conversations.replies": chat.conversations_replies,
+    "conversations.history": chat.conversations_history,
+    "files.getUploadURLExternal": files.get_upload_url,
+    "files.completeUploadExternal": files.complete_upload,
     "views.open": views.views_open,
     "views.update": views.views_update,
     "views.push": views.views_push,
@@ -94,9 +98,17 @@ def build_api(state: WorkspaceState, *, bot_token: str) -> web.Application:
         state.record(RESPONSE_URL_METHOD, payload)
         return web.json_response({"ok": True})
 
-    app = web.Application()
+    async def upload(request: web.Request) -> web.Response:
+        return await files.receive(request, state)
+
+    async def download(request: web.Request) -> web.Response:
+        return await files.serve_file(request, state)
+
+    app = web.Application(client_max_size=files.MAX_FILE + 1024 * 1024)
     app.router.add_route("*", "/api/{method}", call)
     app.router.add_post("/response/{hook_id}", respond)
+    app.router.add_post("/upload/{file_id}", upload)  # step 2 of files_upload_v2
+    app.router.add_get("/files/{file_id}/{name}", download)
     return app
 
 

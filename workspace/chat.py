@@ -117,6 +117,17 @@ def conversations_replies(state: WorkspaceState, params: Params) -> Result:
     return {"messages": messages, "has_more": False, "response_metadata": {"next_cursor": ""}}
 
 
+def conversations_history(state: WorkspaceState, params: Params) -> Result:
+    """Top-level messages, newest first, after ``oldest`` (and before ``latest``) when given."""
+    channel = state.channel(params.required("channel", error="channel_not_found"))
+    oldest = float(params.optional("oldest") or 0)
+    latest = float(params.optional("latest") or "inf")
+    limit = int(params.optional("limit") or 100)
+    found = [m for m in reversed(state.history(channel.id)) if oldest < float(m.ts) < latest]
+    shown = [{**m.to_slack(), **state.replies_summary(m)} for m in found[:limit]]
+    return {"messages": shown, "has_more": len(found) > limit, "response_metadata": {"next_cursor": ""}}
+
+
 def apply_response(state: WorkspaceState, hook: Hook, payload: dict[str, Any]) -> None:
     """Carry out a response_url post (or an immediate command reply) as Slack would."""
     params = Params(payload)

@@ -79,6 +79,47 @@ class Channel(_Record):
         return out
 
 
+_MIME = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif"}
+
+
+def mimetype(name: str) -> str:
+    return _MIME.get(name.rsplit(".", 1)[-1].lower(), "application/octet-stream")
+
+
+class Upload(_Record):
+    """A file the bot uploads (``files_upload_v2``): reserved, then its bytes, then completed."""
+
+    model_config = ConfigDict(extra="forbid", ser_json_bytes="base64", val_json_bytes="base64")
+
+    id: str
+    name: str
+    length: int
+    created: float
+    title: str = ""
+    alt_txt: str | None = None
+    data: bytes | None = None
+    completed: bool = False
+    shared: bool = False
+
+    def to_slack(self, site: str) -> dict[str, Any]:
+        kind = self.name.rsplit(".", 1)[-1].lower() if "." in self.name else "binary"
+        url = f"{site}/files/{self.id}/{self.name}"
+        return {
+            "id": self.id,
+            "created": int(self.created),
+            "name": self.name,
+            "title": self.title or self.name,
+            "mimetype": mimetype(self.name),
+            "filetype": kind,
+            "size": self.length,
+            "user": BOT_USER_ID,
+            "url_private": url,
+            "url_private_download": url,
+            "permalink": url,
+            "alt_txt": self.alt_txt,
+        }
+
+
 class Message(_Record):
     channel: str
     ts: str
@@ -89,6 +130,7 @@ class Message(_Record):
     thread_ts: str | None = None
     edited: dict[str, str] | None = None
     metadata: dict[str, Any] | None = None
+    files: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
     def is_reply(self) -> bool:
@@ -107,6 +149,9 @@ class Message(_Record):
             out["edited"] = self.edited
         if self.metadata:
             out["metadata"] = self.metadata
+        if self.files:
+            out["files"] = self.files
+            out["upload"] = True
         return out
 
 

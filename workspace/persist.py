@@ -12,9 +12,9 @@ import asyncio
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from workspace.models import Message
+from workspace.models import Message, Upload
 from workspace.state import WorkspaceState
 
 COALESCE = 0.2
@@ -26,11 +26,13 @@ class Saved(BaseModel):
 
     version: int = 1
     messages: list[Message]
+    uploads: list[Upload] = Field(default_factory=list)  # the files those messages show
 
 
 def dump(state: WorkspaceState) -> str:
     messages = [m for channel in state.messages.values() for m in channel]
-    return Saved(messages=messages).model_dump_json(indent=1)
+    uploads = [u for u in state.uploads.values() if u.completed]
+    return Saved(messages=messages, uploads=uploads).model_dump_json(indent=1)
 
 
 def restore(state: WorkspaceState, text: str) -> int:
@@ -40,6 +42,7 @@ def restore(state: WorkspaceState, text: str) -> int:
         dm = message.channel.startswith("D") and message.channel not in state.channels
         place = state.channel("U" + message.channel[1:] if dm else message.channel)  # a DM opens by user id
         state.messages[place.id].append(message)
+    state.uploads.update({u.id: u for u in saved.uploads})
     state.changes.bump()
     return len(saved.messages)
 

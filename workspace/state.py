@@ -31,6 +31,7 @@ from workspace.models import (
     Hook,
     Message,
     Trigger,
+    Upload,
     User,
     View,
 )
@@ -62,6 +63,7 @@ class WorkspaceState:
         self.triggers: dict[str, Trigger] = {}
         self.hooks: dict[str, Hook] = {}
         self.calls: list[ApiCall] = []
+        self.uploads: dict[str, Upload] = {}
         self.faults: list[Fault] = []
         self.holds: list[tuple[str, bool]] = []  # (method, after applying it)
         self.held: list[asyncio.Future[None]] = []  # calls hanging on a hold, let go when the workspace stops
@@ -134,6 +136,7 @@ class WorkspaceState:
         bot_id: str | None = None,
         thread_ts: str | None = None,
         metadata: dict[str, Any] | None = None,
+        files: list[dict[str, Any]] | None = None,
     ) -> Message:
         channel_id = self.channel(channel).id
         if thread_ts is not None:
@@ -149,6 +152,7 @@ class WorkspaceState:
             bot_id=bot_id,
             thread_ts=thread_ts,
             metadata=metadata,
+            files=files or [],
         )
         if thread_ts is not None:
             parent = self.find_message(channel_id, thread_ts)

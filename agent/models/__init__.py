@@ -98,9 +98,11 @@ from agent.models.store import (
     Outbound,
     PostedMessage,
     PruneCounts,
+    ScheduledPost,
 )
 
 __all__ = [
+    "ScheduledPost",
     "Answered",
     "LeaseClaim",
     "Loaded",

@@ -25,6 +25,7 @@ OutgoingKind = Literal[
     "card",  # the run card shows the run as it is now (coalesced)
     "clarify",  # Tandem was not sure what a reply meant and asks
     "undelivered",  # tell the escalation channel that a message could not be delivered
+    "weekly_report",  # the collaboration report with its chart, in the policy's report channel (no run)
 ]
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "Outbound",
     "PostedMessage",
     "PruneCounts",
+    "ScheduledPost",
 ]
 
 
@@ -51,6 +52,17 @@ class Claim(_Record):
 
     claimed: bool
     uncertain: bool = False
+
+
+class ScheduledPost(_Record):
+    """A report post: where it goes and the period ``[since, until)`` it covers. ``key`` is unique:
+    one post per channel and scheduled time (``agent.weekly``), however many processes schedule it."""
+
+    key: str
+    channel: str
+    since: float
+    until: float
+    manual: bool = False
 
 
 class DueReview(_Record):

@@ -1,4 +1,4 @@
-"""The scheduler's side of the runtime: reviews whose reminder time or deadline has come."""
+"""The scheduler's side of the runtime: reviews whose reminder time or deadline has come, and report posts."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import asyncio
 import logging
 
 from agent.errors import ConcurrentUpdate, InvalidDecision, StaleDecision
-from agent.models import Effect, RunState, TimedOut
+from agent.models import Effect, Outbound, RunState, TimedOut
 from agent.policy import TIMEOUT
 from agent.runtime.engine import Engine
 from agent.runtime.home import at_home
+from agent.weekly import REPORT_DELIVERY, next_post_time, post_message, scheduled_post
 
 log = logging.getLogger("tandem.runtime")
 
@@ -34,7 +35,26 @@ class Scheduling(Engine):
         for result in await asyncio.gather(*drives, return_exceptions=True):
             if isinstance(result, BaseException):
                 log.error("run continued after a timeout failed: %s", result, exc_info=result)
+        await self.post_reports(now)
         return handled
+
+    async def post_reports(self, now: float | None = None) -> int:
+        """Claim the report posts whose time has come (each once, across processes and restarts: a post
+        missed while nothing ran goes out late, once), then keep the next weekly one scheduled."""
+        now = self.clock() if now is None else now
+        rule = self.config.report
+        posted = 0
+        for post in await self.store.due_posts(now):
+            if not post.manual and post.channel != rule.channel:
+                continue  # the policy no longer posts there
+            message = post_message(post, rule, now)
+            if await self.store.claim_post(post.key, Outbound(REPORT_DELIVERY, [message]), now):
+                posted += 1
+                late = message.data["late_by"]
+                log.info("report post %s claimed%s", post.key, f" ({late / 3600:.1f} h late)" if late else "")
+        if rule.channel is not None:
+            await self.store.schedule_post(scheduled_post(rule.channel, next_post_time(rule, now)), now)
+        return posted
 
     async def _time_out(self, run_id: str, review_id: str, now: float) -> tuple[RunState, int, list[Effect]] | None:
         """Tell the machine the review is due; what follows (remind, pause, ...) is the policy's, in the machine."""

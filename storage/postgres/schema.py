@@ -118,6 +118,22 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE UNIQUE INDEX outbox_card ON outbox (run_id) WHERE kind = 'card' AND status = 'pending';
         """,
     ),
+    (
+        "m003_report_posts",
+        """
+        CREATE TABLE report_posts (
+            key text PRIMARY KEY,
+            channel text NOT NULL,
+            since double precision NOT NULL,
+            until double precision NOT NULL,
+            manual boolean NOT NULL DEFAULT false,
+            status text NOT NULL DEFAULT 'scheduled',
+            created_at double precision NOT NULL,
+            posted_at double precision
+        );
+        CREATE INDEX report_posts_due ON report_posts (until) WHERE status = 'scheduled';
+        """,
+    ),
 )
 
 

@@ -41,7 +41,7 @@ def test_manifest_events_match_the_registered_events_both_ways() -> None:
 
 def test_manifest_scopes_are_exactly_the_needed_ones() -> None:
     subscribed = MANIFEST["settings"]["event_subscriptions"]["bot_events"]
-    needed = {"commands", "chat:write", "usergroups:read"} | {SCOPES_FOR[e] for e in subscribed}
+    needed = {"commands", "chat:write", "usergroups:read", "files:write"} | {SCOPES_FOR[e] for e in subscribed}
     assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == needed
 
 

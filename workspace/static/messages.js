@@ -52,8 +52,24 @@ function meta(author, message) {
 }
 
 function body(message, ctx) {
-  if (message.blocks && message.blocks.length) return h("div", { class: "message-body" }, renderBlocks(message.blocks, ctx));
-  return h("div", { class: "message-body mrkdwn" }, mrkdwn(message.text || "", ctx));
+  const shared = files(message.files || []);
+  if (message.blocks && message.blocks.length) return h("div", { class: "message-body" }, renderBlocks(message.blocks, ctx), shared);
+  if (!message.text && shared) return h("div", { class: "message-body" }, shared);
+  return h("div", { class: "message-body mrkdwn" }, mrkdwn(message.text || "", ctx), shared);
+}
+
+// Files shared with a message (files_upload_v2): images inline, anything else as a link.
+function files(list) {
+  if (!list.length) return null;
+  return h("div", { class: "message-files" }, list.map((file) => {
+    const src = new URL(file.url_private, location.href).pathname; // served by this workspace
+    if (String(file.mimetype || "").startsWith("image/")) {
+      return h("figure", { class: "file-image", testid: "file", dataset: { name: file.name } },
+        h("img", { src, alt: file.alt_txt || file.title || file.name, loading: "lazy" }),
+        h("figcaption", { class: "file-title" }, file.title || file.name));
+    }
+    return h("a", { class: "file-link", testid: "file", href: src, download: file.name, dataset: { name: file.name } }, `📎 ${file.title || file.name}`);
+  }));
 }
 
 function threadSummary(message, replies, view) {
