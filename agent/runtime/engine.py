@@ -16,8 +16,10 @@ from typing import TypedDict
 from agent import machine, usage
 from agent.config import PolicyConfig
 from agent.errors import ConcurrentUpdate
+from agent.lessons import pick as lesson_pick
 from agent.logs import bind, ctx
 from agent.models import (
+    AddLesson,
     AddRule,
     Answered,
     AskHuman,
@@ -25,6 +27,7 @@ from agent.models import (
     Effect,
     Event,
     LeaseClaim,
+    Lesson,
     MatchRule,
     Outbound,
     Policy,
@@ -85,7 +88,7 @@ class Engine:
         self.tool_context = tool_context or nullcontext
         self.clock = clock
         self.new_id = new_id
-        self.worker = Worker(brain, tools, self.config, self.tool_context, clock, new_id)
+        self.worker = Worker(brain, tools, self.config, self.tool_context, clock, new_id, recall=self._recall)
         # One lock per run while someone uses it; unused ones are collected (a long-lived bot
         # sees many runs). Whoever holds or awaits a lock keeps it alive, so exclusion holds.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -178,6 +181,14 @@ class Engine:
         await self._notify(Change(new, effects, event, actor, writes["answered"][0] if writes["answered"] else None))
         return new, version, effects
 
+    async def _recall(self, state: RunState) -> list[Lesson]:
+        """The lessons a plan for this run is given (none when ``[lessons] enabled = false``)."""
+        rule = self.config.lessons
+        if not rule.enabled:
+            return []
+        found = await self.store.find_lessons(rule_scope(state) or "", state.task, limit=4 * rule.limit)
+        return lesson_pick([x for x in found if x.run_id != state.id], state.task, self.clock(), rule)
+
     async def _match_rule(self, state: RunState, work: MatchRule) -> RuleChecked:
         scope = rule_scope(state)
         tool = state.step(work.number).tool
@@ -211,12 +222,13 @@ class _Writes(TypedDict):
     closed: str | None
     reschedule: bool
     rules: list[Rule]
+    lessons: list[Lesson]
 
 
 def _writes(before: RunState, effects: list[Effect], at: float) -> _Writes:
     """What the store writes beside the run's new state, from the machine's effects."""
     was = before.pending.id if before.pending is not None else None
-    out = _Writes(opened=None, answered=None, closed=None, reschedule=False, rules=[])
+    out = _Writes(opened=None, answered=None, closed=None, reschedule=False, rules=[], lessons=[])
     for e in effects:
         match e:
             case AskHuman() if e.review.id != was:
@@ -229,6 +241,8 @@ def _writes(before: RunState, effects: list[Effect], at: float) -> _Writes:
                 out["reschedule"] = True
             case AddRule():
                 out["rules"].append(e.rule)
+            case AddLesson():
+                out["lessons"].append(e.lesson)
             case _:
                 pass
     return out
