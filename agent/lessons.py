@@ -36,7 +36,7 @@ def pick(found: list[Lesson], task: str, now: float, rule: LessonsRule) -> list[
         if age > rule.max_age:
             continue
         named = any(str(v).lower() in said for v in lesson.target.values())
-        weight = 0.5 ** (age / rule.half_life) / (1 + rank) * (2.0 if named else 1.0)
+        weight = 0.5 ** (age / rule.half_life) / (1 + rank / 4) * (2.0 if named else 1.0)
         scored.append((weight, rank, lesson))
     scored.sort(key=lambda x: (-x[0], x[1]))
     return [lesson for _, _, lesson in scored[: rule.limit]]

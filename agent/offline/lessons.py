@@ -1,7 +1,8 @@
 """Lessons in the offline planner: corrected values and added steps from earlier corrections.
 
 A lesson about a tool and target the draft plan uses sets the corrected values (``use``)
-unless the task names its own, and puts the step it asked for (``add_steps``) before the
+where the task names none or names the very value that was corrected (``instead_of``); a
+value the task names that nobody corrected stands. It puts the step it asked for (``add_steps``) before the
 step it belongs to, on the same target. Feedback given in this run comes after and wins.
 """
 
@@ -27,7 +28,12 @@ def apply_lessons(drafts: list[Draft], lessons: list[JSON], box: Toolbox, task: 
         said = str(lesson.get("said", ""))
         for d in [d for d in out if _about(lesson, d)]:
             named = extract_params(d.tool, d.clause, task=task, defaults=False)
-            use = {k: v for k, v in (lesson.get("use") or {}).items() if d.tool.param(k) and k not in named}
+            was: dict[str, Any] = lesson.get("instead_of") or {}
+            use = {
+                k: v
+                for k, v in (lesson.get("use") or {}).items()
+                if d.tool.param(k) and (k not in named or named[k] == was.get(k))
+            }
             changes = {k: v for k, v in use.items() if d.params.get(k) != v}
             if changes:
                 d.params.update(changes)
