@@ -25,5 +25,8 @@ HELP = (
     "**Tandem** runs a task step by step and asks before anything risky.\n"
     "• Mention the bot with a task: `@Tandem restart payments and check errors after`\n"
     "• `list` — open runs here · `status <run>` · `cancel <run>` · `rules` — always-allow rules here\n"
+    "• `lessons` — what corrections taught plans here · `lessons forget <id>`\n"
     "• Reply in a run's thread to correct it; approve with the card's buttons."
 )
+LESSON_FORGOTTEN = "Forgotten: {line}. The next plans here start without it."
+NO_LESSONS = "No lessons here yet: each correction of a plan or a step becomes one."

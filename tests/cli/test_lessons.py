@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.models import LessonUse, Review, RunState
+from cli.render import review_text
+
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "scale payments to 2 replicas"
 
@@ -71,3 +74,14 @@ def test_lessons_forget_without_an_id_says_what_it_needs(tmp_path: Path) -> None
     started(tmp_path, "alice")  # a database to read
     proc = tandem(tmp_path, "lessons", "forget")
     assert proc.returncode == 2 and "needs the lesson's id" in proc.stderr
+
+
+def test_review_text_of_a_plan_names_the_lessons_it_used_and_how_to_forget_them() -> None:
+    review = Review(id="rv1", anchor="after_plan", created_at=0.0)
+    use = LessonUse(id="l1", line="use replicas=4 in `scale_service` for payments", by="alice", at=1_795_000_000.0)
+    state = RunState(
+        id="r1", task=TASK, requester="bob", created_at=0.0, updated_at=0.0, pending=review, lessons_applied=[use]
+    )
+    shown = review_text(state, review)
+    assert "Using what @alice said on Nov 18" in shown and "replicas=4" in shown
+    assert "tandem lessons forget l1" in shown
