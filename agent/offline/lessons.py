@@ -2,7 +2,9 @@
 
 A lesson about a tool and target the draft plan uses sets the corrected values (``use``)
 where the task names none or names the very value that was corrected (``instead_of``); a
-value the task names that nobody corrected stands. It puts the step it asked for (``add_steps``) before the
+value the task names that nobody corrected stands. A change of what a step acts on with nothing
+else to tell it by ("restart checkout instead of payments": no target left) was a choice for that
+task, not a rule, and is not applied. It puts the step it asked for (``add_steps``) before the
 step it belongs to, on the same target. Feedback given in this run comes after and wins.
 """
 
@@ -26,14 +28,12 @@ def apply_lessons(drafts: list[Draft], lessons: list[JSON], box: Toolbox, task: 
     out = list(drafts)
     for lesson in reversed(lessons):  # given best first; a later (newer, better) one is applied last
         said = str(lesson.get("said", ""))
-        for d in [d for d in out if _about(lesson, d)]:
+        use_all: dict[str, Any] = lesson.get("use") or {}
+        targeted = bool(lesson.get("target")) or not any(isinstance(v, str) for v in use_all.values())
+        for d in [d for d in out if targeted and _about(lesson, d)]:
             named = extract_params(d.tool, d.clause, task=task, defaults=False)
             was: dict[str, Any] = lesson.get("instead_of") or {}
-            use = {
-                k: v
-                for k, v in (lesson.get("use") or {}).items()
-                if d.tool.param(k) and (k not in named or named[k] == was.get(k))
-            }
+            use = {k: v for k, v in use_all.items() if d.tool.param(k) and (k not in named or named[k] == was.get(k))}
             changes = {k: v for k, v in use.items() if d.params.get(k) != v}
             if changes:
                 d.params.update(changes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -14,7 +15,7 @@ from agent.lessons import pick, using
 from agent.models import AddedStep, Approve, Lesson, RunState, SlackThread
 from agent.offline import OfflineModel
 from agent.runtime import Runtime
-from agent.tools import load_tools
+from agent.tools import Risk, ToolRegistry, load_tools, tool
 from agent.usecases import LessonForgotten, NotApplied, Refused, UseCases
 from storage.facade import AsyncStore
 from tests.fakes import ScriptedModel
@@ -245,3 +246,34 @@ async def test_plan_prompt_carries_the_lessons_for_a_model() -> None:
     bare = ScriptedModel(json.dumps(answer))
     await LLMBrain(bare).plan("scale payments up", TOOLS, feedback=[], rejected=[], completed=[], max_steps=5)
     assert "Lessons from earlier corrections" not in bare.requests[0].messages[-1]["content"]
+
+
+async def test_correction_of_the_target_itself_is_recorded_but_does_not_redirect_later_plans(store: AsyncStore) -> None:
+    uc = usecases(store, Clock())
+    state = await uc.runtime.start("restart payments", ALICE, origin=OPS)
+    _, state = await uc.runtime.say(state.id, "restart checkout instead of payments", ALICE)
+    assert [s.params["service"] for s in state.plan] == ["checkout"]
+    [lesson] = await store.lessons("C0OPS")
+    assert (lesson.target, lesson.before, lesson.after) == ({}, {"service": "payments"}, {"service": "checkout"})
+    state = await uc.runtime.start("restart payments", BOB, origin=OPS)
+    assert [s.params["service"] for s in state.plan] == ["payments"]
+
+
+@tool(risk=Risk.WRITE)
+def move_service(service: Literal["payments", "checkout"], region: Literal["us-east-1", "eu-west-1"]) -> str:
+    """Move a service to another region."""
+    return f"{service} now in {region}"
+
+
+async def test_preferred_region_from_a_correction_is_used_next_time(store: AsyncStore) -> None:
+    tools = ToolRegistry()
+    tools.add_function(move_service)
+    runtime = Runtime(store, LLMBrain(OfflineModel()), tools, clock=Clock())
+    state = await runtime.start("move payments to us-east-1", ALICE, origin=OPS)
+    state = await runtime.decide(state.id, Approve(), ALICE)
+    _, state = await runtime.say(state.id, "use eu-west-1", ALICE)
+    assert state.plan[0].params == {"service": "payments", "region": "eu-west-1"}
+    state = await runtime.start("move payments to us-east-1", BOB, origin=OPS)
+    assert state.plan[0].params == {"service": "payments", "region": "eu-west-1"}
+    other = await runtime.start("move checkout to us-east-1", BOB, origin=OPS)
+    assert other.plan[0].params == {"service": "checkout", "region": "us-east-1"}  # another target
