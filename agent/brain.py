@@ -23,7 +23,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from agent import prompts, usage
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
 from agent.human import PlannerQuestion
-from agent.models import PlannedStep, ProposedStep, Reading, Step, TakeoverReading
+from agent.models import Lesson, PlannedStep, ProposedStep, Reading, Step, TakeoverReading
 from agent.offline import CERTAIN, OfflineModel, apply_refinement, classify_text, render_summary
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
 from agent.tools import ToolRegistry
@@ -137,11 +137,19 @@ class LLMBrain:
         completed: list[Step],
         max_steps: int,
         ask_below: float = 0.0,
+        lessons: Sequence[Lesson] = (),
     ) -> list[ProposedStep]:
-        """A validated plan. With ``ask_below``, a planner that says it is less sure than that
+        """A validated plan, made with what ``lessons`` from earlier corrections teach. With ``ask_below``,
+        a planner that says it is less sure than that
         and has a question raises PlannerQuestion instead of guessing."""
         request = prompts.plan_request(
-            task, tools, feedback=feedback, rejected=rejected, completed=completed, max_steps=max_steps
+            task,
+            tools,
+            feedback=feedback,
+            rejected=rejected,
+            completed=completed,
+            max_steps=max_steps,
+            lessons=lessons,
         )
 
         def parse(answer: str) -> list[ProposedStep]:

@@ -156,6 +156,16 @@ class ReportRule(_Section):
         return zoneinfo.ZoneInfo(self.timezone)
 
 
+class LessonsRule(_Section):
+    """What earlier corrections teach later plans (``[lessons]``): on or off, how long a lesson lasts,
+    how fast it loses weight, and how many a plan is given at most."""
+
+    enabled: bool = True
+    max_age: Duration = 90 * 86400.0
+    half_life: Duration = 30 * 86400.0
+    limit: int = Field(default=5, ge=1, le=50)
+
+
 class PolicyConfig(_Section):
     approvers: dict[RiskName, list[str]] = Field(default_factory=dict)
     allow_self_approval: bool = False
@@ -167,6 +177,7 @@ class PolicyConfig(_Section):
     groups: dict[str, list[str]] = Field(default_factory=dict)
     confirm_threshold: RiskName = "write"
     report: ReportRule = Field(default_factory=ReportRule)
+    lessons: LessonsRule = Field(default_factory=LessonsRule)
 
     @model_validator(mode="after")
     def _gates_never_default(self) -> PolicyConfig:

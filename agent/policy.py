@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from agent import authz
 from agent.authz import Refusal
 from agent.config import PolicyConfig, Strategy, TimeoutRule
-from agent.models import Anchor, Cancel, Decision, Reading, Review, Risk, Rule, RunState, Step
+from agent.models import Anchor, Cancel, Decision, Lesson, Reading, Review, Risk, Rule, RunState, Step
 
 # Reviews whose approval lets a gated step run.
 GATES: frozenset[Anchor] = frozenset({"before_risky_step", "recovery", "takeover_step"})
@@ -185,6 +185,16 @@ class SafetyPolicy:
         """Who set a rule or any approver may revoke it (anyone, while no approvers are configured):
         revoking only makes Tandem ask again."""
         if not self.config.has_approvers or actor == rule.created_by:
+            return True
+        return authz.any_approver(self.config).has(actor, groups)
+
+    def may_forget(self, lesson: Lesson, actor: str, groups: Iterable[str] = (), run: RunState | None = None) -> bool:
+        """Who taught a lesson, the requester of a run it was used in (``run``), or any approver may make
+        Tandem forget it (anyone, while no approvers are configured): forgetting only makes the next plan
+        start without it."""
+        if not self.config.has_approvers or actor == lesson.by:
+            return True
+        if run is not None and run.requester == actor and any(u.id == lesson.id for u in run.lessons_applied):
             return True
         return authz.any_approver(self.config).has(actor, groups)
 

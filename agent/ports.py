@@ -22,6 +22,7 @@ from agent.models import (
     Event,
     Lease,
     LeaseClaim,
+    Lesson,
     Loaded,
     Outbound,
     Outgoing,
@@ -89,8 +90,10 @@ class Brain(Protocol):
         completed: list[Step],
         max_steps: int,
         ask_below: float = 0.0,
+        lessons: Sequence[Lesson] = (),
     ) -> list[ProposedStep]:
-        """A validated plan (raises PlanError when none can be had; PlannerQuestion when the
+        """A validated plan, made with what ``lessons`` (from earlier corrections) teach (raises PlanError
+        when none can be had; PlannerQuestion when the
         planner is less sure than ``ask_below`` and asks a person instead)."""
         ...
 
@@ -140,6 +143,7 @@ class RunsStore(Protocol):
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        lessons: Sequence[Lesson] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -204,6 +208,26 @@ class RulesStore(Protocol):
 
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         """The rule revoked, or None when no such rule is in force."""
+        ...
+
+
+class LessonsStore(Protocol):
+    """What corrections taught, kept beyond their runs (written by ``commit(lessons=…)``, which
+    retires the lessons in force with the same :attr:`~agent.models.Lesson.key`)."""
+
+    async def lessons(self, scope: str | None = None, *, active: bool = True, limit: int = 100) -> list[Lesson]:
+        """Newest first; of one scope (``""``: the terminal) or of all (``None``); only those in force
+        when ``active``."""
+        ...
+
+    async def find_lessons(self, scope: str, text: str, limit: int = 20) -> list[Lesson]:
+        """Lessons in force of ``scope`` sharing words with ``text`` (full-text search), best match first."""
+        ...
+
+    async def get_lesson(self, lesson_id: str) -> Lesson | None: ...
+
+    async def forget_lesson(self, lesson_id: str, by: str, at: float) -> Lesson | None:
+        """Stop using a lesson; the lesson as it was, or None when none by that id is in force."""
         ...
 
 
@@ -280,7 +304,9 @@ class MetricsStore(Protocol):
         ...
 
 
-class Store(RunsStore, ReviewsStore, RulesStore, ChatStore, OutboxStore, PostsStore, MetricsStore, Protocol):
+class Store(
+    RunsStore, ReviewsStore, RulesStore, LessonsStore, ChatStore, OutboxStore, PostsStore, MetricsStore, Protocol
+):
     """Everything the runtime, the channels and the CLI need from storage
     (implemented by ``storage.facade.AsyncStore``; tests/storage/test_contract.py is the contract)."""
 

@@ -22,9 +22,10 @@ characters, in the messages and the context alike.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
-from agent.models import PlannedStep, Step
+from agent.models import Lesson, PlannedStep, Step
 from agent.ports import ClassifyContext, LLMRequest, Purpose
 from agent.tools import ToolRegistry
 
@@ -77,6 +78,8 @@ parameter present, enum values spelled exactly as listed, no parameters the sche
 - Use at most {{max_steps}} steps; fewer is better. Do not add steps nobody asked for.
 - Completed steps have already run; plan only the remaining work.
 - When feedback on an earlier plan is given, the new plan must follow it (other service, drop or add steps).
+- Lessons are corrections people made to earlier plans of this kind: where one is about a tool and target \
+this plan uses, follow it (the corrected values, the step it asked to add) unless the task says otherwise.
 - "reason" says in one short sentence why the step is there.
 - "confidence" (0 to 1) says how sure you are that this is what the person wants. If you would have to \
 guess the target or the action, add "question": one short question to the person (and, if the answer is one \
@@ -175,6 +178,7 @@ def plan_request(
     rejected: list[PlannedStep],
     completed: list[Step],
     max_steps: int,
+    lessons: Sequence[Lesson] = (),
 ) -> LLMRequest:
     context: dict[str, Any] = {
         "task": task,
@@ -183,8 +187,11 @@ def plan_request(
         "rejected": [s.model_dump(mode="json") for s in rejected],
         "completed": [step_view(s) for s in completed],
         "max_steps": max_steps,
+        "lessons": [lesson_view(x) for x in lessons],
     }
     parts = [f"Task: {task}", _section("Tools", context["tools"])]
+    if lessons:
+        parts.append(_section("Lessons from earlier corrections (follow them)", context["lessons"]))
     if completed:
         parts.append(_section("Completed steps (already run)", context["completed"]))
     if rejected:
@@ -194,6 +201,21 @@ def plan_request(
     parts.append(f"Reply with the plan as {PLAN_SHAPE}")
     system = PLANNER.replace("{max_steps}", str(max_steps))
     return _request("plan", system, parts, context)
+
+
+def lesson_view(lesson: Lesson) -> dict[str, Any]:
+    """A lesson as the planner reads it: what was said, and what it changed."""
+    view: dict[str, Any] = {"said": _as_read(lesson.text)}
+    if lesson.tool:
+        view["tool"] = lesson.tool
+    if lesson.target:
+        view["target"] = lesson.target
+    if lesson.after:
+        view["use"] = lesson.after
+        view["instead_of"] = lesson.before
+    if lesson.added:
+        view["add_steps"] = [a.model_dump(mode="json", exclude_none=True) for a in lesson.added]
+    return view
 
 
 def revise_request(

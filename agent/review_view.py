@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agent.messages import ANCHOR_TITLES
-from agent.models import Anchor, Handoff, Review, RunState, Step
+from agent.models import Anchor, Handoff, LessonUse, Review, RunState, Step
 from agent.policy import SafetyPolicy
 
 Choice = Literal[
@@ -50,6 +50,7 @@ class ReviewView:
     max_retries: int = 0
     deadline: float | None = None
     why_not_always: str | None = field(default=None)  # why "approve_always" is not offered, when it is not
+    lessons: tuple[LessonUse, ...] = ()  # what earlier corrections taught this plan (plan reviews), each forgettable
 
     @property
     def approvals_needed(self) -> int:
@@ -93,6 +94,7 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         max_retries=state.policy.max_retries,
         deadline=review.deadline,
         why_not_always=why_not,
+        lessons=tuple(state.lessons_applied) if review.anchor == "after_plan" else (),
     )
 
 

@@ -24,6 +24,7 @@ from agent.models import (
     Approve,
     AuditEvent,
     Decision,
+    Lesson,
     Reading,
     Rule,
     RunState,
@@ -86,7 +87,7 @@ class NotApplied:
     """Anything else that stopped the call (an unknown run or review, an unreadable reply…); nothing changed."""
 
     message: str
-    why: Literal["unknown_review", "unknown_rule", "failed"] = "failed"
+    why: Literal["unknown_review", "unknown_rule", "unknown_lesson", "failed"] = "failed"
 
 
 @dataclass(frozen=True)
@@ -94,11 +95,19 @@ class RuleRevoked:
     rule: Rule
 
 
+@dataclass(frozen=True)
+class LessonForgotten:
+    """The lesson is no longer used: the next plan starts without it."""
+
+    lesson: Lesson
+
+
 Outcome = Applied | Asked | Refused | AlreadyDecided | NeedsButton | NotApplied
 
 
 class UseCases:
-    """approve, approve_always, answer, decide, say, clarify, cancel, revoke_rule, waiting_for, history."""
+    """approve, approve_always, answer, decide, say, clarify, cancel, revoke_rule, lessons, forget_lesson,
+    waiting_for, history."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
         self.runtime = runtime
@@ -228,6 +237,36 @@ class UseCases:
         if revoked is None:
             return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
         return RuleRevoked(revoked)
+
+    async def lessons(self, where: str | None = None, limit: int = 100) -> list[Lesson]:
+        """The lessons in force of ``where`` (every place's when ``None``: the terminal), newest first."""
+        return await self.store.lessons(where, limit=limit)
+
+    async def forget_lesson(
+        self, lesson_id: str, by: str, where: str | None, *, run_id: str | None = None
+    ) -> LessonForgotten | Refused | NotApplied:
+        """Stop using a lesson of ``where`` (who taught it, an approver, or the requester of ``run_id`` when
+        that run used it; see ``may_forget``). Audited on that run when one is named."""
+        lesson = await self.store.get_lesson(lesson_id.strip().strip("`"))
+        unknown = NotApplied("That lesson is unknown here or was already forgotten; nothing changed.", "unknown_lesson")
+        if lesson is None or not lesson.active or (where is not None and lesson.scope != where):
+            return unknown
+        run = None
+        if run_id is not None:
+            try:
+                run, _ = await self.store.load(run_id)
+            except TandemError:
+                run = None
+        if not self.runtime.safety.may_forget(lesson, by, await self.groups_of(by), run):
+            return Refused(Refusal(by, "forget this lesson", (lesson.by,), note=" (or an approver)"))
+        at = self.runtime.clock()
+        forgotten = await self.store.forget_lesson(lesson.id, by, at)
+        if forgotten is None:
+            return unknown
+        if run is not None:
+            line = AuditEvent(at=at, actor=by, kind="lesson_forgotten", payload={"lesson": lesson.id})
+            await self.store.append_events(run.id, [line])
+        return LessonForgotten(forgotten)
 
     async def open_runs(self, where: str | None = None, limit: int = 100) -> list[RunState]:
         """Unfinished runs, newest first, of ``where`` (every place when ``None``)."""

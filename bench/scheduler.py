@@ -47,6 +47,7 @@ from agent.models import (
     Approve,
     AuditEvent,
     LeaseClaim,
+    Lesson,
     Outbound,
     PlannedStep,
     ProposedStep,
@@ -111,6 +112,7 @@ class PlanOnce:
         completed: list[Step],
         max_steps: int,
         ask_below: float = 0.0,
+        lessons: Sequence[Lesson] = (),
     ) -> list[ProposedStep]:
         if task == self.task and not (feedback or rejected or completed):
             for _ in range(self.used.calls):
@@ -189,6 +191,7 @@ class BatchedStore(AsyncStore):
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        lessons: Sequence[Lesson] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -203,6 +206,7 @@ class BatchedStore(AsyncStore):
                 closed=closed,
                 reschedule=reschedule,
                 rules=rules,
+                lessons=lessons,
                 outbox=outbox,
                 lease=lease,
             )

@@ -6,10 +6,11 @@ so it imports only what a real resume needs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from agent.errors import PlanError, ReviseError
-from agent.models import PlannedStep, ProposedStep, Reading, Step, TakeoverReading
+from agent.models import Lesson, PlannedStep, ProposedStep, Reading, Step, TakeoverReading
 from agent.ports import Brain, ClassifyContext
 from agent.tools import ToolRegistry, load_tools
 
@@ -55,6 +56,7 @@ class FixedPlanBrain:
         completed: list[Step],
         max_steps: int,
         ask_below: float = 0.0,
+        lessons: Sequence[Lesson] = (),
     ) -> list[ProposedStep]:
         if task != TASK:
             raise PlanError(f"FixedPlanBrain only plans the benchmark task, not {task!r}.")

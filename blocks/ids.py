@@ -34,6 +34,8 @@ CLARIFY: Final = "tandem.clarify"
 """What a person meant, when Tandem was unsure: ``value`` is JSON {review, intent, text}."""
 REVOKE_RULE: Final = "tandem.revoke_rule"
 """Revoke an "always allow" rule; ``value`` = rule id."""
+FORGET_LESSON: Final = "tandem.forget_lesson"
+"""Stop using a lesson from an earlier correction; ``value`` is JSON ``{"lesson": id, "run": id}`` (run: optional)."""
 RESULT_FEEDBACK: Final = "tandem.result_feedback"
 """👍/👎 on a finished run's result (``feedback_buttons``); ``value`` is JSON ``{"run": id, "vote": "up"|"down"}``."""
 
@@ -50,6 +52,7 @@ ACTIONS: Final[frozenset[str]] = frozenset(
         ANSWER_TEXT,
         APPROVE_ALWAYS,
         REVOKE_RULE,
+        FORGET_LESSON,
         CLARIFY,
         RESULT_FEEDBACK,
     }

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from agent.models import Review, RunState, Step
 from blocks import ids
+from blocks.lessons import applied_lessons
 from blocks.text import (
     Blocks,
     Clipped,
@@ -67,6 +68,7 @@ def plan_review(state: RunState, review: Review) -> Blocks:
         bodies = pack(bodies, "\n\n")
     blocks.extend(section(body) for body in bodies or ["_The plan has no steps._"])
 
+    blocks.extend(applied_lessons(state.lessons_applied, state.id))
     note = risky_note(steps, state)
     if note:
         blocks.append(context(note))

@@ -1,5 +1,5 @@
 """The ``/tandem`` slash command: a task starts a run; a subcommand lists, shows, cancels, shows rules
-or reports."""
+or lessons, or reports."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from agent.errors import TandemError
 from agent.models import SlackThread
 from agent.usecases import MIN_PREFIX, Applied
 from blocks.help import help_blocks, list_blocks, status_blocks
+from blocks.lessons import lessons_blocks
 from blocks.rules import rules_blocks
 from blocks.text import escape, section
 from bot import messages
@@ -25,7 +26,7 @@ from bot.replies import ephemeral
 from bot.reports import channel_report
 from bot.runs import run_rows
 
-SUBCOMMANDS = ("help", "list", "status", "cancel", "rules", "report")
+SUBCOMMANDS = ("help", "list", "status", "cancel", "rules", "lessons", "report")
 COMMAND = "/tandem"
 
 
@@ -77,6 +78,9 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
         return
     if word == "rules":
         await ephemeral(client, channel, user, blocks=rules_blocks(await store.rules(channel)))
+        return
+    if word == "lessons":
+        await ephemeral(client, channel, user, blocks=lessons_blocks(await usecases.lessons(channel)))
         return
     if word == "report":
         await ephemeral(client, channel, user, blocks=await channel_report(deps, channel, arg))

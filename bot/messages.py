@@ -31,6 +31,12 @@ RULE_ADDED = (
 )
 RULE_REVOKED = "Revoked: `{tool}` asks for approval again in this channel."
 RULE_NOT_YOURS = "Only {user} (who set it) or an approver can revoke this rule. Nothing changed."
+LESSON_FORGOTTEN = "Forgotten: {line}. The next plans in this channel start without it."
+LESSON_NOT_YOURS = (
+    "Only {user} (who taught it), an approver, or the requester of a run that used it can make Tandem forget "
+    "this lesson. Nothing changed."
+)
+UNKNOWN_LESSON = "That lesson is already forgotten or does not exist here. `/tandem lessons` lists the current ones."
 UNKNOWN_RULE = "That rule is already revoked or does not exist here. `/tandem rules` lists the current ones."
 UNREADABLE = (
     "Tandem could not read this {surface} ({problem}); nothing changed. "

@@ -27,6 +27,7 @@ from agent.policy import SafetyPolicy
 from agent.settings import CoreSettings, LogSettings, read_settings
 from agent.views import run_json
 from cli.answer import answer, resolve
+from cli.lessons import lessons_command
 from cli.mrkdwn import use_color
 from cli.parser import build_parser
 from cli.policy import checked_policy
@@ -102,6 +103,8 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                 handled = await services.runtime.tick()
                 print(json.dumps({"handled": handled}) if args.json else f"Handled {plural(handled, 'due review')}.")
                 return 0
+            case "lessons":
+                return await lessons_command(args, services.usecases)
             case "redeliver":
                 run_id = await resolve(services.store, args.run_id)
                 await services.store.load(run_id)  # a clear error for an unknown run

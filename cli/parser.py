@@ -101,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="also post it, with its chart, to the policy's [report] channel (the running bot delivers it)",
     )
 
+    lessons = sub.add_parser("lessons", help="what corrections taught later plans; 'lessons forget ID' stops one")
+    lessons.add_argument("action", nargs="?", choices=["forget"], help="forget: stop using the lesson ID")
+    lessons.add_argument("lesson_id", nargs="?", help="with forget: the lesson's id")
+    lessons.add_argument("--json", action="store_true")
+    lessons.add_argument("--as", dest="user", default=_default_user(), help="who forgets it (default: you)")
+
     redeliver = sub.add_parser("redeliver", help="try again to deliver a run's messages that could not be delivered")
     redeliver.add_argument("run_id")
     return parser

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from agent.lessons import using
 from agent.messages import plural, timeout_note
 from agent.models import AuditEvent, Delivery, Review, RunState, Step, mention, plain_mention, render_mentions
 from agent.policy import SafetyPolicy
@@ -86,6 +87,8 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
     if view.anchor == "after_plan":
         lines.append("Plan:")
         lines += [step_line(s) for s in view.steps]
+        for use in view.lessons:
+            lines.append(f"{written(using(use), color=color)}  (forget: tandem lessons forget {use.id})")
     elif view.anchor in ("before_risky_step", "takeover_step", "recovery") and step is not None:
         lines.append(f"Step {step.number}: {step.tool}  risk: {step.risk.label}")
         lines.append(f"  params: {json.dumps(step.params, sort_keys=True)}")

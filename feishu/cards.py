@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from agent.lessons import using
 from agent.models import Reading, RunState
 from agent.review_view import ReviewView
 from feishu.elements import (
@@ -139,6 +140,9 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
         parts.append(md(f"**{title}**\n{steps_md(view.steps)}" if view.steps else say("nothing_ran", lang)))
     elif view.steps:
         parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps)}"))
+    for use in view.lessons:
+        forget = button(say("forget", lang), value("forget_lesson", view, lesson=use.id))
+        parts += [md(f"💡 {prose(using(use), 700)}"), buttons(forget)]
     if view.step is not None and view.anchor != "takeover":
         parts += step_body(view.step, lang, max(len(view.steps), view.step.number))
         if view.step.error:

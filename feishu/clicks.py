@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from agent.logs import ctx
 from agent.models import Approve, Cancel, Correct, Decision, Finish, HandBack
-from agent.usecases import Applied, Asked, NotApplied, Outcome
+from agent.usecases import Applied, Asked, LessonForgotten, NotApplied, Outcome
 from feishu import messages
 from feishu.channel import card_data, review_key
 from feishu.deps import FeishuDeps
@@ -49,6 +49,10 @@ async def on_click(deps: FeishuDeps, callback: CardCallback) -> dict[str, Any]:
     except ValidationError:
         return toast("error", messages.NOT_A_TANDEM_BUTTON)
     user = callback.event.operator.open_id
+    if click.action == "forget_lesson":  # about a lesson, not a decision on the review
+        chat = callback.event.context.open_chat_id
+        outcome = await deps.usecases.forget_lesson(click.lesson, user, chat, run_id=click.run or None)
+        return toast("success" if isinstance(outcome, LessonForgotten) else "error", plain(said(outcome)))
     record = await deps.store.get_review(click.review)
     if record is None:
         return toast("error", messages.UNKNOWN_REVIEW)
@@ -100,6 +104,8 @@ def _work(
             # A request for changes never approves ("looks good, but…" is asked about, with no Approve).
             changes = click.action == "request_changes"
             return usecases.say(run_id, feedback, user, review_id=None if not changes else review, rejecting=changes)
+        case "forget_lesson":  # answered in on_click
+            return messages.NOT_A_TANDEM_BUTTON
         case "clarify":
             text = click.text
             if click.intent == "approve":

@@ -13,7 +13,17 @@ from typing import assert_never
 from agent.authz import Refusal
 from agent.errors import TandemError
 from agent.models import FeishuChat
-from agent.usecases import MIN_PREFIX, AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
+from agent.usecases import (
+    MIN_PREFIX,
+    AlreadyDecided,
+    Applied,
+    Asked,
+    LessonForgotten,
+    NeedsButton,
+    NotApplied,
+    Outcome,
+    Refused,
+)
 from feishu import messages
 from feishu.api import FeishuError
 from feishu.cards import line_card, placeholder_card
@@ -26,7 +36,7 @@ from feishu.wording import escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
 
-SUBCOMMANDS = ("help", "list", "status", "cancel", "rules", "report")
+SUBCOMMANDS = ("help", "list", "status", "cancel", "rules", "report", "lessons")
 ALIASES = {"报告": "report"}
 """Words a person may write in Chinese instead."""
 
@@ -55,7 +65,7 @@ async def handle_message(deps: FeishuDeps, event: MessageEvent) -> None:
     text = message.text
     word, _, rest = text.partition(" ")
     word = ALIASES.get(word, word.lower())
-    alone = ("list", "rules", "report")  # words that need no run
+    alone = ("list", "rules", "report", "lessons")  # words that need no run
     if not text or word == "help" or (word in SUBCOMMANDS and " " not in text and word not in alone):
         await tell(deps, event, messages.HELP if word in ("", "help") else messages.WHICH_RUN.format(word=word))
     elif word in SUBCOMMANDS:
@@ -103,6 +113,9 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
         rows = [f"• `{r.tool}` runs without asking (set by {who(r.created_by)}; rule `{r.id}`)" for r in rules]
         await tell(deps, event, "\n".join(rows) or "No always-allow rules here: every risky step asks.")
         return
+    if word == "lessons":
+        await tell(deps, event, await lessons_text(deps, chat, user, arg))
+        return
     run_id = await usecases.find(arg, chat)
     if run_id is None:
         await tell(deps, event, messages.UNKNOWN_RUN.format(run=escape(arg[:40]), min=MIN_PREFIX))
@@ -116,6 +129,19 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
     outcome = await usecases.cancel(run_id, user, "cancelled with the cancel command")
     text = messages.CANCELLED.format(run=run_id) if isinstance(outcome, Applied) else said(outcome)
     await tell(deps, event, text)
+
+
+async def lessons_text(deps: FeishuDeps, chat: str, user: str, arg: str) -> str:
+    """``lessons``: what corrections taught plans in this chat; ``lessons forget ID`` stops one."""
+    verb, _, lesson_id = arg.partition(" ")
+    if verb.lower() == "forget" and lesson_id.strip():
+        outcome = await deps.usecases.forget_lesson(lesson_id.strip(), user, chat)
+        if isinstance(outcome, LessonForgotten):
+            return messages.LESSON_FORGOTTEN.format(line=escape(outcome.lesson.line))
+        return said(outcome)
+    lessons = await deps.usecases.lessons(chat)
+    rows = [f"• {escape(x.line)} ({who(x.by)}; lesson `{x.id}`)" for x in lessons]
+    return "\n".join(rows) or messages.NO_LESSONS
 
 
 async def thread_reply(deps: FeishuDeps, event: MessageEvent, run_id: str) -> None:
@@ -135,9 +161,11 @@ def refusal_text(refusal: Refusal) -> str:
     return refusal.describe(user=who, group=lambda g: f"members of {who(g)}")
 
 
-def said(outcome: Outcome) -> str:
+def said(outcome: Outcome | LessonForgotten) -> str:
     """What a person hears about an outcome that did not take effect (markdown)."""
     match outcome:
+        case LessonForgotten(lesson=lesson):
+            return messages.LESSON_FORGOTTEN.format(line=escape(lesson.line))
         case Applied() | Asked():
             return ""
         case Refused(refusal=refusal):

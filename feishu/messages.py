@@ -26,7 +26,10 @@ HELP = (
     "• Mention the bot with a task: `@Tandem restart payments and check errors after`\n"
     "• `list` — open runs here · `status <run>` · `cancel <run>` · `rules` — always-allow rules here\n"
     "• `report [7d|30d|DATE]` — this chat's collaboration report (`报告` in Chinese)\n"
+    "• `lessons` — what corrections taught plans here · `lessons forget <id>`\n"
     "• Reply in a run's thread to correct it; approve with the card's buttons."
 )
 TENANT_UNKNOWN = "Tandem cannot check this workspace right now; nothing changed. Try again in a moment."
 REFUSED = "This card is not from Tandem's workspace; nothing changed."
+LESSON_FORGOTTEN = "Forgotten: {line}. The next plans here start without it."
+NO_LESSONS = "No lessons here yet: each correction of a plan or a step becomes one."

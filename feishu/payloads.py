@@ -129,6 +129,7 @@ class OtherEvent(_In):
 
 
 ClickAction = Literal[
+    "forget_lesson",
     "approve",
     "approve_always",
     "request_changes",
@@ -153,6 +154,7 @@ class Click(_In):
     intent: str | None = None
     step: int | None = None
     text: str = Field(default="", max_length=2000)
+    lesson: str = Field(default="", max_length=100)
 
 
 Inbound = UrlVerification | MessageEvent | CardCallback | OtherEvent

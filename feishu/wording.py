@@ -52,6 +52,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "why": ("Why", "原因"),
     "step_of": ("Step {n} of {total}", "第 {n} 步，共 {total} 步"),
     "plan": ("Plan", "计划"),
+    "forget": ("Forget", "忘掉这条经验"),
     "output": ("Output", "输出"),
     "result": ("Result", "结果"),
     "done_so_far": ("Done so far", "已完成"),

@@ -182,6 +182,28 @@ def m006_report_posts(db: Database) -> None:
     db.execute("CREATE INDEX report_posts_due ON report_posts(until) WHERE status = 'scheduled'")
 
 
+@migrations()
+def m007_lessons(db: Database) -> None:
+    """What corrections taught (see storage.lessons), with a full-text index over their words."""
+    db.execute(
+        """
+        CREATE TABLE lessons (
+            id TEXT PRIMARY KEY,
+            scope TEXT NOT NULL,
+            key TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            data TEXT NOT NULL,
+            forgotten_by TEXT,
+            forgotten_at REAL,
+            replaced_by TEXT
+        )
+        """
+    )
+    db.execute("CREATE INDEX lessons_key ON lessons(key) WHERE forgotten_at IS NULL AND replaced_by IS NULL")
+    db.execute("CREATE INDEX lessons_scope ON lessons(scope, created_at)")
+    db.execute("CREATE VIRTUAL TABLE lessons_fts USING fts5(id UNINDEXED, words, tokenize='porter unicode61')")
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     code: int = getattr(exc, "sqlite_errorcode", 0)  # extended codes (e.g. BUSY_SNAPSHOT) share the low byte
     return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

@@ -24,6 +24,7 @@ from agent.models import (
     DueReview,
     Lease,
     LeaseClaim,
+    Lesson,
     Loaded,
     Outbound,
     Outgoing,
@@ -37,7 +38,7 @@ from agent.models import (
     ScheduledPost,
 )
 from agent.models.metrics import Metrics, MetricsQuery
-from storage import metrics
+from storage import lessons, metrics
 from storage.db import connect
 from storage.outbox import OutboxStore
 from storage.posts import PostStore
@@ -142,6 +143,7 @@ class AsyncStore:
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        lessons: Sequence[Lesson] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -156,6 +158,7 @@ class AsyncStore:
             closed=closed,
             reschedule=reschedule,
             rules=rules,
+            lessons=lessons,
             outbox=outbox,
             lease=lease,
             durable=durable,
@@ -267,3 +270,22 @@ class AsyncStore:
 
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         return await self._call(self.store.revoke_rule, rule_id, by, at)
+
+    # --- lessons ------------------------------------------------------------------
+
+    async def lessons(self, scope: str | None = None, *, active: bool = True, limit: int = 100) -> list[Lesson]:
+        return await self._call(lessons.listed, self.db, scope, active=active, limit=limit)
+
+    async def find_lessons(self, scope: str, text: str, limit: int = 20) -> list[Lesson]:
+        return await self._call(lessons.find, self.db, scope, text, limit)
+
+    async def get_lesson(self, lesson_id: str) -> Lesson | None:
+        return await self._call(lessons.get, self.db, lesson_id)
+
+    async def forget_lesson(self, lesson_id: str, by: str, at: float) -> Lesson | None:
+        return await self._call(_forget, self.db, lesson_id, by, at)
+
+
+def _forget(db: Database, lesson_id: str, by: str, at: float) -> Lesson | None:
+    with db.atomic():
+        return lessons.forget(db, lesson_id, by, at)

@@ -22,6 +22,7 @@ from agent.models import (
     DueReview,
     Lease,
     LeaseClaim,
+    Lesson,
     Loaded,
     Outbound,
     PostedMessage,
@@ -32,6 +33,7 @@ from agent.models import (
     RunSummary,
     mention,
 )
+from storage import lessons as lesson_rows
 from storage import outbox as outbox_rows
 from storage import retention
 from storage.retention import PruneCounts
@@ -106,6 +108,7 @@ class RunStore:
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        lessons: Sequence[Lesson] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -120,10 +123,14 @@ class RunStore:
         nothing is written.
         """
         if durable:
-            return self._commit(state, version, events, opened, answered, closed, reschedule, rules, outbox, lease)
+            return self._commit(
+                state, version, events, opened, answered, closed, reschedule, rules, lessons, outbox, lease
+            )
         self.db.execute("PRAGMA synchronous=NORMAL")
         try:
-            return self._commit(state, version, events, opened, answered, closed, reschedule, rules, outbox, lease)
+            return self._commit(
+                state, version, events, opened, answered, closed, reschedule, rules, lessons, outbox, lease
+            )
         finally:
             self.db.execute("PRAGMA synchronous=FULL")
 
@@ -137,6 +144,7 @@ class RunStore:
         closed: str | None,
         reschedule: bool,
         rules: Sequence[Rule],
+        lessons: Sequence[Lesson],
         outbox: Outbound | None,
         lease: LeaseClaim | None,
     ) -> int:
@@ -170,6 +178,8 @@ class RunStore:
             self._write_children(state, events, opened)
             for rule in rules:
                 self.add_rule(rule)
+            for lesson in lessons:
+                lesson_rows.add(self.db, lesson)
             if outbox is not None:
                 outbox_rows.insert(self.db, state.id, outbox[0], outbox[1], state.updated_at)
             if reschedule and state.pending is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import assert_never
 
 from agent.errors import InvalidDecision, NeedsClarification, UseTheButton
+from agent.machine import lessons
 from agent.machine.execution import _advance, _replan, _run
 from agent.machine.handoffs import _on_answer
 from agent.machine.helpers import Result, _finish, _takeover, _work
@@ -163,6 +164,7 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
     if intent == "refine_output":
         if anchor == "before_result" and s.output is not None:
             s.return_anchor = None
+            lessons.note(s, event, review, intent, c.feedback)
             return _work(s, RefineOutput(feedback=c.feedback), "refining")
         if anchor == "after_plan":
             intent = "replan"
@@ -170,7 +172,11 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
             intent = "retry_step"
         else:  # a note about presentation only: keep it for the final result
             s.output_notes.append(c.feedback)
-            return _advance(s, event)
+            lessons.note(s, event, review, intent, c.feedback)
+            learned = lessons.said(s)
+            state, effects = _advance(s, event)
+            return state, learned + effects
+    lessons.note(s, event, review, intent, c.feedback)
     if intent == "retry_step":
         was_retrying, was_failures = s.retry_step, s.retry_failures
         if target is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.errors import InvalidDecision
+from agent.machine import lessons
 from agent.machine.helpers import Result, _ask, _finish, _takeover, _work
 from agent.models import (
     Decided,
@@ -34,6 +35,16 @@ def _on_plan(s: RunState, event: PlanProposed) -> Result:
         return _takeover(s, event, "The planner found nothing to do for this task.")
     if len(event.steps) > s.policy.max_steps:
         return _takeover(s, event, f"The plan has {len(event.steps)} steps; the limit is {s.policy.max_steps}.")
+    for use in event.lessons:
+        if all(u.id != use.id for u in s.lessons_applied):
+            s.lessons_applied.append(use)
+    old = s.rejected_plans[-1] if s.rejected_plans else []
+    learned = lessons.replanned(s, old, event.steps) if s.learning is not None else []
+    state, effects = _planned(s, event)
+    return state, learned + effects
+
+
+def _planned(s: RunState, event: PlanProposed) -> Result:
     s.history.extend(step for step in s.plan if step.status in ("done", "failed"))
     first = max((step.number for step in s.history), default=0) + 1  # numbered once per run: a new plan goes on
     s.plan = [
@@ -144,6 +155,7 @@ def _on_step_revised(s: RunState, event: StepRevised) -> Result:
         )
         return _revision_refused(s, event, work, reason)
     s.inflight = None
+    learned = lessons.revised(s, step, event.params)
     changed = {k: v for k, v in event.params.items() if step.params.get(k) != v}
     if changed:  # the reason follows the change: the old one argued for the old values
         said = next((f.text for f in reversed(s.feedback) if f.step in (None, step.number)), "")
@@ -155,11 +167,13 @@ def _on_step_revised(s: RunState, event: StepRevised) -> Result:
     anchor = s.return_anchor
     if anchor == "after_plan":
         s.return_anchor = None
-        return _ask(s, event, "after_plan", note=f"Step {step.number} revised from your feedback.")
+        state, effects = _ask(s, event, "after_plan", note=f"Step {step.number} revised from your feedback.")
+        return state, learned + effects
     step.status = "pending"
     step.result = None
     step.error = None
-    return _advance(s, event)
+    state, effects = _advance(s, event)
+    return state, learned + effects
 
 
 def _revision_refused(s: RunState, event: StepRevised | ReviseFailed, work: ReviseStep, reason: str) -> Result:
@@ -167,6 +181,7 @@ def _revision_refused(s: RunState, event: StepRevised | ReviseFailed, work: Revi
     nothing counted (the correction is not kept as feedback and uses up no retry)."""
     assert work.anchor is not None
     s.inflight = None
+    lessons.dropped(s)
     s.retries = max(0, s.retries - 1)
     if s.feedback:
         s.feedback.pop()

@@ -60,6 +60,7 @@ def _finish(s: RunState, status: Literal["done", "cancelled", "failed"], *, note
     s.phase = status
     s.pending = None
     s.inflight = None
+    s.learning = None
     effects: list[Effect] = [Notify(text=note)] if note else []
     effects.append(Finished(status=status))
     return s, effects
@@ -68,6 +69,7 @@ def _finish(s: RunState, status: Literal["done", "cancelled", "failed"], *, note
 def _takeover(s: RunState, event: Event, reason: str) -> Result:
     s.takeover = True
     s.takeover_reason = reason
+    s.learning = None  # what a person does from here is not a correction of the plan
     s.retry_step = None
     s.retry_failures = 0
     return _ask(s, event, "takeover")

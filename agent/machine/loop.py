@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import assert_never
 
 from agent.errors import InvalidDecision
+from agent.machine import lessons
 from agent.machine.decisions import _on_decision
 from agent.machine.execution import _on_plan, _on_rule_checked, _on_step_finished, _on_step_revised, _revision_refused
 from agent.machine.handoffs import _on_plan_question, _on_step_paused
@@ -113,6 +114,7 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
             if isinstance(s.inflight, ReviseStep) and s.inflight.anchor is not None:
                 return _revision_refused(s, event, s.inflight, f"Step {event.number} was not changed: {event.error}")
             s.inflight = None
+            lessons.dropped(s)
             anchor = s.return_anchor or "after_plan"
             return _ask(
                 s,
@@ -124,9 +126,13 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
         case OutputReady():
             s.inflight = None
             s.output = event.text
-            if s.finishing or "before_result" not in s.anchors:
-                return _finish(s, "done")
-            return _ask(s, event, "before_result")
+            learned = lessons.said(s)
+            state, effects = (
+                _finish(s, "done")
+                if s.finishing or "before_result" not in s.anchors
+                else _ask(s, event, "before_result")
+            )
+            return state, learned + effects
         case StepProposedEvent():
             return _on_step_proposed(s, event)
         case Recovered():

@@ -32,6 +32,7 @@ from agent.models.decisions import (
     TakeoverReading,
 )
 from agent.models.effects import (
+    AddLesson,
     AddRule,
     AskHuman,
     CloseReview,
@@ -67,6 +68,7 @@ from agent.models.events import (
     TimedOut,
     _Event,
 )
+from agent.models.lessons import AddedStep, Lesson, LessonIntent, LessonUse
 from agent.models.origin import (
     FeishuChat,
     Origin,
@@ -86,7 +88,7 @@ from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
 from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
 from agent.models.risk import Risk
-from agent.models.run import TERMINAL, Feedback, Phase, RunState, Status
+from agent.models.run import TERMINAL, Feedback, Learning, Phase, RunState, Status
 from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, params_digest
 from agent.models.store import (
     Answered,
@@ -125,7 +127,13 @@ __all__ = [
     "Answer",
     "Approval",
     "Approve",
+    "AddLesson",
     "AddRule",
+    "AddedStep",
+    "Lesson",
+    "LessonIntent",
+    "LessonUse",
+    "Learning",
     "AskHuman",
     "AuditEvent",
     "Cancel",

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from agent.models.base import _Tagged
+from agent.models.lessons import Lesson
 from agent.models.policy import Anchor
 from agent.models.reviews import Review
 from agent.models.rules import Rule
@@ -105,6 +106,13 @@ class AddRule(_Tagged):
     rule: Rule
 
 
+class AddLesson(_Tagged):
+    """Store what an applied correction taught (in the same transaction as the transition that applied it)."""
+
+    kind: Literal["add_lesson"] = "add_lesson"
+    lesson: Lesson
+
+
 class Finished(_Tagged):
     kind: Literal["finished"] = "finished"
     status: Literal["done", "cancelled", "failed"]
@@ -124,6 +132,7 @@ Effect = Annotated[
     | CloseReview
     | Reschedule
     | AddRule
+    | AddLesson
     | Finished,
     Field(discriminator="kind"),
 ]

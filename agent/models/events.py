@@ -8,6 +8,7 @@ from pydantic import Field
 
 from agent.models.base import _Tagged
 from agent.models.decisions import Decision, Reading
+from agent.models.lessons import LessonUse
 from agent.models.reviews import Handoff
 from agent.models.rules import Rule
 from agent.models.steps import ProposedStep, TimeoutOutcome
@@ -21,6 +22,7 @@ class _Event(_Tagged):
 class PlanProposed(_Event):
     kind: Literal["plan_proposed"] = "plan_proposed"
     steps: list[ProposedStep]
+    lessons: list[LessonUse] = Field(default_factory=list)  # what earlier corrections taught, given to the planner
 
 
 class PlanFailed(_Event):

@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from agent.models.base import _Model
 from agent.models.effects import Work
+from agent.models.lessons import LessonIntent, LessonUse
 from agent.models.origin import Origin, Terminal, legacy_origin
 from agent.models.policy import Anchor, Policy
 from agent.models.reviews import Review
@@ -38,6 +39,18 @@ class Feedback(_Model):
     step: int | None = None
 
 
+class Learning(_Model):
+    """A correction being applied: it becomes a lesson once its result (new values, a new plan, a new
+    text) lands, and is dropped when it cannot be applied."""
+
+    id: str
+    anchor: Anchor
+    intent: LessonIntent
+    text: str
+    by: str
+    at: float
+
+
 class RunState(_Model):
     id: str
     task: str
@@ -66,6 +79,8 @@ class RunState(_Model):
     output_notes: list[str] = Field(default_factory=list)
     error: str | None = None
     origin: Origin = Field(default_factory=Terminal)
+    learning: Learning | None = None
+    lessons_applied: list[LessonUse] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

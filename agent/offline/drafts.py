@@ -19,6 +19,8 @@ class Draft:
     note: str = ""
 
     def reason(self) -> str:
+        if self.origin == "lesson":
+            return f"From an earlier correction: “{self.clause}”.{self.note}"
         source = "Added from feedback" if self.origin == "feedback" else "From the task"
         return f"{source}: “{self.clause}”.{self.note}"
 

@@ -8,6 +8,7 @@ from collections.abc import Hashable
 
 from agent.offline.drafts import Draft, draft_steps
 from agent.offline.feedback import FeedbackEdit, apply_feedback
+from agent.offline.lessons import apply_lessons
 from agent.offline.params import extract_params, missing_params
 from agent.offline.tools_match import Param, Toolbox, tool_view
 from agent.offline.vocabulary import INSTEAD_OF, JSON, split_clauses, value_at
@@ -42,6 +43,7 @@ def plan_answer(ctx: JSON) -> JSON:
         clauses += edit.replaced.get(tool.name, []) if tool else []
         clauses.append((clause, "task"))
     drafts = draft_steps([*clauses, *edit.added], box, task, memory={})
+    drafts = apply_lessons(drafts, list(ctx.get("lessons", [])), box, task)
     for d in drafts:
         changes = {
             k: v for k, v in edit.values.get(d.tool.name, {}).items() if d.tool.param(k) and d.params.get(k) != v

@@ -34,7 +34,7 @@ from agent.usage import Tally
 
 __all__ = ["AUDITED_EFFECTS", "audit_lines", "usage_line"]
 
-AUDITED_EFFECTS = ("ask_human", "finished", "notify", "remind", "close_review", "add_rule")
+AUDITED_EFFECTS = ("ask_human", "finished", "notify", "remind", "close_review", "add_rule", "add_lesson")
 
 
 def audit_lines(

@@ -17,8 +17,10 @@ from typing import TypedDict
 from agent import machine, usage
 from agent.config import PolicyConfig
 from agent.errors import ConcurrentUpdate, TandemError
+from agent.lessons import pick as lesson_pick
 from agent.logs import bind, ctx
 from agent.models import (
+    AddLesson,
     AddRule,
     Answered,
     AskHuman,
@@ -26,6 +28,7 @@ from agent.models import (
     Effect,
     Event,
     LeaseClaim,
+    Lesson,
     MatchRule,
     Outbound,
     Outgoing,
@@ -102,9 +105,9 @@ class Engine:
         self.clock = clock
         self.new_id = new_id
         self.lazy_commits = True
-        """Let a transition that only leads to work safe to do again (a read-only step, a model call) commit
+        """Let a transition that only leads to work safe to do again (a step below write risk) commit
         without waiting for the disk; the next durable commit makes it durable too. False: every commit waits."""
-        self.worker = Worker(brain, tools, self.config, self.tool_context, clock, new_id)
+        self.worker = Worker(brain, tools, self.config, self.tool_context, clock, new_id, recall=self._recall)
         # One lock per run while someone uses it; unused ones are collected (a long-lived bot
         # sees many runs). Whoever holds or awaits a lock keeps it alive, so exclusion holds.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -268,6 +271,14 @@ class Engine:
         for change in told:
             await self._notify(change)
 
+    async def _recall(self, state: RunState) -> list[Lesson]:
+        """The lessons a plan for this run is given (none when ``[lessons] enabled = false``)."""
+        rule = self.config.lessons
+        if not rule.enabled:
+            return []
+        found = await self.store.find_lessons(rule_scope(state) or "", state.task, limit=4 * rule.limit)
+        return lesson_pick([x for x in found if x.run_id != state.id], state.task, self.clock(), rule)
+
     async def _match_rule(self, state: RunState, work: MatchRule) -> RuleChecked:
         scope = rule_scope(state)
         tool = state.step(work.number).tool
@@ -307,12 +318,13 @@ class _Writes(TypedDict):
     closed: str | None
     reschedule: bool
     rules: list[Rule]
+    lessons: list[Lesson]
 
 
 def _writes(before: RunState, effects: list[Effect], at: float) -> _Writes:
     """What the store writes beside the run's new state, from the machine's effects."""
     was = before.pending.id if before.pending is not None else None
-    out = _Writes(opened=None, answered=None, closed=None, reschedule=False, rules=[])
+    out = _Writes(opened=None, answered=None, closed=None, reschedule=False, rules=[], lessons=[])
     for e in effects:
         match e:
             case AskHuman() if e.review.id != was:
@@ -325,6 +337,8 @@ def _writes(before: RunState, effects: list[Effect], at: float) -> _Writes:
                 out["reschedule"] = True
             case AddRule():
                 out["rules"].append(e.rule)
+            case AddLesson():
+                out["lessons"].append(e.lesson)
             case _:
                 pass
     return out

@@ -7,7 +7,7 @@ model or of a tool is data for the person (an event), never a crash of the loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -16,9 +16,11 @@ from pydantic_core import to_jsonable_python
 from agent import human, messages
 from agent.config import PolicyConfig
 from agent.errors import LLMError, TandemError
+from agent.lessons import use_of
 from agent.models import (
     Effect,
     Event,
+    Lesson,
     MakePlan,
     OutputReady,
     PlanFailed,
@@ -43,6 +45,13 @@ from agent.runtime.stopping import CANCEL_GRACE, LateCalls, OutOfTime, within
 from agent.tools import ToolRegistry
 
 ToolContext = Callable[[], AbstractContextManager[Any]]
+Recall = Callable[[RunState], Awaitable[list[Lesson]]]
+
+
+async def _nothing(_: RunState) -> list[Lesson]:
+    return []
+
+
 _MAX_RESULT_CHARS = 20_000
 
 
@@ -57,8 +66,10 @@ class Worker:
         tool_context: ToolContext,
         clock: Callable[[], float],
         new_id: Callable[[], str],
+        recall: Recall = _nothing,
     ) -> None:
         self.brain = brain
+        self.recall = recall
         self.tools = tools
         self.config = config
         self.tool_context = tool_context
@@ -72,6 +83,7 @@ class Worker:
         nonce = self.new_id
         match effect:
             case MakePlan():
+                lessons = await self.recall(state)
                 try:
                     steps = await self.brain.plan(
                         state.task,
@@ -82,12 +94,14 @@ class Worker:
                         max_steps=state.policy.max_steps,
                         # at most two questions per run, then the planner's best guess goes to review
                         ask_below=self.config.confidence_threshold if state.planner_questions < 2 else 0.0,
+                        lessons=lessons,
                     )
                 except human.PlannerQuestion as ask:
                     return PlanQuestion(at=at(), nonce=nonce(), question=ask.question, options=ask.options)
                 except LLMError as exc:
                     return PlanFailed(at=at(), nonce=nonce(), error=str(exc))
-                return PlanProposed(at=at(), nonce=nonce(), steps=steps)
+                uses = [use_of(x) for x in lessons]
+                return PlanProposed(at=at(), nonce=nonce(), steps=steps, lessons=uses)
             case RunStep():
                 return await self._run_step(state, effect.number)
             case ReviseStep():

@@ -22,6 +22,7 @@ from agent.models import (
     DueReview,
     Lease,
     LeaseClaim,
+    Lesson,
     Loaded,
     Outbound,
     Review,
@@ -33,6 +34,7 @@ from agent.models import (
 from storage.postgres import outbox as outbox_rows
 from storage.postgres import rows
 from storage.postgres.base import PoolUser
+from storage.postgres.lessons import add_lesson
 
 _REVIEW_SQL = ", ".join(rows.REVIEW_COLUMNS)
 _RULE_SQL = ", ".join(rows.RULE_COLUMNS)
@@ -91,6 +93,7 @@ class Runs(PoolUser):
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        lessons: Sequence[Lesson] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -132,6 +135,8 @@ class Runs(PoolUser):
             await _write_children(conn, state, events, opened)
             for rule in rules:
                 await _add_rule(conn, rule)
+            for lesson in lessons:
+                await add_lesson(conn, lesson)
             if outbox is not None:
                 await outbox_rows.insert(conn, state.id, outbox[0], outbox[1], state.updated_at)
             if reschedule and state.pending is not None:

@@ -134,6 +134,26 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX report_posts_due ON report_posts (until) WHERE status = 'scheduled';
         """,
     ),
+    (
+        "m004_lessons",
+        """
+        CREATE TABLE lessons (
+            id text PRIMARY KEY,
+            scope text NOT NULL,
+            key text NOT NULL,
+            created_at double precision NOT NULL,
+            data text NOT NULL,
+            words text NOT NULL,
+            search tsvector GENERATED ALWAYS AS (to_tsvector('english', words)) STORED,
+            forgotten_by text,
+            forgotten_at double precision,
+            replaced_by text
+        );
+        CREATE INDEX lessons_key ON lessons (key) WHERE forgotten_at IS NULL AND replaced_by IS NULL;
+        CREATE INDEX lessons_scope ON lessons (scope, created_at);
+        CREATE INDEX lessons_search ON lessons USING gin (search);
+        """,
+    ),
 )
 
 

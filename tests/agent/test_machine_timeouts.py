@@ -72,7 +72,7 @@ def test_step_finished_by_a_retry_replaces_the_earlier_timeout() -> None:
     state, _ = machine.transition(state, StepFinished(number=1, ok=False, timed_out="abandoned", **_at()))
     state = decide(state, Correct(intent="retry_step", feedback="try again"))
     state, effects = machine.transition(state, StepRevised(number=1, params={"service": "payments"}, **_at()))
-    assert effects == [RunStep(number=1)] and state.step(1).timed_out == "abandoned"  # until the retry ends
+    assert effects[-1:] == [RunStep(number=1)] and state.step(1).timed_out == "abandoned"  # until the retry ends
     state, _ = machine.transition(state, StepFinished(number=1, ok=True, result="fine", **_at()))
     assert state.step(1).status == "done" and state.step(1).timed_out is None
 

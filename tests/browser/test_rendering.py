@@ -109,8 +109,9 @@ async def test_slash_opens_the_command_menu(page: Page) -> None:
     composer = page.get_by_test_id("composer-input")
     await composer.fill("/")
     options = page.get_by_test_id("command-option")
-    await expect(options).to_have_count(7)
+    await expect(options).to_have_count(8)
     await expect(options.filter(has_text="/tandem rules")).to_have_count(1)
+    await expect(options.filter(has_text="/tandem lessons")).to_have_count(1)
 
     await options.filter(has_text="/tandem status").click()
 

@@ -53,6 +53,8 @@ def started(cwd: Path) -> dict[str, Any]:
         ["answer", "abc", "--approve"],
         ["resume", "abc", "--detach"],
         ["redeliver", "abc"],
+        ["lessons"],
+        ["lessons", "forget", "abc"],
     ],
 )
 def test_command_in_a_folder_without_database_says_so_and_creates_nothing(tmp_path: Path, command: list[str]) -> None:

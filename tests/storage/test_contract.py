@@ -16,6 +16,7 @@ from agent.models import (
     Claim,
     DueReview,
     Lease,
+    Lesson,
     Outgoing,
     OutgoingKind,
     PostedMessage,
@@ -486,3 +487,91 @@ async def test_prune_deletes_old_finished_runs_whole_and_keeps_the_rest(store: S
 async def test_ping_on_an_open_store_returns_and_is_open(store: Store) -> None:
     await store.ping()
     assert store.is_open
+
+
+# --- lessons ----------------------------------------------------------------------------
+
+
+def lesson(lesson_id: str, scope: str = "C1", at: float = T0, **fields: object) -> Lesson:
+    data: dict[str, object] = {
+        "id": lesson_id,
+        "run_id": "r1",
+        "scope": scope,
+        "anchor": "after_plan",
+        "intent": "retry_step",
+        "tool": "scale_service",
+        "target": {"service": "payments"},
+        "before": {"replicas": 2},
+        "after": {"replicas": 4},
+        "text": "use 4 replicas for payments",
+        "by": "U1",
+        "created_at": at,
+    }
+    data.update(fields)
+    return Lesson.model_validate(data)
+
+
+async def learned(store: Store, *lessons: Lesson) -> None:
+    """Commit ``lessons`` the way the runtime does: with a transition of the run."""
+    version = await store.create(run(), [event("started")])
+    await store.commit(run(phase="executing"), version, [event("corrected")], lessons=list(lessons))
+
+
+async def test_commit_with_lessons_adds_them_newest_first(store: Store) -> None:
+    other = lesson("b", at=T0 + 1, tool="restart_service", target={}, before={}, after={}, text="check logs first")
+    await learned(store, lesson("a"), other)
+    assert await store.lessons("C1") == [other, lesson("a")]
+    assert await store.get_lesson("a") == lesson("a")
+    assert await store.get_lesson("nope") is None
+
+
+async def test_commit_with_stale_version_writes_no_lesson(store: Store) -> None:
+    await store.create(run(), [event("started")])
+    await store.commit(run(phase="executing"), 1, [])
+    with pytest.raises(ConcurrentUpdate):
+        await store.commit(run(phase="done"), 1, [], lessons=[lesson("a")])
+    assert await store.lessons(None) == []
+
+
+async def test_lessons_of_a_scope_leave_other_scopes_out_and_none_lists_all(store: Store) -> None:
+    await learned(store, lesson("a"), lesson("b", scope="C2", at=T0 + 1))
+    assert [x.id for x in await store.lessons("C1")] == ["a"]
+    assert [x.id for x in await store.lessons("")] == []
+    assert [x.id for x in await store.lessons(None)] == ["b", "a"]
+
+
+async def test_find_lessons_matches_words_of_the_task_in_its_scope_only(store: Store) -> None:
+    logs = lesson(
+        "b", tool="restart_service", target={}, before={}, after={}, text="always check logs before a restart"
+    )
+    elsewhere = lesson("c", scope="C2", text="use 4 replicas for payments")
+    await learned(store, lesson("a"), logs, elsewhere)
+    assert [x.id for x in await store.find_lessons("C1", "scale payments up")] == ["a"]
+    assert [x.id for x in await store.find_lessons("C1", "restarting checkout")] == ["b"]  # stems match
+    assert await store.find_lessons("C1", "deploy orders 2.0") == []
+    assert await store.find_lessons("C1", "   ") == []
+    assert await store.find_lessons("C1", 'it\'s "quoted" OR (NEAR) * ^') == []  # search syntax is only words
+
+
+async def test_lesson_with_the_same_tool_target_and_parameter_replaces_the_earlier_one(store: Store) -> None:
+    first = lesson("a", after={"replicas": 4})
+    later = lesson("b", at=T0 + 1, before={"replicas": 4}, after={"replicas": 6}, text="no, 6 replicas")
+    other_target = lesson("c", target={"service": "checkout"})
+    await learned(store, first, other_target)
+    await store.commit(run(phase="executing"), 2, [], lessons=[later])
+    assert [x.id for x in await store.lessons("C1")] == ["b", "c"]
+    assert {x.id for x in await store.find_lessons("C1", "scale payments")} == {"b", "c"}
+    replaced = await store.get_lesson("a")
+    assert replaced is not None and replaced.replaced_by == "b" and not replaced.active
+    assert [x.id for x in await store.lessons("C1", active=False)] == ["b", "a", "c"]  # newest, then by id
+
+
+async def test_forget_lesson_returns_it_once_and_stops_finding_it(store: Store) -> None:
+    await learned(store, lesson("a"))
+    forgotten = await store.forget_lesson("a", "U2", T0 + 5)
+    assert forgotten is not None and (forgotten.forgotten_by, forgotten.forgotten_at) == ("U2", T0 + 5)
+    assert await store.forget_lesson("a", "U2", T0 + 6) is None
+    assert await store.forget_lesson("nope", "U2", T0) is None
+    assert await store.lessons("C1") == [] and await store.find_lessons("C1", "scale payments") == []
+    kept = await store.get_lesson("a")
+    assert kept is not None and kept.forgotten_by == "U2" and not kept.active

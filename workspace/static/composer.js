@@ -8,6 +8,7 @@ export const COMMANDS = [
   { usage: "/tandem status <run>", insert: "/tandem status ", about: "Where a run stands" },
   { usage: "/tandem cancel <run>", insert: "/tandem cancel ", about: "Stop a run" },
   { usage: "/tandem rules", insert: "/tandem rules", about: "Always-allow rules in this channel, with Revoke" },
+  { usage: "/tandem lessons", insert: "/tandem lessons", about: "What corrections taught plans here, with Forget" },
   { usage: "/tandem report [7d|30d]", insert: "/tandem report", about: "How people and Tandem worked together here" },
 ];
 

@@ -1,0 +1,87 @@
+"""``tandem lessons``: a correction made in the terminal shows up, changes the next run's plan, and
+``tandem lessons forget`` stops it (real subprocesses on a real SQLite file)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent.models import LessonUse, Review, RunState
+from cli.render import review_text
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK = "scale payments to 2 replicas"
+
+
+def tandem(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", *args],
+        cwd=cwd,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def ok(cwd: Path, *args: str) -> str:
+    proc = tandem(cwd, *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def started(cwd: Path, user: str) -> dict[str, Any]:
+    run: dict[str, Any] = json.loads(ok(cwd, "run", "--detach", TASK, "--as", user))
+    return run
+
+
+def test_lessons_cli_lists_the_correction_uses_it_and_forgets_it(tmp_path: Path) -> None:
+    first = started(tmp_path, "alice")
+    ok(tmp_path, "answer", first["id"], "--approve", "--as", "alice")
+    ok(tmp_path, "answer", first["id"], "--say", "use 4 replicas", "--as", "alice")
+    [lesson] = json.loads(ok(tmp_path, "lessons", "--json"))
+    assert (lesson["tool"], lesson["before"], lesson["after"], lesson["by"]) == (
+        "scale_service",
+        {"replicas": 2},
+        {"replicas": 4},
+        "alice",
+    )
+    assert lesson["run_id"] == first["id"] and lesson["text"] == "use 4 replicas"
+    listed = ok(tmp_path, "lessons")
+    assert lesson["id"] in listed and "use replicas=4 in `scale_service` for payments" in listed
+
+    second = started(tmp_path, "bob")
+    assert second["plan"][0]["params"] == {"service": "payments", "replicas": 4}
+    applied = [{"id": lesson["id"], "text": lesson["line"], "by": "alice", "at": lesson["created_at"]}]
+    assert second["lessons_applied"] == applied
+    shown = json.loads(ok(tmp_path, "show", second["id"], "--json"))
+    assert shown["lessons_applied"] == applied
+
+    assert "Forgot lesson" in ok(tmp_path, "lessons", "forget", lesson["id"], "--as", "alice")
+    assert "No lessons yet" in ok(tmp_path, "lessons")
+    third = started(tmp_path, "bob")
+    assert third["plan"][0]["params"] == {"service": "payments", "replicas": 2} and third["lessons_applied"] == []
+    again = tandem(tmp_path, "lessons", "forget", lesson["id"], "--as", "alice")
+    assert again.returncode == 1 and "unknown here or was already forgotten" in again.stderr
+
+
+def test_lessons_forget_without_an_id_says_what_it_needs(tmp_path: Path) -> None:
+    started(tmp_path, "alice")  # a database to read
+    proc = tandem(tmp_path, "lessons", "forget")
+    assert proc.returncode == 2 and "needs the lesson's id" in proc.stderr
+
+
+def test_review_text_of_a_plan_names_the_lessons_it_used_and_how_to_forget_them() -> None:
+    review = Review(id="rv1", anchor="after_plan", created_at=0.0)
+    use = LessonUse(id="l1", line="use replicas=4 in `scale_service` for payments", by="alice", at=1_795_000_000.0)
+    state = RunState(
+        id="r1", task=TASK, requester="bob", created_at=0.0, updated_at=0.0, pending=review, lessons_applied=[use]
+    )
+    shown = review_text(state, review)
+    assert "Using what @alice said on Nov 18" in shown and "replicas=4" in shown
+    assert "tandem lessons forget l1" in shown
