@@ -3,7 +3,7 @@ or before a step at or above write risk starts, commit without waiting for the d
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,16 +11,12 @@ from typing import Any
 import pytest
 
 from agent.models import (
-    Answered,
     Approve,
     AuditEvent,
-    LeaseClaim,
     Outbound,
     PlannedStep,
     ProposedStep,
     Reading,
-    Review,
-    Rule,
     RunState,
     SlackThread,
     Step,
@@ -105,28 +101,11 @@ class RecordingStore(AsyncStore):
         version: int,
         events: list[AuditEvent],
         *,
-        opened: Review | None = None,
-        answered: Answered | None = None,
-        closed: str | None = None,
-        reschedule: bool = False,
-        rules: Sequence[Rule] = (),
         outbox: Outbound | None = None,
-        lease: LeaseClaim | None = None,
         durable: bool = True,
+        **writes: Any,
     ) -> int:
-        version = await super().commit(
-            state,
-            version,
-            events,
-            opened=opened,
-            answered=answered,
-            closed=closed,
-            reschedule=reschedule,
-            rules=rules,
-            outbox=outbox,
-            lease=lease,
-            durable=durable,
-        )
+        version = await super().commit(state, version, events, outbox=outbox, durable=durable, **writes)
         kinds: list[str] = [m.kind for m in outbox.messages] if outbox is not None else []
         LOG.entries.append(Commit(durable, state.phase, kinds))
         return version
