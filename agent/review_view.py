@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.messages import ANCHOR_TITLES
-from agent.models import Anchor, Handoff, Review, RunState, Step
+from agent.messages import ANCHOR_TITLES, offer_text
+from agent.models import AlwaysOffer, Anchor, Handoff, Review, RunState, Step
 from agent.policy import SafetyPolicy
 
 Choice = Literal[
@@ -50,6 +50,12 @@ class ReviewView:
     max_retries: int = 0
     deadline: float | None = None
     why_not_always: str | None = field(default=None)  # why "approve_always" is not offered, when it is not
+    offer: AlwaysOffer | None = None  # the gate earned "always allow" from its history (shown with the choice)
+
+    @property
+    def offer_text(self) -> str | None:
+        """The offer's history as prose (with ``mention``/``moment`` markers each channel renders)."""
+        return offer_text(self.offer) if self.offer is not None else None
 
     @property
     def approvals_needed(self) -> int:
@@ -93,6 +99,7 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         max_retries=state.policy.max_retries,
         deadline=review.deadline,
         why_not_always=why_not,
+        offer=review.offer if why_not is None and review.anchor == "before_risky_step" else None,
     )
 
 

@@ -162,6 +162,14 @@ def m005_step_leases(db: Database) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN lease_until REAL")
 
 
+@migrations()
+def m006_rule_suspensions(db: Database) -> None:
+    """A rule whose step was later corrected or rejected is suspended: kept, with who, when and why."""
+    db.execute("ALTER TABLE rules ADD COLUMN suspended_by TEXT")
+    db.execute("ALTER TABLE rules ADD COLUMN suspended_at REAL")
+    db.execute("ALTER TABLE rules ADD COLUMN suspended_reason TEXT")
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     code: int = getattr(exc, "sqlite_errorcode", 0)  # extended codes (e.g. BUSY_SNAPSHOT) share the low byte
     return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

@@ -22,6 +22,7 @@ from agent.models import (
     Claim,
     Delivery,
     DueReview,
+    GateDecision,
     Lease,
     LeaseClaim,
     Loaded,
@@ -32,6 +33,7 @@ from agent.models import (
     Review,
     ReviewRecord,
     Rule,
+    RuleSuspension,
     RunState,
     RunSummary,
 )
@@ -132,6 +134,7 @@ class AsyncStore:
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        suspended: Sequence[RuleSuspension] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
     ) -> int:
@@ -145,6 +148,7 @@ class AsyncStore:
             closed=closed,
             reschedule=reschedule,
             rules=rules,
+            suspended=suspended,
             outbox=outbox,
             lease=lease,
         )
@@ -241,6 +245,12 @@ class AsyncStore:
 
     async def rules(self, channel: str) -> list[Rule]:
         return await self._call(self.store.rules, channel)
+
+    async def suspend_rule(self, suspension: RuleSuspension) -> Rule | None:
+        return await self._call(self.store.suspend_rule, suspension)
+
+    async def gate_history(self, channel: str, shape: str, tool: str, limit: int) -> list[GateDecision]:
+        return await self._call(self.store.gate_history, channel, shape, tool, limit)
 
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         return await self._call(self.store.revoke_rule, rule_id, by, at)

@@ -47,6 +47,7 @@ from agent.models.effects import (
     ReviseStep,
     RunStep,
     Summarize,
+    SuspendRule,
     Work,
 )
 from agent.models.events import (
@@ -86,6 +87,7 @@ from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
 from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
 from agent.models.risk import Risk
+from agent.models.rules import AlwaysOffer, GateDecision, RuleSuspension, param_shape
 from agent.models.run import TERMINAL, Feedback, Phase, RunState, Status
 from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, params_digest
 from agent.models.store import (
@@ -124,6 +126,7 @@ __all__ = [
     "Approval",
     "Approve",
     "AddRule",
+    "AlwaysOffer",
     "AskHuman",
     "AuditEvent",
     "Cancel",
@@ -140,6 +143,7 @@ __all__ = [
     "Feedback",
     "Finish",
     "Finished",
+    "GateDecision",
     "HandBack",
     "Handoff",
     "InputType",
@@ -175,12 +179,14 @@ __all__ = [
     "Risk",
     "Rule",
     "RuleChecked",
+    "RuleSuspension",
     "RunState",
     "RunStep",
     "RunSummary",
     "Status",
     "Step",
     "StepFinished",
+    "SuspendRule",
     "StepPaused",
     "StepProposedEvent",
     "StepRevised",
@@ -192,5 +198,6 @@ __all__ = [
     "_Event",
     "_Model",
     "_Tagged",
+    "param_shape",
     "params_digest",
 ]

@@ -10,7 +10,7 @@ from pydantic import Field
 from agent.models.base import _Tagged
 from agent.models.policy import Anchor
 from agent.models.reviews import Review
-from agent.models.rules import Rule
+from agent.models.rules import Rule, RuleSuspension
 
 
 class MakePlan(_Tagged):
@@ -105,6 +105,13 @@ class AddRule(_Tagged):
     rule: Rule
 
 
+class SuspendRule(_Tagged):
+    """Suspend a standing rule (kept, no longer applied), in the transaction of the correction that caused it."""
+
+    kind: Literal["suspend_rule"] = "suspend_rule"
+    suspension: RuleSuspension
+
+
 class Finished(_Tagged):
     kind: Literal["finished"] = "finished"
     status: Literal["done", "cancelled", "failed"]
@@ -124,6 +131,7 @@ Effect = Annotated[
     | CloseReview
     | Reschedule
     | AddRule
+    | SuspendRule
     | Finished,
     Field(discriminator="kind"),
 ]

@@ -118,6 +118,14 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE UNIQUE INDEX outbox_card ON outbox (run_id) WHERE kind = 'card' AND status = 'pending';
         """,
     ),
+    (
+        "m003_rule_suspensions",
+        """
+        ALTER TABLE rules ADD COLUMN suspended_by text;
+        ALTER TABLE rules ADD COLUMN suspended_at double precision;
+        ALTER TABLE rules ADD COLUMN suspended_reason text;
+        """,
+    ),
 )
 
 
