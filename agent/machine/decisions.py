@@ -111,8 +111,8 @@ def _suspensions(s: RunState, review: Review, event: Decided) -> list[Effect]:
         )
         text = (
             f"The always-allow rule for `{step.tool}` in this channel is suspended: {mention(event.by)} {verb} "
-            f"step {step.number}, which it let run. `{step.tool}` asks again from now on; the rule is kept "
-            "(`/tandem rules`), and approving with *always allow* makes a new one."
+            f"step {step.number}, which it let run. `{step.tool}` asks again from now on; the rule is kept, "
+            "marked suspended with who, when and why, and approving with always allow makes a new one."
         )
         effects += [SuspendRule(suspension=suspension), Notify(text=text)]
     return effects

@@ -35,7 +35,10 @@ from agent.models import (
 from agent.policy import TIMEOUT
 from agent.usage import Tally
 
-__all__ = ["AUDITED_EFFECTS", "audit_lines", "usage_line"]
+__all__ = ["AUDITED_EFFECTS", "audit_lines", "decided_of", "usage_line"]
+
+NOTES = ("gate",)
+"""Keys a ``decided`` line carries beside its event's own fields (facts for later reads, not the event)."""
 
 AUDITED_EFFECTS = ("ask_human", "finished", "notify", "remind", "close_review", "add_rule", "suspend_rule")
 
@@ -59,6 +62,12 @@ def audit_lines(
         if e.kind in AUDITED_EFFECTS
     ]
     return lines
+
+
+def decided_of(line: AuditEvent) -> Decided:
+    """The decision a ``decided`` audit line records, as the event it was."""
+    fields = {k: v for k, v in line.payload.items() if k not in NOTES}
+    return Decided.model_validate({**fields, "at": line.at, "by": line.actor})
 
 
 def usage_line(at: float, used: Tally) -> AuditEvent:
