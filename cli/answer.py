@@ -7,9 +7,9 @@ import sys
 from typing import assert_never
 
 from agent.errors import TandemError, UseTheButton
-from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState
+from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState, mention, moment
 from agent.ports import Store
-from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Refused
+from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from cli.render import plain
 from cli.wiring import Services
 
@@ -45,8 +45,8 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState:
     if args.approve_always:
         return await _approve_always(services, state, review, user)
     if args.cancel:
-        if state.pending is None and not state.finished:
-            return await runtime.cancel(run_id, user)
+        if state.pending is None and not state.finished:  # working: stop it (retried if another process races it)
+            return _applied(await services.usecases.cancel(run_id, user))
         return await runtime.decide(run_id, Cancel(), user, review_id=review)
     if args.finish:
         return await runtime.decide(run_id, Finish(), user, review_id=review)
@@ -89,12 +89,18 @@ async def _approve_always(services: Services, state: RunState, review: str | Non
     """``--approve-always``: the same use case as the Slack and Feishu button, so the same rules hold."""
     if review is None:
         raise TandemError(f"Run {state.id} waits for nothing; nothing changed.")
-    outcome = await services.usecases.approve_always(review, user)
+    return _applied(await services.usecases.approve_always(review, user))
+
+
+def _applied(outcome: Outcome) -> RunState:
+    """The run a use case left, or what did not take effect as the error ``tandem answer`` exits with."""
     match outcome:
         case Applied(state=applied):
             return applied
         case Refused(refusal=refusal):
             raise TandemError(plain(refusal.describe()))
+        case AlreadyDecided(by=str(by), at=float(at), verb=verb):
+            raise TandemError(plain(f"Already {verb} by {mention(by)} at {moment(at)}; nothing changed."))
         case AlreadyDecided(message=message) | NotApplied(message=message) | NeedsButton(message=message):
             raise TandemError(plain(message))
         case Asked():
