@@ -263,7 +263,9 @@ async def serve_forever(
 
 
 async def socket_forever(settings: SlackSettings, *, demo: bool = False) -> None:
-    settings.require("bot_token", "app_token")
+    # The Bolt app checks signatures wherever it could be reached over HTTP, so Socket Mode needs the
+    # signing secret too: named here at start-up instead of failing later inside Bolt.
+    settings.require("bot_token", "signing_secret", "app_token")
     settings = choose_tools(settings, demo=demo)
     async with bot_services(settings) as bot:
         print("Tandem is connecting to Slack in Socket Mode.", flush=True)
