@@ -168,6 +168,12 @@ def m006_rule_suspensions(db: Database) -> None:
     db.execute("ALTER TABLE rules ADD COLUMN suspended_by TEXT")
     db.execute("ALTER TABLE rules ADD COLUMN suspended_at REAL")
     db.execute("ALTER TABLE rules ADD COLUMN suspended_reason TEXT")
+    # The "always allow" offer reads a gate's latest decisions (storage/streaks.py) on every gated step.
+    db.execute("CREATE INDEX events_gate ON events(json_extract(payload, '$.gate'), at) WHERE kind = 'decided'")
+    db.execute(
+        "CREATE INDEX events_suspension ON events(json_extract(payload, '$.suspension.tool'), at)"
+        " WHERE kind = 'suspend_rule'"
+    )
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:

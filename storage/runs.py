@@ -38,7 +38,7 @@ from storage import outbox as outbox_rows
 from storage import retention
 from storage.metrics import SQLITE
 from storage.retention import PruneCounts
-from storage.streaks import gate_decision, gate_history_sql
+from storage.streaks import gate_decision, gate_history_args, gate_history_sql
 
 _state = TypeAdapter(RunState)
 
@@ -341,7 +341,7 @@ class RunStore:
     def gate_history(self, channel: str, shape: str, tool: str, limit: int) -> list[GateDecision]:
         """The latest decisions at gates of ``shape`` in ``channel`` and suspensions of ``tool``'s rules there,
         newest first (see :mod:`storage.streaks`)."""
-        rows = self.db.execute(gate_history_sql(SQLITE), [channel, shape, tool, limit]).fetchall()
+        rows = self.db.execute(gate_history_sql(SQLITE), gate_history_args(channel, shape, tool, limit)).fetchall()
         return [gate_decision(r) for r in rows]
 
     def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:

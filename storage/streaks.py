@@ -15,19 +15,32 @@ from typing import Any
 from agent.models import GateDecision
 from storage.metrics import Dialect
 
-__all__ = ["gate_history_sql", "gate_decision"]
+__all__ = ["gate_decision", "gate_history_args", "gate_history_sql"]
 
 
 def gate_history_sql(d: Dialect) -> str:
-    """Parameters: channel, shape, tool, limit (``?`` placeholders)."""
-    return (
-        f"SELECT e.run_id, e.kind, e.actor, e.at, {d.field('e.payload', 'decision.kind')},"
-        f" {d.field('e.payload', 'suspension.by')}"
-        " FROM events e JOIN runs r ON r.id = e.run_id"
-        f" WHERE r.channel = ? AND ((e.kind = 'decided' AND {d.field('e.payload', 'gate')} = ?)"
-        f" OR (e.kind = 'suspend_rule' AND {d.field('e.payload', 'suspension.tool')} = ?))"
-        " ORDER BY e.at DESC, e.id DESC LIMIT ?"
+    """Parameters: :func:`gate_history_args`. Each half walks its partial index (``events_gate``,
+    ``events_suspension``) newest first and stops after ``limit`` lines of the channel."""
+    line = "e.id, e.run_id, e.kind, e.actor, e.at"
+    runs = "FROM events e JOIN runs r ON r.id = e.run_id"
+    newest = "ORDER BY e.at DESC, e.id DESC LIMIT ?"
+    decided = (
+        f"SELECT {line}, {d.field('e.payload', 'decision.kind')} AS decision, NULL AS suspended_by {runs}"
+        f" WHERE e.kind = 'decided' AND {d.field('e.payload', 'gate')} = ? AND r.channel = ? {newest}"
     )
+    suspended = (
+        f"SELECT {line}, NULL AS decision, {d.field('e.payload', 'suspension.by')} AS suspended_by {runs}"
+        f" WHERE e.kind = 'suspend_rule' AND {d.field('e.payload', 'suspension.tool')} = ? AND r.channel = ? {newest}"
+    )
+    return (
+        "SELECT run_id, kind, actor, at, decision, suspended_by FROM"
+        f" (SELECT * FROM ({decided}) d UNION ALL SELECT * FROM ({suspended}) s) x"
+        " ORDER BY at DESC, id DESC LIMIT ?"
+    )
+
+
+def gate_history_args(channel: str, shape: str, tool: str, limit: int) -> list[Any]:
+    return [shape, channel, limit, tool, channel, limit, limit]
 
 
 def gate_decision(row: Sequence[Any]) -> GateDecision:

@@ -36,7 +36,7 @@ from storage.postgres import outbox as outbox_rows
 from storage.postgres import rows
 from storage.postgres.base import PoolUser
 from storage.postgres.metrics import POSTGRES
-from storage.streaks import gate_decision, gate_history_sql
+from storage.streaks import gate_decision, gate_history_args, gate_history_sql
 
 _REVIEW_SQL = ", ".join(rows.REVIEW_COLUMNS)
 _RULE_SQL = ", ".join(rows.RULE_COLUMNS)
@@ -258,7 +258,8 @@ class Runs(PoolUser):
             return await _suspend_rule(conn, suspension)
 
     async def gate_history(self, channel: str, shape: str, tool: str, limit: int) -> list[GateDecision]:
-        found = await self.fetch_all(gate_history_sql(POSTGRES).replace("?", "%s"), [channel, shape, tool, limit])
+        sql = gate_history_sql(POSTGRES).replace("?", "%s")
+        found = await self.fetch_all(sql, gate_history_args(channel, shape, tool, limit))
         return [gate_decision(r) for r in found]
 
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
