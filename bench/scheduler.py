@@ -53,6 +53,7 @@ from agent.models import (
     Reading,
     Review,
     Rule,
+    RuleSuspension,
     RunState,
     Step,
     TakeoverReading,
@@ -189,6 +190,7 @@ class BatchedStore(AsyncStore):
         closed: str | None = None,
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
+        suspended: Sequence[RuleSuspension] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
     ) -> int:
@@ -202,6 +204,7 @@ class BatchedStore(AsyncStore):
                 closed=closed,
                 reschedule=reschedule,
                 rules=rules,
+                suspended=suspended,
                 outbox=outbox,
                 lease=lease,
             )
