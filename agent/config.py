@@ -18,6 +18,9 @@ Errors are one line that names the bad key::
     strategy = "use_default"          # cancel | reassign | use_default | pause
     default = "approve"
 
+    [rules]
+    offer_after = 5                   # unchanged approvals in a row of one call shape before "always allow" is offered
+
     [report]
     takeover_warning = 0.10           # warn when more runs than this are taken over
     correction_warning = 0.30         # warn when more runs than this are corrected
@@ -166,6 +169,13 @@ class LessonsRule(_Section):
     limit: int = Field(default=5, ge=1, le=50)
 
 
+class RulesRule(_Section):
+    """When a gate offers "always allow" with its history: after this many unchanged approvals in a row
+    of the same call shape in a channel (0: never offered that way)."""
+
+    offer_after: int = Field(default=5, ge=0, le=100)
+
+
 class PolicyConfig(_Section):
     approvers: dict[RiskName, list[str]] = Field(default_factory=dict)
     allow_self_approval: bool = False
@@ -178,6 +188,7 @@ class PolicyConfig(_Section):
     confirm_threshold: RiskName = "write"
     report: ReportRule = Field(default_factory=ReportRule)
     lessons: LessonsRule = Field(default_factory=LessonsRule)
+    rules: RulesRule = Field(default_factory=RulesRule)
 
     @model_validator(mode="after")
     def _gates_never_default(self) -> PolicyConfig:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from agent.models import Anchor, ReviewRecord, RunState, mention, moment
+from agent.models import AlwaysOffer, Anchor, ReviewRecord, RunState, mention, moment
 from agent.models.steps import TimeoutOutcome
 
 _VERBS = {
@@ -79,3 +79,25 @@ def timeout_note(outcome: TimeoutOutcome) -> str:
 def still_running(tool: str, since: float) -> str:
     """Why a retried step was not started: its earlier call is still running."""
     return f"Not started again: the call of {tool} that timed out at {moment(since)} is still running."
+
+
+OFFER_SHOWN = 5  # approvals an offer names (newest first); the rest are counted
+
+
+def offer_text(offer: AlwaysOffer) -> str:
+    """The history a gate's "always allow" offer shows: who approved this call shape unchanged, and when."""
+    n = len(offer.approvals)
+    times = "once" if n == 1 else f"{n} times"
+    people = {d.by for d in offer.approvals}
+    shown = offer.approvals[:OFFER_SHOWN]
+    more = f" and {n - len(shown)} earlier" if n > len(shown) else ""
+    when = ", ".join(moment(d.at) for d in shown) + more
+    if len(people) == 1:
+        head = f"{mention(offer.approvals[0].by)} approved `{offer.shape}` unchanged {times} in a row here"
+    else:
+        who = ", ".join(f"{mention(d.by)} {moment(d.at)}" for d in shown) + more
+        return (
+            f"`{offer.shape}` was approved unchanged {times} in a row here: {who}. "
+            "Approving it with always allow stops asking for it in this channel."
+        )
+    return f"{head}: {when}. Approving it with always allow stops asking for it in this channel."

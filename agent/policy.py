@@ -9,6 +9,7 @@ the configuration (:class:`~agent.config.PolicyConfig`), the run and its review:
 * **what its deadline does** (:meth:`SafetyPolicy.on_deadline`): a gate's deadline never approves it;
 * **may this approval become a standing rule**, and does a rule cover this step
   (:meth:`SafetyPolicy.may_remember`, :meth:`SafetyPolicy.rule_applies`): never under a quorum, never a deploy;
+* **has a gate earned the "always allow" offer** from its history (:meth:`SafetyPolicy.always_offer`);
 * **does a re-run need a person** (:meth:`SafetyPolicy.rerun_needs_person`);
 * **may free text decide this** (:meth:`SafetyPolicy.text_sure`, :meth:`SafetyPolicy.text_may_approve`);
 * **who may approve, steer, stop or see this run** (:meth:`SafetyPolicy.check`, :meth:`SafetyPolicy.may_stop`).
@@ -16,12 +17,26 @@ the configuration (:class:`~agent.config.PolicyConfig`), the run and its review:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from agent import authz
 from agent.authz import Refusal
 from agent.config import PolicyConfig, Strategy, TimeoutRule
-from agent.models import Anchor, Cancel, Decision, Lesson, Reading, Review, Risk, Rule, RunState, Step
+from agent.models import (
+    AlwaysOffer,
+    Anchor,
+    Cancel,
+    Decision,
+    GateDecision,
+    Lesson,
+    Reading,
+    Review,
+    Risk,
+    Rule,
+    RunState,
+    Step,
+    param_shape,
+)
 
 # Reviews whose approval lets a gated step run.
 GATES: frozenset[Anchor] = frozenset({"before_risky_step", "recovery", "takeover_step"})
@@ -124,6 +139,19 @@ class SafetyPolicy:
         if rule_scope(state) is None:
             return "Always-allow rules belong to a channel; this run has none."
         return None
+
+    def always_offer(self, state: RunState, review: Review, history: Sequence[GateDecision]) -> AlwaysOffer | None:
+        """The "always allow" offer a gate earns from its history (newest first): the policy's
+        ``[rules] offer_after`` approvals in a row of the same call shape in the channel, none of them
+        changed, and only where a rule may be made at all (never a deploy, never under a quorum)."""
+        wanted = self.config.rules.offer_after
+        if wanted == 0 or review.step is None or self.may_remember(state, review) is not None:
+            return None
+        recent = list(history[:wanted])
+        if len(recent) < wanted or not all(d.approved for d in recent):
+            return None
+        step = state.step(review.step)
+        return AlwaysOffer(shape=param_shape(step.tool, step.params), approvals=recent)
 
     def rule_applies(self, state: RunState, step: Step, rule: Rule) -> bool:
         """True when a standing rule may approve ``step`` with nobody asked (re-checked on every use)."""

@@ -20,6 +20,7 @@ from agent.models import (
     DueReview,
     Effect,
     Event,
+    GateDecision,
     Lease,
     LeaseClaim,
     Lesson,
@@ -34,6 +35,7 @@ from agent.models import (
     Review,
     ReviewRecord,
     Rule,
+    RuleSuspension,
     RunState,
     RunSummary,
     ScheduledPost,
@@ -144,6 +146,7 @@ class RunsStore(Protocol):
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
         lessons: Sequence[Lesson] = (),
+        suspended: Sequence[RuleSuspension] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -208,6 +211,15 @@ class RulesStore(Protocol):
 
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         """The rule revoked, or None when no such rule is in force."""
+        ...
+
+    async def suspend_rule(self, suspension: RuleSuspension) -> Rule | None:
+        """The rule suspended (kept, no longer in force), or None when no such rule is in force."""
+        ...
+
+    async def gate_history(self, channel: str, shape: str, tool: str, limit: int) -> list[GateDecision]:
+        """The latest ``limit`` decisions at gates of the call ``shape`` in ``channel``, and suspensions of
+        ``tool``'s rules there, newest first, from the audit trail."""
         ...
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.messages import ANCHOR_TITLES
-from agent.models import Anchor, Handoff, LessonUse, Review, RunState, Step
+from agent.messages import ANCHOR_TITLES, offer_text
+from agent.models import AlwaysOffer, Anchor, Handoff, LessonUse, Review, RunState, Step
 from agent.policy import SafetyPolicy
 
 Choice = Literal[
@@ -51,6 +51,12 @@ class ReviewView:
     deadline: float | None = None
     why_not_always: str | None = field(default=None)  # why "approve_always" is not offered, when it is not
     lessons: tuple[LessonUse, ...] = ()  # what earlier corrections taught this plan (plan reviews), each forgettable
+    offer: AlwaysOffer | None = None  # the gate earned "always allow" from its history (shown with the choice)
+
+    @property
+    def offer_text(self) -> str | None:
+        """The offer's history as prose (with ``mention``/``moment`` markers each channel renders)."""
+        return offer_text(self.offer) if self.offer is not None else None
 
     @property
     def approvals_needed(self) -> int:
@@ -95,6 +101,7 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         deadline=review.deadline,
         why_not_always=why_not,
         lessons=tuple(state.lessons_applied) if review.anchor == "after_plan" else (),
+        offer=review.offer if why_not is None and review.anchor == "before_risky_step" else None,
     )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent.authz import Refusal
-from agent.errors import NotAllowed, StaleDecision, TandemError, UseTheButton
+from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UseTheButton
 from agent.messages import decided_verb
 from agent.models import (
     Answer,
@@ -34,6 +34,7 @@ from agent.runtime import Runtime
 
 GroupsOf = Callable[[str], Awaitable[Sequence[str]]]
 MIN_PREFIX = 4  # a run id typed in a chat needs at least this many characters
+CANCEL_ATTEMPTS = 5  # a stop that loses a race to another process is tried again on the fresh run this often
 
 
 async def no_groups(_: str) -> Sequence[str]:
@@ -215,15 +216,43 @@ class UseCases:
         return matches[0] if len(matches) == 1 else None
 
     async def cancel(self, run_id: str, by: str, reason: str = "") -> Outcome:
-        """Stop a run, waiting or working; the requester and whoever may approve it may."""
-        try:
-            groups = await self.groups_of(by)
-            state = await self.runtime.cancel(run_id, by, reason, groups=groups)
-        except NotAllowed as exc:
-            return Refused(exc.refusal)
-        except TandemError as exc:
-            return NotApplied(str(exc))
-        return Applied(state)
+        """Stop a run, waiting or working; the requester and whoever may approve it may.
+
+        Losing a race to another process (a replica committed to the run between this one's read
+        and its write, so nothing of this call was written) is not the person's problem: the stop
+        is tried again on the run as it is now, and if the run ended meanwhile, that is the answer.
+        """
+        groups = await self.groups_of(by)
+        for attempt in range(1, CANCEL_ATTEMPTS + 1):
+            try:
+                state = await self.runtime.cancel(run_id, by, reason, groups=groups)
+            except NotAllowed as exc:
+                return Refused(exc.refusal)
+            except (StaleDecision, ConcurrentUpdate) as exc:
+                # The run moved on (its review was answered, or it advanced) in another process.
+                fresh, _ = await self.store.load(run_id)
+                if fresh.finished:
+                    return await self._ended(run_id)
+                if attempt == CANCEL_ATTEMPTS:
+                    return NotApplied(f"Run {run_id} kept changing while Tandem tried to stop it ({exc}) Try again.")
+                continue
+            except TandemError as exc:
+                return NotApplied(str(exc))
+            return Applied(state)
+        raise AssertionError("unreachable")
+
+    async def _ended(self, run_id: str) -> AlreadyDecided:
+        """A stop that came after the run had ended: who ended it, and when, where the trail says."""
+        state, _ = await self.store.load(run_id)
+        if state.status != "cancelled":  # done or failed
+            return AlreadyDecided(f"Run {run_id} already ended ({state.status}); there is nothing to stop.")
+        for line in reversed(await self.store.events(run_id)):
+            stopped = line.kind == "cancel_requested" or (
+                line.kind == "decided" and (line.payload.get("decision") or {}).get("kind") == "cancel"
+            )
+            if stopped:
+                return AlreadyDecided(f"Run {run_id} was already cancelled.", line.actor, line.at, "cancelled")
+        return AlreadyDecided(f"Run {run_id} was already cancelled.")
 
     async def revoke_rule(self, rule_id: str, by: str, where: str | None) -> RuleRevoked | Refused | NotApplied:
         """Revoke a standing rule of ``where`` (whoever set it, or any approver; see ``may_revoke``)."""

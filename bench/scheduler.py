@@ -54,6 +54,7 @@ from agent.models import (
     Reading,
     Review,
     Rule,
+    RuleSuspension,
     RunState,
     Step,
     TakeoverReading,
@@ -192,6 +193,7 @@ class BatchedStore(AsyncStore):
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
         lessons: Sequence[Lesson] = (),
+        suspended: Sequence[RuleSuspension] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -207,6 +209,7 @@ class BatchedStore(AsyncStore):
                 reschedule=reschedule,
                 rules=rules,
                 lessons=lessons,
+                suspended=suspended,
                 outbox=outbox,
                 lease=lease,
             )

@@ -19,6 +19,7 @@ from blocks.text import (
     code_block,
     context,
     details_button,
+    escape,
     mention,
     params_json,
     section,
@@ -59,6 +60,8 @@ def step_approval(state: RunState, review: Review, view: ReviewView | None = Non
     blocks, truncated = step_body(step, f"✋ *Step {step.number} of {state.plan[-1].number} needs approval*")
     if review.note:
         blocks.append(context(clip(review.note, 1000).text))
+    if view.offer_text:
+        blocks.append(context(f"🔁 {escape(view.offer_text)}"))
     buttons = [button("Approve", ids.APPROVE, review.id, style="primary")]
     if "approve_always" in view.choices:
         buttons.append(

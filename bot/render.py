@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agent.models import AuditEvent, Decided, Review
+from agent.models import AuditEvent, Review
+from agent.runtime.audit import decided_of
 from blocks.decided import DecisionLine, line_for
 
 
@@ -17,7 +18,7 @@ def decision_lines(events: list[AuditEvent]) -> list[DecisionLine]:
                 id=review_id, anchor=e.payload["anchor"], step=e.payload.get("step"), created_at=e.at
             )
         elif e.kind == "decided":
-            event = Decided.model_validate({**e.payload, "at": e.at, "by": e.actor})
+            event = decided_of(e)
             line = line_for(event, reviews.get(event.review_id))
             if e.actor.startswith("rule:"):
                 line = line.model_copy(update={"actor": None, "verb": f"{line.verb} by an always-allow rule"})

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import assert_never
 
 from agent.errors import TandemError, UseTheButton
-from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState
+from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState, mention, moment
 from agent.ports import Store
+from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
+from cli.render import plain
 from cli.wiring import Services
 
 
@@ -39,9 +42,11 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState:
                 f"`tandem answer {run_id} --approve --review {pending.id}`."
             )
         return await runtime.decide(run_id, Approve(), user, review_id=review)
+    if args.approve_always:
+        return await _approve_always(services, state, review, user)
     if args.cancel:
-        if state.pending is None and not state.finished:
-            return await runtime.cancel(run_id, user)
+        if state.pending is None and not state.finished:  # working: stop it (retried if another process races it)
+            return _applied(await services.usecases.cancel(run_id, user))
         return await runtime.decide(run_id, Cancel(), user, review_id=review)
     if args.finish:
         return await runtime.decide(run_id, Finish(), user, review_id=review)
@@ -78,3 +83,27 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState:
         raise TandemError(
             f"{exc} Approve it with `tandem answer {run_id} --approve --review {exc.review_id}`."
         ) from None
+
+
+async def _approve_always(services: Services, state: RunState, review: str | None, user: str) -> RunState:
+    """``--approve-always``: the same use case as the Slack and Feishu button, so the same rules hold."""
+    if review is None:
+        raise TandemError(f"Run {state.id} waits for nothing; nothing changed.")
+    return _applied(await services.usecases.approve_always(review, user))
+
+
+def _applied(outcome: Outcome) -> RunState:
+    """The run a use case left, or what did not take effect as the error ``tandem answer`` exits with."""
+    match outcome:
+        case Applied(state=applied):
+            return applied
+        case Refused(refusal=refusal):
+            raise TandemError(plain(refusal.describe()))
+        case AlreadyDecided(by=str(by), at=float(at), verb=verb):
+            raise TandemError(plain(f"Already {verb} by {mention(by)} at {moment(at)}; nothing changed."))
+        case AlreadyDecided(message=message) | NotApplied(message=message) | NeedsButton(message=message):
+            raise TandemError(plain(message))
+        case Asked():
+            raise TandemError("Nothing changed.")
+        case _:
+            assert_never(outcome)

@@ -29,6 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
     answer.add_argument("run_id")
     what = answer.add_mutually_exclusive_group(required=True)
     what.add_argument("--approve", action="store_true")
+    what.add_argument(
+        "--approve-always",
+        action="store_true",
+        help="approve a risky step and always allow its tool in the run's channel (where the policy lets)",
+    )
     what.add_argument("--reject", metavar="TEXT", help="request changes with this feedback")
     what.add_argument("--say", metavar="TEXT", help="free text, classified like a thread reply")
     what.add_argument("--cancel", action="store_true")

@@ -124,6 +124,9 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
             last = view.steps[-1]
             lines.append(_indent(str(last.error or last.result)))
         lines.append("Type an instruction (one step at a time), 'finish', or 'hand back'.")
+    if view.offer_text:
+        lines.append(view.offer_text)
+        lines.append(f"  Always allow: tandem answer {view.run_id} --approve-always --review {view.review_id}")
     if view.waiting_on:
         lines.append("Waiting on: " + ", ".join(mention(p) for p in view.waiting_on))
     if view.quorum > 1:

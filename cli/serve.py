@@ -325,7 +325,9 @@ def _long_connection_installed() -> None:
 
 async def socket_forever(settings: SlackSettings, *, demo: bool = False, feishu: FeishuSettings | None = None) -> None:
     """Slack in Socket Mode; with Feishu settings, Feishu's long connection beside it (neither needs a public URL)."""
-    settings.require("bot_token", "app_token")
+    # The Bolt app checks signatures wherever it could be reached over HTTP, so Socket Mode needs the
+    # signing secret too: named here at start-up instead of failing later inside Bolt.
+    settings.require("bot_token", "signing_secret", "app_token")
     if feishu is not None:
         feishu.require(webhook=False)
         _long_connection_installed()

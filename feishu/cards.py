@@ -113,6 +113,8 @@ def review_card(view: ReviewView, lang: Lang | None = None) -> Card:
     if view.approvals:
         names = ", ".join(who(a) for a in view.approvals)
         body.append(note(say("approved_so_far", lang, who=names, n=view.approvals_needed)))
+    if view.offer_text:
+        body.append(note(f"🔁 {prose(view.offer_text)}"))
     waiting = waiting_line(view, lang)
     if waiting is not None:
         body.append(waiting)

@@ -22,6 +22,7 @@ from agent.models import (
     RunState,
     utc_time,
 )
+from agent.runtime.audit import decided_of
 from feishu.wording import clip, escape, who
 
 
@@ -68,7 +69,7 @@ def decision_lines(events: list[AuditEvent]) -> list[str]:
         if e.kind == "ask_human":
             asked[str(e.payload.get("review"))] = (str(e.payload.get("anchor")), e.payload.get("step"))
         elif e.kind == "decided":
-            event = Decided.model_validate({**e.payload, "at": e.at, "by": e.actor})
+            event = decided_of(e)
             anchor, step = asked.get(event.review_id, (None, None))
             lines.append(decision_line(event, anchor, step))
         elif e.kind == "cancel_requested":

@@ -204,6 +204,20 @@ def m007_lessons(db: Database) -> None:
     db.execute("CREATE VIRTUAL TABLE lessons_fts USING fts5(id UNINDEXED, words, tokenize='porter unicode61')")
 
 
+@migrations()
+def m008_rule_suspensions(db: Database) -> None:
+    """A rule whose step was later corrected or rejected is suspended: kept, with who, when and why."""
+    db.execute("ALTER TABLE rules ADD COLUMN suspended_by TEXT")
+    db.execute("ALTER TABLE rules ADD COLUMN suspended_at REAL")
+    db.execute("ALTER TABLE rules ADD COLUMN suspended_reason TEXT")
+    # The "always allow" offer reads a gate's latest decisions (storage/streaks.py) on every gated step.
+    db.execute("CREATE INDEX events_gate ON events(json_extract(payload, '$.gate'), at) WHERE kind = 'decided'")
+    db.execute(
+        "CREATE INDEX events_suspension ON events(json_extract(payload, '$.suspension.tool'), at)"
+        " WHERE kind = 'suspend_rule'"
+    )
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     code: int = getattr(exc, "sqlite_errorcode", 0)  # extended codes (e.g. BUSY_SNAPSHOT) share the low byte
     return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

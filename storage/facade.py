@@ -22,6 +22,7 @@ from agent.models import (
     Claim,
     Delivery,
     DueReview,
+    GateDecision,
     Lease,
     LeaseClaim,
     Lesson,
@@ -33,6 +34,7 @@ from agent.models import (
     Review,
     ReviewRecord,
     Rule,
+    RuleSuspension,
     RunState,
     RunSummary,
     ScheduledPost,
@@ -144,6 +146,7 @@ class AsyncStore:
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
         lessons: Sequence[Lesson] = (),
+        suspended: Sequence[RuleSuspension] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -159,6 +162,7 @@ class AsyncStore:
             reschedule=reschedule,
             rules=rules,
             lessons=lessons,
+            suspended=suspended,
             outbox=outbox,
             lease=lease,
             durable=durable,
@@ -267,6 +271,12 @@ class AsyncStore:
 
     async def rules(self, channel: str) -> list[Rule]:
         return await self._call(self.store.rules, channel)
+
+    async def suspend_rule(self, suspension: RuleSuspension) -> Rule | None:
+        return await self._call(self.store.suspend_rule, suspension)
+
+    async def gate_history(self, channel: str, shape: str, tool: str, limit: int) -> list[GateDecision]:
+        return await self._call(self.store.gate_history, channel, shape, tool, limit)
 
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         return await self._call(self.store.revoke_rule, rule_id, by, at)

@@ -20,6 +20,7 @@ from agent.models import (
     Answered,
     AuditEvent,
     DueReview,
+    GateDecision,
     Lease,
     LeaseClaim,
     Lesson,
@@ -29,6 +30,7 @@ from agent.models import (
     Review,
     ReviewRecord,
     Rule,
+    RuleSuspension,
     RunState,
     RunSummary,
     mention,
@@ -36,7 +38,9 @@ from agent.models import (
 from storage import lessons as lesson_rows
 from storage import outbox as outbox_rows
 from storage import retention
+from storage.metrics import SQLITE
 from storage.retention import PruneCounts
+from storage.streaks import gate_decision, gate_history_args, gate_history_sql
 
 _state = TypeAdapter(RunState)
 
@@ -109,6 +113,7 @@ class RunStore:
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
         lessons: Sequence[Lesson] = (),
+        suspended: Sequence[RuleSuspension] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -124,12 +129,12 @@ class RunStore:
         """
         if durable:
             return self._commit(
-                state, version, events, opened, answered, closed, reschedule, rules, lessons, outbox, lease
+                state, version, events, opened, answered, closed, reschedule, rules, lessons, suspended, outbox, lease
             )
         self.db.execute("PRAGMA synchronous=NORMAL")
         try:
             return self._commit(
-                state, version, events, opened, answered, closed, reschedule, rules, lessons, outbox, lease
+                state, version, events, opened, answered, closed, reschedule, rules, lessons, suspended, outbox, lease
             )
         finally:
             self.db.execute("PRAGMA synchronous=FULL")
@@ -145,6 +150,7 @@ class RunStore:
         reschedule: bool,
         rules: Sequence[Rule],
         lessons: Sequence[Lesson],
+        suspended: Sequence[RuleSuspension],
         outbox: Outbound | None,
         lease: LeaseClaim | None,
     ) -> int:
@@ -180,6 +186,8 @@ class RunStore:
                 self.add_rule(rule)
             for lesson in lessons:
                 lesson_rows.add(self.db, lesson)
+            for suspension in suspended:
+                self.suspend_rule(suspension)
             if outbox is not None:
                 outbox_rows.insert(self.db, state.id, outbox[0], outbox[1], state.updated_at)
             if reschedule and state.pending is not None:
@@ -344,9 +352,32 @@ class RunStore:
 
     def rules(self, channel: str) -> list[Rule]:
         rows = self.db.execute(
-            f"SELECT {_RULE_SQL} FROM rules WHERE channel = ? AND revoked_at IS NULL ORDER BY created_at", [channel]
+            f"SELECT {_RULE_SQL} FROM rules WHERE channel = ? AND revoked_at IS NULL AND suspended_at IS NULL"
+            " ORDER BY created_at",
+            [channel],
         ).fetchall()
         return [_rule(r) for r in rows]
+
+    def suspend_rule(self, suspension: RuleSuspension) -> Rule | None:
+        """Suspend a rule in force: it is kept (with who, when and why) and no longer applies."""
+        with self.db.atomic():
+            row = self.db.execute(
+                f"SELECT {_RULE_SQL} FROM rules WHERE id = ? AND revoked_at IS NULL AND suspended_at IS NULL",
+                [suspension.rule_id],
+            ).fetchone()
+            if row is None:
+                return None
+            self.db.execute(
+                "UPDATE rules SET suspended_by = ?, suspended_at = ?, suspended_reason = ? WHERE id = ?",
+                [suspension.by, suspension.at, suspension.reason, suspension.rule_id],
+            )
+        return _rule(row)
+
+    def gate_history(self, channel: str, shape: str, tool: str, limit: int) -> list[GateDecision]:
+        """The latest decisions at gates of ``shape`` in ``channel`` and suspensions of ``tool``'s rules there,
+        newest first (see :mod:`storage.streaks`)."""
+        rows = self.db.execute(gate_history_sql(SQLITE), gate_history_args(channel, shape, tool, limit)).fetchall()
+        return [gate_decision(r) for r in rows]
 
     def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         row = self.db.execute(

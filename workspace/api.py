@@ -19,6 +19,7 @@ from aiohttp import web
 from workspace import chat, files, views
 from workspace.errors import SlackFailure
 from workspace.params import Params
+from workspace.socket_mode import APP_TOKEN, wss_url
 from workspace.state import WorkspaceState
 
 Method = Callable[[WorkspaceState, Params], dict[str, Any]]
@@ -40,18 +41,21 @@ METHODS: dict[str, Method] = {
     "views.update": views.views_update,
     "views.push": views.views_push,
     "views.publish": views.views_publish,
+    "apps.connections.open": lambda state, _: {"url": wss_url(state.site)},
 }
+APP_METHODS = frozenset({"apps.connections.open"})
+"""Methods called with the app-level token (``xapp-…``), not the bot's."""
 
 RESPONSE_URL_METHOD = "response_url"
 """The name response_url posts are logged under in ``state.calls``."""
 
 
-def build_api(state: WorkspaceState, *, bot_token: str) -> web.Application:
+def build_api(state: WorkspaceState, *, bot_token: str, app_token: str = APP_TOKEN) -> web.Application:
     """An aiohttp app serving ``/api/<method>`` and ``/response/<id>`` from ``state``."""
 
     def dispatch(method: str, token: str | None, params: Params) -> web.Response:
         try:
-            _authorize(method, token, bot_token)
+            _authorize(method, token, app_token if method in APP_METHODS else bot_token)
             fault = state.take_fault(method)
             if fault is not None:
                 state.record(method, params.values, error=fault.error)

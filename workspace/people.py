@@ -21,6 +21,7 @@ from workspace import chat, payloads, views
 from workspace.errors import ScenarioError, SlackFailure
 from workspace.models import BOT_USER_ID, ApiCall, Message
 from workspace.payloads import Values
+from workspace.socket_mode import SocketHub
 from workspace.state import WorkspaceState
 from workspace.transport import ACK_TIMEOUT, Delivery, Forgery, Kind, send, signed_headers
 from workspace.transport import decode_reply as _decode
@@ -42,8 +43,10 @@ class Workspace:
         session: aiohttp.ClientSession,
         events_url: str | None = None,
         ack_timeout: float = ACK_TIMEOUT,
+        socket: SocketHub | None = None,
     ) -> None:
         self.state = state
+        self.socket = socket  # Socket Mode: used while no events_url is set and an app is connected
         self.base_url = base_url.rstrip("/")
         self.signing_secret = signing_secret
         self.bot_token = bot_token
@@ -288,8 +291,14 @@ class Workspace:
         forge: Forgery | None,
         extra: dict[str, str] | None = None,
     ) -> Delivery:
+        if self.events_url is None and self.socket is not None and self.socket.connected:
+            if forge is not None:
+                raise ScenarioError("Socket Mode carries no signature to forge")
+            return await self.socket.send(kind, sent, ack_timeout=self.ack_timeout)
         if self.events_url is None:
-            raise ScenarioError("no bot connected: set workspace.events_url to the bot's /slack/events URL")
+            raise ScenarioError(
+                "no bot connected: set workspace.events_url to the bot's /slack/events URL, or connect in Socket Mode"
+            )
         headers = signed_headers(body, signing_secret=self.signing_secret, content_type=content_type, forge=forge)
         headers.update(extra or {})
         return await send(

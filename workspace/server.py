@@ -17,6 +17,7 @@ from aiohttp import web
 
 from workspace.api import build_api
 from workspace.people import Workspace
+from workspace.socket_mode import SocketHub
 from workspace.state import WorkspaceState
 from workspace.transport import ACK_TIMEOUT
 from workspace.web import add_ui
@@ -57,6 +58,8 @@ async def run_workspace(
     """
     state = state if state is not None else WorkspaceState()
     app = build_api(state, bot_token=bot_token)
+    socket = SocketHub(on_change=state.changes.bump)
+    socket.add_routes(app)
     page = add_ui(app, state) if ui else None
     async with serve(app, host=host, port=port) as base_url:
         state.site = base_url.rstrip("/")
@@ -69,6 +72,7 @@ async def run_workspace(
                 session=session,
                 events_url=events_url,
                 ack_timeout=ack_timeout,
+                socket=socket,
             )
             if page is not None:
                 page.workspace = workspace
@@ -76,3 +80,4 @@ async def run_workspace(
                 yield workspace
             finally:
                 state.release_holds()
+                await socket.close()

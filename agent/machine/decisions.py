@@ -19,6 +19,7 @@ from agent.models import (
     Correct,
     Decided,
     Decision,
+    Effect,
     Feedback,
     Finish,
     HandBack,
@@ -28,7 +29,9 @@ from agent.models import (
     Review,
     ReviseStep,
     Rule,
+    RuleSuspension,
     RunState,
+    SuspendRule,
     mention,
 )
 from agent.policy import SafetyPolicy, rule_scope
@@ -55,14 +58,16 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
             needed = review.quorum - len(review.approvals)
             text = f"Approved by {mention(event.by)}; {needed} more approval{'s' if needed != 1 else ''} needed."
             return s, [Notify(text=text)]
+    suspended = _suspensions(s, review, event)
     if isinstance(decision, Cancel):
         s.pending = None
         s.error = None
-        return _finish(
+        state, effects = _finish(
             s,
             "cancelled",
             note=f"Cancelled by {mention(event.by)}" + (f": {decision.reason}" if decision.reason else ""),
         )
+        return state, [*suspended, *effects]
     s.pending = None
     if review.anchor == "handoff":
         return _on_answer(s, event, review)
@@ -74,13 +79,44 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
         case Approve():
             return _on_approve(s, event, review)
         case Correct():
-            return _on_correction(s, event, review, decision)
+            state, effects = _on_correction(s, event, review, decision)
+            return state, [*suspended, *effects]
         case Instruct() | Finish() | HandBack():
             raise InvalidDecision(f"'{decision.kind}' only applies during human takeover.")
         case Answer():  # refused above
             raise AssertionError("unreachable")
         case _:
             assert_never(decision)
+
+
+def _suspensions(s: RunState, review: Review, event: Decided) -> list[Effect]:
+    """A correction or a cancel of a step a standing rule let run suspends that rule (it is kept, marked
+    suspended, and no longer applies), and the run's thread is told, in the decision's own transaction."""
+    decision = event.decision
+    if not isinstance(decision, Correct | Cancel) or review.anchor in ("handoff", "takeover", "takeover_step"):
+        return []
+    numbers = {review.step}
+    if isinstance(decision, Correct):
+        numbers.add(decision.target_step)
+    effects: list[Effect] = []
+    seen: set[str] = set()
+    for step in s.plan:
+        by = step.approved_by or ""
+        if step.number not in numbers or not by.startswith("rule:") or by in seen:
+            continue
+        seen.add(by)
+        verb = "corrected" if isinstance(decision, Correct) else "rejected"
+        reason = f"step {step.number} (`{step.tool}`), which it let run, was {verb}"
+        suspension = RuleSuspension(
+            rule_id=by.removeprefix("rule:"), tool=step.tool, by=event.by, at=event.at, reason=reason
+        )
+        text = (
+            f"The always-allow rule for `{step.tool}` in this channel is suspended: {mention(event.by)} {verb} "
+            f"step {step.number}, which it let run. `{step.tool}` asks again from now on; the rule is kept, "
+            "marked suspended with who, when and why, and approving with always allow makes a new one."
+        )
+        effects += [SuspendRule(suspension=suspension), Notify(text=text)]
+    return effects
 
 
 def _counts_as_approval(review: Review, decision: Decision) -> bool:

@@ -94,7 +94,10 @@ def _on_rule_checked(s: RunState, event: RuleChecked, policy: SafetyPolicy) -> R
     step = s.step(event.number)
     rule = event.rule
     if rule is None or not policy.rule_applies(s, step, rule):
-        return _gate(s, event, step)
+        s, effects = _gate(s, event, step)
+        if s.pending is not None:
+            s.pending.offer = policy.always_offer(s, s.pending, event.history)
+        return s, effects
     # Nobody is asked; the approval is the rule's, and the audit says so.
     step.approved_digest = step.digest
     step.approved_by = f"rule:{rule.id}"

@@ -48,6 +48,7 @@ from agent.models.effects import (
     ReviseStep,
     RunStep,
     Summarize,
+    SuspendRule,
     Work,
 )
 from agent.models.events import (
@@ -88,6 +89,7 @@ from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
 from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
 from agent.models.risk import Risk
+from agent.models.rules import AlwaysOffer, GateDecision, RuleSuspension, param_shape
 from agent.models.run import TERMINAL, Feedback, Learning, Phase, RunState, Status
 from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, params_digest
 from agent.models.store import (
@@ -134,6 +136,7 @@ __all__ = [
     "LessonIntent",
     "LessonUse",
     "Learning",
+    "AlwaysOffer",
     "AskHuman",
     "AuditEvent",
     "Cancel",
@@ -150,6 +153,7 @@ __all__ = [
     "Feedback",
     "Finish",
     "Finished",
+    "GateDecision",
     "HandBack",
     "Handoff",
     "InputType",
@@ -185,12 +189,14 @@ __all__ = [
     "Risk",
     "Rule",
     "RuleChecked",
+    "RuleSuspension",
     "RunState",
     "RunStep",
     "RunSummary",
     "Status",
     "Step",
     "StepFinished",
+    "SuspendRule",
     "StepPaused",
     "StepProposedEvent",
     "StepRevised",
@@ -202,5 +208,6 @@ __all__ = [
     "_Event",
     "_Model",
     "_Tagged",
+    "param_shape",
     "params_digest",
 ]

@@ -11,7 +11,7 @@ from agent.models.base import _Tagged
 from agent.models.lessons import Lesson
 from agent.models.policy import Anchor
 from agent.models.reviews import Review
-from agent.models.rules import Rule
+from agent.models.rules import Rule, RuleSuspension
 
 
 class MakePlan(_Tagged):
@@ -113,6 +113,13 @@ class AddLesson(_Tagged):
     lesson: Lesson
 
 
+class SuspendRule(_Tagged):
+    """Suspend a standing rule (kept, no longer applied), in the transaction of the correction that caused it."""
+
+    kind: Literal["suspend_rule"] = "suspend_rule"
+    suspension: RuleSuspension
+
+
 class Finished(_Tagged):
     kind: Literal["finished"] = "finished"
     status: Literal["done", "cancelled", "failed"]
@@ -133,6 +140,7 @@ Effect = Annotated[
     | Reschedule
     | AddRule
     | AddLesson
+    | SuspendRule
     | Finished,
     Field(discriminator="kind"),
 ]

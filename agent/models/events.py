@@ -10,7 +10,7 @@ from agent.models.base import _Tagged
 from agent.models.decisions import Decision, Reading
 from agent.models.lessons import LessonUse
 from agent.models.reviews import Handoff
-from agent.models.rules import Rule
+from agent.models.rules import GateDecision, Rule
 from agent.models.steps import ProposedStep, TimeoutOutcome
 
 
@@ -115,6 +115,8 @@ class RuleChecked(_Event):
     kind: Literal["rule_checked"] = "rule_checked"
     number: int
     rule: Rule | None = None
+    # The latest decisions at gates of this call's shape in the channel, newest first (when no rule applies).
+    history: list[GateDecision] = Field(default_factory=list)
 
 
 class CancelRequested(_Event):

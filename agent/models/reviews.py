@@ -8,6 +8,7 @@ from pydantic import Field
 
 from agent.models.base import _Model
 from agent.models.policy import Anchor
+from agent.models.rules import AlwaysOffer
 
 InputType = Literal["choice", "text", "confirm"]
 Priority = Literal["low", "normal", "high", "urgent"]
@@ -74,6 +75,7 @@ class Review(_Model):
     default: Any = None
     stale: bool = False
     escalated: bool = False
+    offer: AlwaysOffer | None = None  # a gate earned the "always allow" offer (see SafetyPolicy.always_offer)
 
     @property
     def current_assignees(self) -> list[str]:

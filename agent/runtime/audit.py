@@ -7,6 +7,8 @@ counted elsewhere:
 * ``ask_human`` and ``step_finished`` name the ``tool`` of the step they are about;
 * the ``ask_human`` line of a takeover the correction limit caused says so (``cause``);
 * a ``timed_out`` line says what the deadline did (``outcome``: the strategy, or ``remind``);
+* a person's ``decided`` line at a risky step's gate names the call's shape (``gate``:
+  ``restart_service(service=…)``), which the "always allow" offer reads (``storage.streaks``);
 * ``model_usage`` follows the event a piece of work produced: model calls and, where the
   provider reported them, tokens.
 """
@@ -28,13 +30,26 @@ from agent.models import (
     RunState,
     StepFinished,
     TimedOut,
+    param_shape,
 )
 from agent.policy import TIMEOUT
 from agent.usage import Tally
 
-__all__ = ["AUDITED_EFFECTS", "audit_lines", "usage_line"]
+__all__ = ["AUDITED_EFFECTS", "audit_lines", "decided_of", "usage_line"]
 
-AUDITED_EFFECTS = ("ask_human", "finished", "notify", "remind", "close_review", "add_rule", "add_lesson")
+NOTES = ("gate",)
+"""Keys a ``decided`` line carries beside its event's own fields (facts for later reads, not the event)."""
+
+AUDITED_EFFECTS = (
+    "ask_human",
+    "finished",
+    "notify",
+    "remind",
+    "close_review",
+    "add_rule",
+    "add_lesson",
+    "suspend_rule",
+)
 
 
 def audit_lines(
@@ -58,6 +73,12 @@ def audit_lines(
     return lines
 
 
+def decided_of(line: AuditEvent) -> Decided:
+    """The decision a ``decided`` audit line records, as the event it was."""
+    fields = {k: v for k, v in line.payload.items() if k not in NOTES}
+    return Decided.model_validate({**fields, "at": line.at, "by": line.actor})
+
+
 def usage_line(at: float, used: Tally) -> AuditEvent:
     return AuditEvent(at=at, actor="tandem", kind="model_usage", payload=used.payload())
 
@@ -75,6 +96,10 @@ def _event_payload(event: Event, effects: list[Effect], before: RunState, after:
             data = {"steps": [f"{s.tool}({', '.join(f'{k}={v}' for k, v in s.params.items())})" for s in event.steps]}
         case TimedOut():
             data["outcome"] = _timeout_outcome(effects)
+        case Decided():
+            gate = _gate_shape(before, event.review_id)
+            if gate is not None:
+                data["gate"] = gate
         case _:
             pass
     return data
@@ -94,6 +119,18 @@ def _effect_payload(effect: Effect, event: Event, before: RunState, after: RunSt
                 data["tool"] = tool
         return data
     return effect.model_dump(mode="json", exclude={"kind"})
+
+
+def _gate_shape(state: RunState, review_id: str) -> str | None:
+    """The call shape a decision at a risky step's gate was about (None at any other review)."""
+    review = state.pending
+    if review is None or review.id != review_id or review.anchor != "before_risky_step" or review.step is None:
+        return None
+    try:
+        step = state.step(review.step)
+    except KeyError:
+        return None
+    return param_shape(step.tool, step.params)
 
 
 def _tool(state: RunState, number: int) -> str | None:

@@ -27,6 +27,7 @@ from agent.models import (
     CloseReview,
     Effect,
     Event,
+    GateDecision,
     LeaseClaim,
     Lesson,
     MatchRule,
@@ -38,8 +39,11 @@ from agent.models import (
     Risk,
     Rule,
     RuleChecked,
+    RuleSuspension,
     RunState,
     RunStep,
+    SuspendRule,
+    param_shape,
 )
 from agent.policy import SafetyPolicy, rule_scope
 from agent.ports import Brain, Change, Observer, Store
@@ -284,7 +288,17 @@ class Engine:
         tool = state.step(work.number).tool
         rules = await self.store.rules(scope) if scope is not None else []
         found = next((r for r in rules if r.tool == tool), None)
-        return RuleChecked(at=self.clock(), nonce=self.new_id(), number=work.number, rule=found)
+        history = await self._gate_history(state, work.number) if found is None and scope is not None else []
+        return RuleChecked(at=self.clock(), nonce=self.new_id(), number=work.number, rule=found, history=history)
+
+    async def _gate_history(self, state: RunState, number: int) -> list[GateDecision]:
+        """What the channel decided lately at gates of this call's shape (for the "always allow" offer)."""
+        wanted = self.safety.config.rules.offer_after
+        step = state.step(number)
+        if wanted == 0 or state.origin.scope is None:
+            return []
+        shape = param_shape(step.tool, step.params)
+        return await self.store.gate_history(state.origin.scope, shape, step.tool, wanted)
 
     def _lock(self, run_id: str) -> asyncio.Lock:
         lock = self._locks.get(run_id)
@@ -319,12 +333,13 @@ class _Writes(TypedDict):
     reschedule: bool
     rules: list[Rule]
     lessons: list[Lesson]
+    suspended: list[RuleSuspension]
 
 
 def _writes(before: RunState, effects: list[Effect], at: float) -> _Writes:
     """What the store writes beside the run's new state, from the machine's effects."""
     was = before.pending.id if before.pending is not None else None
-    out = _Writes(opened=None, answered=None, closed=None, reschedule=False, rules=[], lessons=[])
+    out = _Writes(opened=None, answered=None, closed=None, reschedule=False, rules=[], lessons=[], suspended=[])
     for e in effects:
         match e:
             case AskHuman() if e.review.id != was:
@@ -339,6 +354,8 @@ def _writes(before: RunState, effects: list[Effect], at: float) -> _Writes:
                 out["rules"].append(e.rule)
             case AddLesson():
                 out["lessons"].append(e.lesson)
+            case SuspendRule():
+                out["suspended"].append(e.suspension)
             case _:
                 pass
     return out

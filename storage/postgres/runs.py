@@ -20,6 +20,7 @@ from agent.models import (
     Answered,
     AuditEvent,
     DueReview,
+    GateDecision,
     Lease,
     LeaseClaim,
     Lesson,
@@ -28,6 +29,7 @@ from agent.models import (
     Review,
     ReviewRecord,
     Rule,
+    RuleSuspension,
     RunState,
     RunSummary,
 )
@@ -35,6 +37,8 @@ from storage.postgres import outbox as outbox_rows
 from storage.postgres import rows
 from storage.postgres.base import PoolUser
 from storage.postgres.lessons import add_lesson
+from storage.postgres.metrics import POSTGRES
+from storage.streaks import gate_decision, gate_history_args, gate_history_sql
 
 _REVIEW_SQL = ", ".join(rows.REVIEW_COLUMNS)
 _RULE_SQL = ", ".join(rows.RULE_COLUMNS)
@@ -94,6 +98,7 @@ class Runs(PoolUser):
         reschedule: bool = False,
         rules: Sequence[Rule] = (),
         lessons: Sequence[Lesson] = (),
+        suspended: Sequence[RuleSuspension] = (),
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
         durable: bool = True,
@@ -137,6 +142,8 @@ class Runs(PoolUser):
                 await _add_rule(conn, rule)
             for lesson in lessons:
                 await add_lesson(conn, lesson)
+            for suspension in suspended:
+                await _suspend_rule(conn, suspension)
             if outbox is not None:
                 await outbox_rows.insert(conn, state.id, outbox[0], outbox[1], state.updated_at)
             if reschedule and state.pending is not None:
@@ -248,10 +255,20 @@ class Runs(PoolUser):
 
     async def rules(self, channel: str) -> list[Rule]:
         found = await self.fetch_all(
-            f"SELECT {_RULE_SQL} FROM rules WHERE channel = %s AND revoked_at IS NULL ORDER BY created_at, id",
+            f"SELECT {_RULE_SQL} FROM rules WHERE channel = %s AND revoked_at IS NULL AND suspended_at IS NULL"
+            " ORDER BY created_at, id",
             [channel],
         )
         return [rows.rule(r) for r in found]
+
+    async def suspend_rule(self, suspension: RuleSuspension) -> Rule | None:
+        async with self.pool.connection() as conn:
+            return await _suspend_rule(conn, suspension)
+
+    async def gate_history(self, channel: str, shape: str, tool: str, limit: int) -> list[GateDecision]:
+        sql = gate_history_sql(POSTGRES).replace("?", "%s")
+        found = await self.fetch_all(sql, gate_history_args(channel, shape, tool, limit))
+        return [gate_decision(r) for r in found]
 
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         row = await self.fetch_one(
@@ -266,6 +283,16 @@ async def _review(conn: AsyncConnection[Any], review_id: str) -> ReviewRecord | 
     cur = await conn.execute(f"SELECT {_REVIEW_SQL} FROM reviews WHERE id = %s", [review_id])
     row = await cur.fetchone()
     return None if row is None else rows.review(row)
+
+
+async def _suspend_rule(conn: AsyncConnection[Any], s: RuleSuspension) -> Rule | None:
+    cur = await conn.execute(
+        "UPDATE rules SET suspended_by = %s, suspended_at = %s, suspended_reason = %s"
+        f" WHERE id = %s AND revoked_at IS NULL AND suspended_at IS NULL RETURNING {_RULE_SQL}",
+        [s.by, s.at, s.reason, s.rule_id],
+    )
+    row = await cur.fetchone()
+    return None if row is None else rows.rule(row)
 
 
 async def _add_rule(conn: AsyncConnection[Any], rule: Rule) -> None:

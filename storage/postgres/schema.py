@@ -154,6 +154,18 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX lessons_search ON lessons USING gin (search);
         """,
     ),
+    (
+        "m005_rule_suspensions",
+        """
+        ALTER TABLE rules ADD COLUMN suspended_by text;
+        ALTER TABLE rules ADD COLUMN suspended_at double precision;
+        ALTER TABLE rules ADD COLUMN suspended_reason text;
+        -- The "always allow" offer reads a gate's latest decisions (storage/streaks.py) on every gated step.
+        CREATE INDEX events_gate ON events (((payload)::jsonb #>> '{gate}'), at) WHERE kind = 'decided';
+        CREATE INDEX events_suspension ON events (((payload)::jsonb #>> '{suspension,tool}'), at)
+            WHERE kind = 'suspend_rule';
+        """,
+    ),
 )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,13 +10,20 @@ import pytest
 
 from agent.config import PolicyConfig
 from agent.models import (
+    Answered,
     Approve,
+    AuditEvent,
     Cancel,
+    LeaseClaim,
+    Outbound,
     PlannedStep,
     Policy,
     ProposedStep,
     Reading,
+    Review,
     Rule,
+    RuleSuspension,
+    RunState,
     SlackThread,
     Step,
     TakeoverReading,
@@ -248,3 +255,77 @@ async def test_request_changes_read_as_approval_asks_and_never_approves(store: A
     assert asked and asked[-1].data["can_approve"] is False, "the question offers no Approve"
     # the same words as a plain thread reply are an approval
     assert isinstance(await uc.say(state.id, "looks fine", ALICE), Applied)
+
+
+# --- a stop that loses a race to another process ---------------------------------------------
+
+
+class RacedStore(AsyncStore):
+    """A store whose first commit of a stop lets ``rival`` (another process's runtime on the same file)
+    commit to the run first: the stop was read at a version that is gone by the time it writes."""
+
+    rival: Callable[[], Awaitable[object]] | None = None
+
+    async def commit(
+        self,
+        state: RunState,
+        version: int,
+        events: list[AuditEvent],
+        *,
+        opened: Review | None = None,
+        answered: Answered | None = None,
+        closed: str | None = None,
+        reschedule: bool = False,
+        rules: Sequence[Rule] = (),
+        suspended: Sequence[RuleSuspension] = (),
+        outbox: Outbound | None = None,
+        lease: LeaseClaim | None = None,
+    ) -> int:
+        rival, self.rival = self.rival, None
+        if rival is not None and any(e.kind == "cancel_requested" for e in events):
+            await rival()
+        return await super().commit(
+            state,
+            version,
+            events,
+            opened=opened,
+            answered=answered,
+            closed=closed,
+            reschedule=reschedule,
+            rules=rules,
+            suspended=suspended,
+            outbox=outbox,
+            lease=lease,
+        )
+
+
+async def test_cancel_that_loses_a_race_to_another_process_stops_the_run_as_it_is_now(tmp_path: Path) -> None:
+    RAN.clear()
+    mine = RacedStore(tmp_path / "t.db")
+    async with mine, AsyncStore(tmp_path / "t.db") as theirs:
+        uc, other = usecases(mine), usecases(theirs)
+        state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+        assert state.pending is not None and state.pending.anchor == "after_plan"
+        plan = state.pending.id
+        mine.rival = lambda: other.approve(plan, ALICE)  # the other process approves the plan first
+        outcome = await uc.cancel(state.id, ALICE, "not now")
+        assert isinstance(outcome, Applied), outcome
+        assert outcome.state.status == "cancelled"
+        assert RAN == ["peek api"], "the approved plan went on to its gate in the other process, and stopped there"
+        kinds = [e.kind for e in await mine.events(state.id)]
+        assert kinds.count("cancel_requested") == 1 and "refused" not in kinds
+
+
+async def test_cancel_after_another_process_ended_the_run_says_who_stopped_it(tmp_path: Path) -> None:
+    config = PolicyConfig(approvers={"write": [BOB]})
+    mine = RacedStore(tmp_path / "t.db")
+    async with mine, AsyncStore(tmp_path / "t.db") as theirs:
+        uc, other = usecases(mine, config), usecases(theirs, config)
+        state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+        mine.rival = lambda: other.cancel(state.id, BOB, "stopped elsewhere")
+        outcome = await uc.cancel(state.id, ALICE, "not now")
+        assert isinstance(outcome, AlreadyDecided), outcome
+        assert (outcome.by, outcome.verb) == (BOB, "cancelled")
+        after, _ = await mine.load(state.id)
+        assert after.status == "cancelled"
+        assert [e.actor for e in await mine.events(state.id) if e.kind == "cancel_requested"] == [BOB]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.models import Anchor, Review, Risk, SlackThread
+from agent.models import AlwaysOffer, Anchor, GateDecision, Review, Risk, SlackThread
 from blocks import ids, review_blocks
 from blocks.limits import json_size
 from blocks.plan_review import plan_review
@@ -239,3 +239,15 @@ def test_takeover_shows_what_the_last_step_returned() -> None:
     assert "Step 2 (`restart_service`) returned:" in text and "error rate 0.20%" in text
     run.plan[1].status, run.plan[1].error = "failed", "timeout after 30s"
     assert "Step 2 (`restart_service`) failed:" in all_text(review_blocks(run, rv))
+
+
+def test_step_approval_with_an_always_offer_shows_who_approved_and_when() -> None:
+    run, rv = reviewing("before_risky_step", origin=SlackThread(channel_id="C1", thread_ts="1.0"))
+    approvals = [GateDecision(run_id=f"r{i}", by="U0BOB", at=1_700_000_000.0 - i, approved=True) for i in range(7)]
+    rv.offer = AlwaysOffer(shape="restart_service(region=…, service=…)", approvals=approvals)
+    blocks = review_blocks(run, rv)
+    text = all_text(blocks)
+    assert "<@U0BOB> approved `restart_service(region=…, service=…)` unchanged 7 times in a row here" in text
+    assert "<!date^1700000000^" in text and "and 2 earlier" in text
+    assert ids.APPROVE_ALWAYS in action_ids(blocks)
+    assert_valid_message(blocks)

@@ -26,6 +26,7 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
         ("serve", {}, "SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET"),
         ("serve", {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "  "}, "SLACK_SIGNING_SECRET"),
         ("socket", {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}, "SLACK_APP_TOKEN"),
+        ("socket", {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}, "SLACK_SIGNING_SECRET"),
     ],
 )
 def test_missing_secret_fails_at_start_naming_the_variable(

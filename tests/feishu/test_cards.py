@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agent.config import PolicyConfig
-from agent.models import Anchor, FeishuChat, Reading, Risk
+from agent.models import AlwaysOffer, Anchor, FeishuChat, GateDecision, Reading, Risk
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 from feishu.cards import clarify_card, placeholder_card, read_as_card, review_card, run_card
@@ -137,3 +137,15 @@ def test_clarify_card_at_an_exec_gate_offers_no_approve() -> None:
 def test_read_as_card_offers_not_what_i_meant() -> None:
     card = read_as_card(Reading(intent="replan", reason="restart checkout"), "rv1", "run-1", "en")
     assert "Change the plan" in text_of(card) and choices_of(card) == ["override"]
+
+
+def test_review_card_with_an_always_offer_shows_its_history_and_the_choice() -> None:
+    run, rv = reviewing("before_risky_step", requester="ou_alice", origin=CHAT)
+    approvals = [GateDecision(run_id=f"r{i}", by="ou_bob", at=1_700_000_000.0 - i, approved=True) for i in range(5)]
+    rv.offer = AlwaysOffer(shape="restart_service(region=…, service=…)", approvals=approvals)
+    card = review_card(review_view(run, rv, SafetyPolicy()))
+    text = text_of(card)
+    assert "approved `restart_service(region=…, service=…)` unchanged 5 times in a row here" in text
+    assert "<at id=ou_bob></at>" in text and "approve_always" in choices_of(card)
+    run.plan[1].risk = Risk.DEPLOY
+    assert "unchanged" not in text_of(review_card(review_view(run, rv, SafetyPolicy())))

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from workspace import Workspace
+from workspace.socket_mode import APP_TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,6 +39,34 @@ async def bot_process(ws: Workspace, db: Path | str, **more: str) -> AsyncIterat
         assert line, "the bot exited before it listened"
     ws.events_url = line.split("listening on ")[1].split()[0]
     try:
+        yield proc
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+
+
+@asynccontextmanager
+async def socket_process(ws: Workspace, db: Path | str, **more: str) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``tandem socket`` connected to ``ws`` in Socket Mode (``more``: extra environment); killed on exit.
+    Yields once the workspace counts one more open connection."""
+    assert ws.socket is not None
+    before = ws.socket.opened
+    env = {
+        "TANDEM_TOOLS": "demo.tools",
+        **more,
+        **os.environ,
+        "SLACK_BOT_TOKEN": ws.bot_token,
+        "SLACK_SIGNING_SECRET": ws.signing_secret,
+        "SLACK_APP_TOKEN": APP_TOKEN,
+        "SLACK_API_URL": ws.api_url,
+        "TANDEM_DB": str(db),
+        "TANDEM_MODEL": "offline",
+        "PYTHONUNBUFFERED": "1",
+    }
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "cli.main", "socket", cwd=ROOT, env=env)
+    try:
+        await ws.wait_until(lambda _s: ws.socket is not None and ws.socket.opened > before, within=30)
         yield proc
     finally:
         if proc.returncode is None:

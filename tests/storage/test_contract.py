@@ -15,6 +15,7 @@ from agent.models import (
     AuditEvent,
     Claim,
     DueReview,
+    GateDecision,
     Lease,
     Lesson,
     Outgoing,
@@ -22,6 +23,7 @@ from agent.models import (
     PostedMessage,
     Review,
     Rule,
+    RuleSuspension,
     RunState,
     SlackThread,
 )
@@ -298,6 +300,76 @@ async def test_commit_with_rules_adds_them(store: Store) -> None:
     await store.create(run(), [])
     await store.commit(run(phase="executing"), 1, [], rules=[rule("a")])
     assert await store.rules("C1") == [rule("a")]
+
+
+def suspension(rule_id: str, at: float = T0 + 5) -> RuleSuspension:
+    return RuleSuspension(rule_id=rule_id, tool="restart", by="U2", at=at, reason="step 1 was corrected")
+
+
+async def test_suspend_rule_returns_it_once_and_drops_it_from_rules(store: Store) -> None:
+    await store.add_rule(rule("a"))
+    await store.add_rule(rule("b", at=T0 + 1))
+    assert await store.suspend_rule(suspension("a")) == rule("a")
+    assert await store.rules("C1") == [rule("b", at=T0 + 1)]
+    assert await store.suspend_rule(suspension("a")) is None
+    assert await store.suspend_rule(suspension("nope")) is None
+    assert await store.revoke_rule("a", "U3", T0 + 9) == rule("a"), "a suspended rule is kept, so it can be revoked"
+
+
+async def test_commit_with_suspended_rules_suspends_them_in_the_transition(store: Store) -> None:
+    await store.create(run(), [])
+    await store.add_rule(rule("a"))
+    await store.commit(run(phase="executing"), 1, [], suspended=[suspension("a")])
+    assert await store.rules("C1") == []
+    with pytest.raises(ConcurrentUpdate):
+        await store.commit(run(phase="executing"), 1, [], rules=[rule("c")], suspended=[suspension("c")])
+    assert await store.rules("C1") == [], "a refused commit adds and suspends nothing"
+
+
+GATE = "restart(service=…)"
+
+
+def decided(by: str, kind: str, at: float, gate: str = GATE) -> AuditEvent:
+    return AuditEvent(
+        at=at, actor=by, kind="decided", payload={"review_id": "x", "decision": {"kind": kind}, "gate": gate}
+    )
+
+
+async def test_gate_history_returns_the_channels_decisions_at_that_shape_newest_first(store: Store) -> None:
+    await store.create(run("r1"), [decided("U1", "approve", T0 + 1), decided("U2", "correct", T0 + 2)])
+    await store.create(
+        run("r2"),
+        [
+            decided("U3", "approve", T0 + 3),
+            decided("U3", "approve", T0 + 4, gate="restart(region=…, service=…)"),
+            AuditEvent(at=T0 + 5, actor="U3", kind="notify", payload={"gate": GATE}),
+        ],
+    )
+    await store.create(run("r3", channel="C2"), [decided("U4", "approve", T0 + 6)])
+    history = await store.gate_history("C1", GATE, "restart", 10)
+    assert history == [
+        GateDecision(run_id="r2", by="U3", at=T0 + 3, approved=True),
+        GateDecision(run_id="r1", by="U2", at=T0 + 2, approved=False),
+        GateDecision(run_id="r1", by="U1", at=T0 + 1, approved=True),
+    ]
+    assert await store.gate_history("C1", GATE, "restart", 2) == history[:2]
+    assert await store.gate_history("C9", GATE, "restart", 10) == []
+
+
+async def test_gate_history_counts_a_suspension_of_the_tools_rule_as_a_change(store: Store) -> None:
+    line = AuditEvent(
+        at=T0 + 2, actor="tandem", kind="suspend_rule", payload={"suspension": suspension("a").model_dump()}
+    )
+    await store.create(run("r1"), [decided("U1", "approve", T0 + 1), line, decided("U1", "approve", T0 + 3)])
+    assert await store.gate_history("C1", GATE, "restart", 10) == [
+        GateDecision(run_id="r1", by="U1", at=T0 + 3, approved=True),
+        GateDecision(run_id="r1", by="U2", at=T0 + 2, approved=False),
+        GateDecision(run_id="r1", by="U1", at=T0 + 1, approved=True),
+    ]
+    assert await store.gate_history("C1", GATE, "other", 10) == [
+        GateDecision(run_id="r1", by="U1", at=T0 + 3, approved=True),
+        GateDecision(run_id="r1", by="U1", at=T0 + 1, approved=True),
+    ]
 
 
 # --- chat -------------------------------------------------------------------------------
