@@ -32,7 +32,15 @@ from agent import prompts, usage
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
 from agent.human import PlannerQuestion
 from agent.models import PlannedStep, ProposedStep, Reading, Step, TakeoverReading
-from agent.offline import CERTAIN, OfflineModel, apply_refinement, classify_text, render_summary
+from agent.offline import (
+    CERTAIN,
+    OfflineModel,
+    PlanParts,
+    apply_refinement,
+    classify_text,
+    plan_parts,
+    render_summary,
+)
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
 from agent.tools import ToolRegistry
 
@@ -143,8 +151,14 @@ class LLMBrain:
         request = prompts.plan_request(
             task, tools, feedback=feedback, rejected=rejected, completed=completed, max_steps=max_steps
         )
+        # A replan keeps the task: what the offline planner keeps and leaves out is checked once
+        # against the model's plan, and a plan that drops a part nobody took back goes back for repair.
+        replan = bool(feedback or rejected) and self.model.name != OfflineModel.name
+        parts = await asyncio.to_thread(_parts, request.context) if replan else None
+        answers: list[str] = []
 
         def parse(answer: str) -> list[ProposedStep]:
+            answers.append(answer)
             data = parse_json_object(answer, allow_list=True)
             plan = _validate(_PlanAnswer, {"steps": data} if isinstance(data, list) else data)
             question = (plan.question or "").strip()
@@ -155,7 +169,11 @@ class LLMBrain:
                 raise Unusable('the plan has no steps; a plan needs at least one {"tool", "params", "reason"} step.')
             if len(plan.steps) > max_steps:
                 raise Unusable(f"the plan has {len(plan.steps)} steps but at most {max_steps} are allowed.")
-            return _checked_steps(plan.steps, tools)
+            steps = _checked_steps(plan.steps, tools)
+            problem = parts.problem([s.tool for s in steps]) if parts is not None and len(answers) == 1 else None
+            if problem:  # asked about once; a repaired plan is taken as it is (a person reviews it)
+                raise Unusable(problem)
+            return steps
 
         try:
             return await self._ask(request, parse)
@@ -274,6 +292,14 @@ class LLMBrain:
             usage.note_call(self.model.name)
             repaired = await self.model.complete(prompts.repair_request(request, answer, str(exc)))
             return parse(repaired)
+
+
+def _parts(context: dict[str, Any]) -> PlanParts | None:
+    try:
+        return plan_parts(context)
+    except Exception as exc:  # a heuristic bug costs the check, never the plan
+        log.warning("could not check the replan against the task: %s", exc)
+        return None
 
 
 # --- how sure a model's reading is ----------------------------------------------------

@@ -25,6 +25,7 @@ import json
 from typing import Any
 
 from agent.models import PlannedStep, Step
+from agent.offline.vocabulary import split_clauses
 from agent.ports import ClassifyContext, LLMRequest, Purpose
 from agent.tools import ToolRegistry
 
@@ -77,6 +78,12 @@ parameter present, enum values spelled exactly as listed, no parameters the sche
 - Use at most {{max_steps}} steps; fewer is better. Do not add steps nobody asked for.
 - Completed steps have already run; plan only the remaining work.
 - When feedback on an earlier plan is given, the new plan must follow it (other service, drop or add steps).
+- A replan keeps the task: every part of the task and of earlier feedback stays in the new plan unless a \
+person took it back ("don't restart", "skip the logs", "just X"). A condition ("only restart if there are \
+errors") keeps the check it depends on, before the step it guards.
+- Feedback is listed oldest first. Where two messages conflict, the latest wins and replaces the older one \
+(a later "use auth" replaces an earlier "use checkout"; a later "do check the logs" brings back a step an \
+earlier message dropped); do not keep both.
 - "reason" says in one short sentence why the step is there.
 - "confidence" (0 to 1) says how sure you are that this is what the person wants. If you would have to \
 guess the target or the action, add "question": one short question to the person (and, if the answer is one \
@@ -190,7 +197,13 @@ def plan_request(
     if rejected:
         parts.append(_section("Rejected plan", context["rejected"]))
     if feedback:
-        parts.append(_section("Feedback on the rejected plan (follow it)", context["feedback"]))
+        pieces = split_clauses(task)
+        if len(pieces) > 1:
+            parts.append(_section("Parts of the task (each stays unless feedback takes it back)", pieces))
+        numbered = [f"{n}. {f}" for n, f in enumerate(context["feedback"], start=1)]
+        parts.append(
+            _section("Feedback, oldest first (follow all of it; where two conflict, the latest wins)", numbered)
+        )
     parts.append(f"Reply with the plan as {PLAN_SHAPE}")
     system = PLANNER.replace("{max_steps}", str(max_steps))
     return _request("plan", system, parts, context)

@@ -71,7 +71,7 @@ async def test_plan_valid_answer_returns_proposed_steps_with_risk_and_defaults()
 
 
 async def test_plan_request_carries_tools_task_and_feedback() -> None:
-    model = ScriptedModel(plan_json(("check", {"service": "api"})))
+    model = ScriptedModel(plan_json(("restart", {"service": "api"}), ("check", {"service": "api"})))
 
     await make_plan(model, feedback=["not db, api"])
 
