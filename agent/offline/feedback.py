@@ -84,6 +84,8 @@ def _apply_one(edit: FeedbackEdit, text: str, box: Toolbox, planned: set[str], a
                     wanted.append((piece, "feedback"))
             elif tool.name not in in_plan or _new_target(piece, tool.name, edit.task, box):
                 wanted.append((FIRST.sub("", piece).strip(), "feedback"))
+            else:  # the planned step named again: "make it 6 replicas" gives it the new value
+                _note_values(edit, piece, box, {tool.name})
         for name in unwanted:  # taken back: out of the plan, and out of what earlier feedback added
             _take_back(edit, name, box)
         if wanted and unwanted:  # "roll back instead of restarting": in the same place

@@ -145,6 +145,12 @@ async def test_offline_replan_later_version_replaces_the_earlier_one() -> None:
     assert shape(plan, "service", "version") == [("deploy_service", "payments", "2.4.3"), ("read_logs", "payments", "")]
 
 
+async def test_offline_replan_naming_a_planned_step_with_a_new_value_changes_it() -> None:
+    plan = await replan("scale checkout to 5 replicas and notify #ops", ["make it 6 replicas"])
+
+    assert shape(plan, "service", "replicas") == [("scale_service", "checkout", "6"), ("send_message", "", "")]
+
+
 # --- a model's replan is checked against the task -------------------------------------
 
 
