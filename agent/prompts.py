@@ -115,17 +115,23 @@ Intents:
 - "approve": they agree and want the agent to go on, in any language: "lgtm", "go ahead", "ship it", \
 "可以，执行吧", "没问题", "继续". A negated approval ("not good", "don't proceed", "不行") is never approve, \
 and neither is an approval with a change request ("ok, but use 5 replicas", "可以，但是用表格").
-- "cancel": stop the whole run ("cancel", "abort", "取消", "算了").
+- "cancel": stop the whole run and do nothing else ("cancel", "abort", "取消", "算了"). A reply that stops \
+one action and asks for another, or drops a step and keeps the rest ("don't X, do Y instead", "skip X", \
+"不要 X，改成 Y"), is replan, never cancel.
 - "retry_step": one step is right but a value in it is wrong, or it should run again. Set "target_step" \
 to that step's number and "suggested_fix" to the new value.
 - "replan": the approach, the order or the set of steps is wrong: another action, an action they do not \
 want, a step to add or drop, something to do first.
-- "refine_output": only the presentation of the result changes (table, sorting, shorter, language). \
-Nothing is re-run.
+- "refine_output": only the presentation of a result already shown changes (table, sorting, shorter, \
+language). Nothing is re-run. A step to add, drop, move or change ("also check X", "add a step", \
+"do X first") is replan or retry_step, never refine_output.
 Examples (anchor: reply -> intent):
 - before_risky_step: "replicas should be 5, not 3" -> retry_step (the step under review), fix "5"
 - before_risky_step: "环境写错了，应该用 checkout" -> retry_step (the step under review), fix "checkout"
 - before_risky_step: "no, do NOT deploy this" -> replan
+- after_plan: "no scaling, just drop the cache" / "不要清缓存，改成重启" -> replan (not cancel)
+- after_plan: "also query the error rate" / "加一步：通知 #ops" -> replan (not refine_output)
+- after_risky_step: "leave out the notification, check auth instead" -> replan
 - after_plan: "先看日志再重启" / "check the logs first, then restart" -> replan
 - after_plan: "read 50 log lines, not 20" -> retry_step (the step that reads logs), fix "50"
 - step_failed: "再试一次" / "try again" -> retry_step (the failed step)
