@@ -308,6 +308,8 @@ AGREED = 0.9
 """The model and the offline reader read the reply the same way."""
 UNOPPOSED = 0.6
 """The offline reader found nothing to go on; the model's reading names only steps that exist."""
+STANDS = 0.5
+"""An offline reading of a correction this sure is taken over a model's approval or cancel."""
 DISPUTED = 0.3
 """The readings differ, or the model's names a step that does not exist: ask the person first."""
 
@@ -322,6 +324,15 @@ def _weighed(model: Reading, local: Reading, steps: set[int]) -> Reading:
         model = model.model_copy(update={"target_step": model.target_step or local.target_step})
         if not model.suggested_fix and local.suggested_fix:
             model = model.model_copy(update={"suggested_fix": local.suggested_fix})
+    elif (
+        model.intent in ("approve", "cancel")
+        and local.intent not in ("approve", "cancel")
+        and local.confidence >= STANDS
+    ):
+        # going on or stopping everything against a correction the offline reader stands by: the correction
+        # is taken, as it leads to another review ("don't restart, roll back instead" is no cancel)
+        why = f"the model read {model.intent}, the offline reader {local.intent}; a correction leads to another review"
+        return local.model_copy(update={"reason": f"{local.reason} ({why})"})
     elif model.intent in ("approve", "cancel") or local.intent == "approve":
         # going on and stopping everything are never taken from a model alone
         sure, why = DISPUTED, f"the offline reader read {local.intent}, so it is not taken as {model.intent}"
