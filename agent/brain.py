@@ -32,7 +32,15 @@ from agent import prompts, usage
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
 from agent.human import PlannerQuestion
 from agent.models import Lesson, PlannedStep, ProposedStep, Reading, Step, TakeoverReading
-from agent.offline import CERTAIN, OfflineModel, apply_refinement, classify_text, render_summary
+from agent.offline import (
+    CERTAIN,
+    OfflineModel,
+    PlanParts,
+    apply_refinement,
+    classify_text,
+    plan_parts,
+    render_summary,
+)
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
 from agent.tools import ToolRegistry
 
@@ -151,8 +159,14 @@ class LLMBrain:
             max_steps=max_steps,
             lessons=lessons,
         )
+        # A replan keeps the task: what the offline planner keeps and leaves out is checked once
+        # against the model's plan, and a plan that drops a part nobody took back goes back for repair.
+        replan = bool(feedback or rejected) and self.model.name != OfflineModel.name
+        parts = await asyncio.to_thread(_parts, request.context) if replan else None
+        answers: list[str] = []
 
         def parse(answer: str) -> list[ProposedStep]:
+            answers.append(answer)
             data = parse_json_object(answer, allow_list=True)
             plan = _validate(_PlanAnswer, {"steps": data} if isinstance(data, list) else data)
             question = (plan.question or "").strip()
@@ -163,7 +177,11 @@ class LLMBrain:
                 raise Unusable('the plan has no steps; a plan needs at least one {"tool", "params", "reason"} step.')
             if len(plan.steps) > max_steps:
                 raise Unusable(f"the plan has {len(plan.steps)} steps but at most {max_steps} are allowed.")
-            return _checked_steps(plan.steps, tools)
+            steps = _checked_steps(plan.steps, tools)
+            problem = parts.problem([s.tool for s in steps]) if parts is not None and len(answers) == 1 else None
+            if problem:  # asked about once; a repaired plan is taken as it is (a person reviews it)
+                raise Unusable(problem)
+            return steps
 
         try:
             return await self._ask(request, parse)
@@ -284,12 +302,22 @@ class LLMBrain:
             return parse(repaired)
 
 
+def _parts(context: dict[str, Any]) -> PlanParts | None:
+    try:
+        return plan_parts(context)
+    except Exception as exc:  # a heuristic bug costs the check, never the plan
+        log.warning("could not check the replan against the task: %s", exc)
+        return None
+
+
 # --- how sure a model's reading is ----------------------------------------------------
 
 AGREED = 0.9
 """The model and the offline reader read the reply the same way."""
 UNOPPOSED = 0.6
 """The offline reader found nothing to go on; the model's reading names only steps that exist."""
+STANDS = 0.5
+"""An offline reading of a correction this sure is taken over a model's approval or cancel."""
 DISPUTED = 0.3
 """The readings differ, or the model's names a step that does not exist: ask the person first."""
 
@@ -304,6 +332,15 @@ def _weighed(model: Reading, local: Reading, steps: set[int]) -> Reading:
         model = model.model_copy(update={"target_step": model.target_step or local.target_step})
         if not model.suggested_fix and local.suggested_fix:
             model = model.model_copy(update={"suggested_fix": local.suggested_fix})
+    elif (
+        model.intent in ("approve", "cancel")
+        and local.intent not in ("approve", "cancel")
+        and local.confidence >= STANDS
+    ):
+        # going on or stopping everything against a correction the offline reader stands by: the correction
+        # is taken, as it leads to another review ("don't restart, roll back instead" is no cancel)
+        why = f"the model read {model.intent}, the offline reader {local.intent}; a correction leads to another review"
+        return local.model_copy(update={"reason": f"{local.reason} ({why})"})
     elif model.intent in ("approve", "cancel") or local.intent == "approve":
         # going on and stopping everything are never taken from a model alone
         sure, why = DISPUTED, f"the offline reader read {local.intent}, so it is not taken as {model.intent}"

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.models import Lesson, PlannedStep, Step
+from agent.offline.vocabulary import split_clauses
 from agent.ports import ClassifyContext, LLMRequest, Purpose
 from agent.tools import ToolRegistry
 
@@ -80,6 +81,12 @@ parameter present, enum values spelled exactly as listed, no parameters the sche
 - When feedback on an earlier plan is given, the new plan must follow it (other service, drop or add steps).
 - Lessons are corrections people made to earlier plans of this kind: where one is about a tool and target \
 this plan uses, follow it (the corrected values, the step it asked to add) unless the task says otherwise.
+- A replan keeps the task: every part of the task and of earlier feedback stays in the new plan unless a \
+person took it back ("don't restart", "skip the logs", "just X"). A condition ("only restart if there are \
+errors") keeps the check it depends on, before the step it guards.
+- Feedback is listed oldest first. Where two messages conflict, the latest wins and replaces the older one \
+(a later "use auth" replaces an earlier "use checkout"; a later "do check the logs" brings back a step an \
+earlier message dropped); do not keep both.
 - "reason" says in one short sentence why the step is there.
 - "confidence" (0 to 1) says how sure you are that this is what the person wants. If you would have to \
 guess the target or the action, add "question": one short question to the person (and, if the answer is one \
@@ -111,17 +118,23 @@ Intents:
 - "approve": they agree and want the agent to go on, in any language: "lgtm", "go ahead", "ship it", \
 "可以，执行吧", "没问题", "继续". A negated approval ("not good", "don't proceed", "不行") is never approve, \
 and neither is an approval with a change request ("ok, but use 5 replicas", "可以，但是用表格").
-- "cancel": stop the whole run ("cancel", "abort", "取消", "算了").
+- "cancel": stop the whole run and do nothing else ("cancel", "abort", "取消", "算了"). A reply that stops \
+one action and asks for another, or drops a step and keeps the rest ("don't X, do Y instead", "skip X", \
+"不要 X，改成 Y"), is replan, never cancel.
 - "retry_step": one step is right but a value in it is wrong, or it should run again. Set "target_step" \
 to that step's number and "suggested_fix" to the new value.
 - "replan": the approach, the order or the set of steps is wrong: another action, an action they do not \
 want, a step to add or drop, something to do first.
-- "refine_output": only the presentation of the result changes (table, sorting, shorter, language). \
-Nothing is re-run.
+- "refine_output": only the presentation of a result already shown changes (table, sorting, shorter, \
+language). Nothing is re-run. A step to add, drop, move or change ("also check X", "add a step", \
+"do X first") is replan or retry_step, never refine_output.
 Examples (anchor: reply -> intent):
 - before_risky_step: "replicas should be 5, not 3" -> retry_step (the step under review), fix "5"
 - before_risky_step: "环境写错了，应该用 checkout" -> retry_step (the step under review), fix "checkout"
 - before_risky_step: "no, do NOT deploy this" -> replan
+- after_plan: "no scaling, just drop the cache" / "不要清缓存，改成重启" -> replan (not cancel)
+- after_plan: "also query the error rate" / "加一步：通知 #ops" -> replan (not refine_output)
+- after_risky_step: "leave out the notification, check auth instead" -> replan
 - after_plan: "先看日志再重启" / "check the logs first, then restart" -> replan
 - after_plan: "read 50 log lines, not 20" -> retry_step (the step that reads logs), fix "50"
 - step_failed: "再试一次" / "try again" -> retry_step (the failed step)
@@ -197,7 +210,13 @@ def plan_request(
     if rejected:
         parts.append(_section("Rejected plan", context["rejected"]))
     if feedback:
-        parts.append(_section("Feedback on the rejected plan (follow it)", context["feedback"]))
+        pieces = split_clauses(task)
+        if len(pieces) > 1:
+            parts.append(_section("Parts of the task (each stays unless feedback takes it back)", pieces))
+        numbered = [f"{n}. {f}" for n, f in enumerate(context["feedback"], start=1)]
+        parts.append(
+            _section("Feedback, oldest first (follow all of it; where two conflict, the latest wins)", numbered)
+        )
     parts.append(f"Reply with the plan as {PLAN_SHAPE}")
     system = PLANNER.replace("{max_steps}", str(max_steps))
     return _request("plan", system, parts, context)

@@ -4,6 +4,7 @@
     python -m bench.quality --limit 40               # a slice, spread over the set
     python -m bench.quality --holdout                # 40 replies the offline reader was never tuned on
     python -m bench.quality --ask-always             # the model reads every reply (sureness still from evidence)
+    python -m bench.quality --replans                # whether a replan keeps the task (bench/replans.py)
     TANDEM_MODEL=openai/<model> TANDEM_LLM_API_BASE=http://127.0.0.1:<port>/v1 python -m bench.quality
 
 The set is ``bench/data/reader_corrections.jsonl``: one reply per line, at an anchor (``after_plan``,
@@ -21,7 +22,7 @@ under review, and a reading the policy is not sure of is asked about first inste
 
 Printed: accuracy per intent and per anchor (right = intent and step as labeled), approvals misread,
 corrections read as approval, asked-first on clear corrections, value named, model calls per reply
-and seconds per model call.
+(and, with a model, the replies read without it: the calls saved) and seconds per model call.
 """
 
 from __future__ import annotations
@@ -220,6 +221,8 @@ def report(outcomes: list[Outcome], counting: CountingModel, *, offline: bool) -
     lines.append(
         f"model calls per reply    {calls / max(1, len(outcomes)):.2f}" + ("  (offline reader)" if offline else "")
     )
+    if not offline:  # the replies the offline reader was certain of: read without asking the model
+        lines.append(_ratio("read without the model", sum(o.calls == 0 for o in outcomes), len(outcomes)))
     lines.append(f"seconds per call         {per_call:.3f}")
     return lines
 
@@ -260,7 +263,15 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="ask the model about every reply, even those the offline reader is sure of",
     )
+    parser.add_argument("--replans", action="store_true", help="plan the multi-part tasks of bench/data/replans.jsonl")
     args = parser.parse_args(argv)
+    if args.replans:
+        from bench.replans import run_replans  # it imports this module
+
+        name = os.environ.get("TANDEM_MODEL", "offline")
+        for line in asyncio.run(run_replans(make_model(name, os.environ.get("TANDEM_LLM_API_BASE")))):
+            print(line)
+        return
     path = HOLDOUT if args.holdout else ITEMS
     for line in asyncio.run(run(args.limit, path=path, read_first=not args.ask_always)):
         print(line)

@@ -22,14 +22,17 @@ matching a clause to one), :mod:`~agent.offline.params` (filling parameters),
 
 from agent.offline.classifier import CERTAIN, classify_text
 from agent.offline.model import OfflineModel
+from agent.offline.planner import PlanParts, plan_parts
 from agent.offline.text import apply_refinement, render_summary
 from agent.offline.vocabulary import split_clauses, zh_number
 
 __all__ = [
     "CERTAIN",
     "OfflineModel",
+    "PlanParts",
     "apply_refinement",
     "classify_text",
+    "plan_parts",
     "render_summary",
     "split_clauses",
     "zh_number",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Hashable
+from dataclasses import dataclass
 
 from agent.offline.drafts import Draft, draft_steps
 from agent.offline.feedback import FeedbackEdit, apply_feedback
@@ -32,7 +33,49 @@ def _fallback(box: Toolbox, task: str, why: str) -> JSON | None:
     return None
 
 
+@dataclass(frozen=True)
+class PlanParts:
+    """What a replan must keep and leave out, as the offline planner reads the task and its feedback."""
+
+    kept: dict[str, str]
+    """Each tool the plan keeps, with the words it comes from (its step's reason)."""
+    dropped: frozenset[str]
+    """Tools the feedback took back and did not bring back."""
+
+    def problem(self, tools: list[str]) -> str | None:
+        """What a plan with these tools, in order, gets wrong about the task; None when it keeps it."""
+        missing = [f"{tool} ({why.rstrip('.')})" for tool, why in self.kept.items() if tool not in tools]
+        unwanted = sorted(set(tools) & self.dropped - set(self.kept))
+        said = []
+        if missing:
+            said.append(
+                "the plan leaves out " + "; ".join(missing) + ", which nobody took back. Keep every part of the "
+                "task and of the feedback that was not taken back"
+            )
+        if unwanted:
+            said.append(
+                "the plan still has " + ", ".join(unwanted) + ", which the feedback took back. Where feedback "
+                "messages conflict, the latest wins"
+            )
+        return "; ".join(said) + "." if said else None
+
+
+def plan_parts(ctx: JSON) -> PlanParts | None:
+    """The parts of the task a replan must keep and leave out; None when the offline planner matched nothing."""
+    answer, edit = _plan(ctx)
+    if "question" in answer:
+        return None
+    kept: dict[str, str] = {}
+    for step in answer["steps"]:
+        kept.setdefault(str(step["tool"]), str(step["reason"]))
+    return PlanParts(kept=kept, dropped=frozenset(edit.dropped))
+
+
 def plan_answer(ctx: JSON) -> JSON:
+    return _plan(ctx)[0]
+
+
+def _plan(ctx: JSON) -> tuple[JSON, FeedbackEdit]:
     box = Toolbox(list(ctx.get("tools", [])))
     task = str(ctx.get("task", ""))
     feedback = [str(f) for f in ctx.get("feedback", []) if str(f).strip()]
@@ -52,6 +95,8 @@ def plan_answer(ctx: JSON) -> JSON:
             d.params.update(changes)
             d.note = " Changed " + ", ".join(f"{k}={v}" for k, v in changes.items()) + " as the feedback asked."
     kept = [d for d in drafts if d.tool.name not in edit.dropped and (not edit.only or d.tool.name in edit.only)]
+    if edit.first:  # "check the logs first": that step moves to the front, the rest keep their order
+        kept.sort(key=lambda d: edit.first.index(d.tool.name) if d.tool.name in edit.first else len(edit.first))
     first: dict[tuple[str, Hashable], Draft] = {}  # equal drafts (same tool, equal params) count once
     for d in kept:
         first.setdefault(_identity(d), d)
@@ -72,8 +117,8 @@ def plan_answer(ctx: JSON) -> JSON:
             f"I could not match “{task[:200]}” to what I can do here: {can}. "
             "What should I do, and on which target? For example: restart payments and check errors after."
         )
-        return {"steps": steps, "confidence": 0.3, "question": question}
-    return {"steps": steps, "confidence": 0.8}
+        return {"steps": steps, "confidence": 0.3, "question": question}, edit
+    return {"steps": steps, "confidence": 0.8}, edit
 
 
 def _why_nothing(drafts: list[Draft], remaining: list[Draft], edit: FeedbackEdit) -> str:

@@ -71,7 +71,7 @@ async def test_plan_valid_answer_returns_proposed_steps_with_risk_and_defaults()
 
 
 async def test_plan_request_carries_tools_task_and_feedback() -> None:
-    model = ScriptedModel(plan_json(("check", {"service": "api"})))
+    model = ScriptedModel(plan_json(("restart", {"service": "api"}), ("check", {"service": "api"})))
 
     await make_plan(model, feedback=["not db, api"])
 
@@ -294,6 +294,17 @@ async def test_classify_model_against_a_confident_offline_reading_is_unsure() ->
 
     assert reading.intent == "retry_step" and reading.confidence < 0.5
     assert "offline reader read replan" in reading.reason
+
+
+@pytest.mark.parametrize("intent", ["cancel", "approve"])
+async def test_classify_model_stop_or_go_against_a_sure_offline_correction_takes_the_correction(intent: str) -> None:
+    context = ClassifyContext(task="restart api and check it", anchor="after_plan", steps=[step(1, "restart")])
+    model = ScriptedModel(json.dumps({"intent": intent, "target_step": None, "confidence": 1.0}))
+
+    reading = await LLMBrain(model).classify("don't restart, just check it", context)
+
+    assert reading.intent == "replan" and reading.confidence >= 0.5
+    assert f"the model read {intent}" in reading.reason
 
 
 async def test_classify_garbage_twice_falls_back_to_retry_step() -> None:

@@ -5,7 +5,9 @@ Behaviour only; the figures are ``python -m bench.quality``'s business.
 
 from __future__ import annotations
 
+from agent.offline import OfflineModel
 from bench.quality import ANCHORS, INTENTS, context, load_items, load_plans, run
+from bench.replans import load_cases, run_replans
 
 
 async def test_quality_bench_offline_slice_prints_every_figure() -> None:
@@ -35,3 +37,17 @@ def test_quality_set_covers_every_anchor_intent_and_language() -> None:
         numbers = [s.number for s in ctx.steps]
         assert item.target is None or item.target in numbers, f"#{item.id} targets a step the plan lacks"
         assert ctx.step is None or ctx.step in numbers
+
+
+async def test_replan_bench_offline_prints_every_figure_and_names_what_was_not_kept() -> None:
+    cases = load_cases()
+    assert len(cases) >= 10 and all(c.feedback and c.want for c in cases)
+    # a case whose wanted plan is wrong on purpose must show up as not kept
+    wrong = cases[0].__class__(id=99, task=cases[0].task, feedback=cases[0].feedback, want=[("list_services", {})])
+
+    lines = await run_replans(OfflineModel(), [cases[0], wrong])
+
+    assert lines[0] == "replans: offline, 2 multi-part tasks, 4 plans"
+    assert lines[1].startswith("task kept after replans") and "1/2" in lines[1]
+    assert any(line.startswith("model calls per plan") for line in lines)
+    assert lines[-1].startswith("  #99")
