@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from agent.config import PolicyConfig
-from agent.models import Approve, Decision, Review, Risk, RunState, is_group
+from agent.models import Approve, Decision, Review, Risk, RunState, is_group, reachable
 
 
 @dataclass(frozen=True)
@@ -123,12 +123,19 @@ def check(
         if can_approve.has(actor, actor_groups):
             return None
         note = " (the policy does not let requesters approve their own run here)" if actor == state.requester else ""
-        users, groups = tuple(sorted(can_approve.users)), tuple(sorted(can_approve.groups))
+        users, groups = _reachable(state, can_approve.users, can_approve.groups)
         return Refusal(actor, _action(state, review), users, groups, note)
     if actor == state.requester or can_approve.has(actor, actor_groups):
         return None
-    users = tuple(sorted(can_approve.users | {state.requester}))
-    return Refusal(actor, "steer or stop this run", users, tuple(sorted(can_approve.groups)))
+    users, groups = _reachable(state, can_approve.users | {state.requester}, can_approve.groups)
+    return Refusal(actor, "steer or stop this run", users, groups)
+
+
+def _reachable(state: RunState, users: Iterable[str], groups: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Who a refusal names: the people and groups of the run's own platform (see :func:`reachable`)."""
+    users, groups = sorted(users), sorted(groups)
+    who = set(reachable((*users, *groups), state.origin))
+    return tuple(u for u in users if u in who), tuple(g for g in groups if g in who)
 
 
 def _action(state: RunState, review: Review) -> str:

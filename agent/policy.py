@@ -36,6 +36,7 @@ from agent.models import (
     RunState,
     Step,
     param_shape,
+    reachable,
 )
 
 # Reviews whose approval lets a gated step run.
@@ -207,7 +208,7 @@ class SafetyPolicy:
         if review.assignees:
             return tuple(review.current_assignees)
         eligible = authz.approvers(self.config, state, review)
-        return (*sorted(eligible.users), *sorted(eligible.groups))
+        return reachable((*sorted(eligible.users), *sorted(eligible.groups)), state.origin)
 
     def may_revoke(self, rule: Rule, actor: str, groups: Iterable[str] = ()) -> bool:
         """Who set a rule or any approver may revoke it (anyone, while no approvers are configured):

@@ -81,6 +81,7 @@ from agent.models.origin import (
     mention,
     moment,
     plain_mention,
+    reachable,
     render_mentions,
     utc_time,
 )
@@ -118,6 +119,7 @@ __all__ = [
     "SlackThread",
     "Terminal",
     "is_group",
+    "reachable",
     "mention",
     "moment",
     "plain_mention",

@@ -18,7 +18,7 @@ Feishu, ``@name`` in a terminal.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
@@ -131,6 +131,18 @@ class Principal(_Model):
 
     def __str__(self) -> str:
         return self.id
+
+
+def reachable(ids: Iterable[str], origin: SlackThread | FeishuChat | Terminal) -> tuple[str, ...]:
+    """Of ``ids`` (people and groups, in order), those a person where the run lives can reach: a
+    policy may name someone on each platform, and a Slack thread should not name a Feishu id. The
+    terminal reaches everyone; where none is of the run's platform, all are kept (so a refusal still
+    says who may)."""
+    ids = tuple(ids)
+    if origin.kind == "terminal":
+        return ids
+    mine = tuple(i for i in ids if Principal.parse(i).platform == origin.kind)
+    return mine or ids
 
 
 def is_group(entry: str) -> bool:

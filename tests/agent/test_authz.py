@@ -6,7 +6,20 @@ import pytest
 
 from agent import authz
 from agent.config import PolicyConfig
-from agent.models import Approve, Cancel, Correct, Decision, Review, Risk, RunState, Step
+from agent.models import (
+    Approve,
+    Cancel,
+    Correct,
+    Decision,
+    FeishuChat,
+    Review,
+    Risk,
+    RunState,
+    SlackThread,
+    Step,
+    Terminal,
+)
+from agent.policy import SafetyPolicy
 
 REQUESTER, APPROVER, OUTSIDER, GROUPIE = "U0ALICE", "U0BOB", "U0CAROL", "U0DAVE"
 CONFIG = PolicyConfig(approvers={"exec": [APPROVER], "deploy": [APPROVER, "S0OPS"]}, groups={"S0OPS": [GROUPIE]})
@@ -81,3 +94,31 @@ def test_assignees_of_a_handoff_are_the_only_ones_who_answer() -> None:
     review = review.model_copy(update={"anchor": "handoff", "assignees": [OUTSIDER]})
     assert authz.check(PolicyConfig(), state, review, OUTSIDER, Approve()) is None
     assert authz.check(PolicyConfig(), state, review, REQUESTER, Approve()) is not None
+
+
+BOTH = PolicyConfig(approvers={"exec": ["U0BOB", "ou_bob"]})
+
+
+@pytest.mark.parametrize(
+    ("origin", "named"),
+    [
+        (SlackThread(channel_id="C0OPS", thread_ts="1.5"), ("U0BOB",)),
+        (FeishuChat(chat_id="oc_ops", root_id="om_1"), ("ou_bob",)),
+        (Terminal(), ("U0BOB", "ou_bob")),
+    ],
+)
+def test_who_a_gate_waits_on_is_named_on_the_runs_own_platform(
+    origin: SlackThread | FeishuChat | Terminal, named: tuple[str, ...]
+) -> None:
+    state, review = gate(Risk.EXEC)
+    state = state.model_copy(update={"origin": origin})
+    refusal = authz.check(BOTH, state, review, OUTSIDER, Approve())
+    assert refusal is not None and refusal.users == named
+    assert SafetyPolicy(BOTH).waiting_on(state, review) == named
+
+
+def test_a_policy_naming_only_another_platform_still_says_who_may() -> None:
+    state, review = gate(Risk.EXEC)
+    state = state.model_copy(update={"origin": FeishuChat(chat_id="oc_ops", root_id="om_1")})
+    refusal = authz.check(CONFIG, state, review, OUTSIDER, Approve())
+    assert refusal is not None and refusal.users == (APPROVER,)
