@@ -23,21 +23,14 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from sqlite_utils import Database
 
 from agent.models import (
-    Answered,
     Approve,
     AuditEvent,
-    LeaseClaim,
-    Lesson,
-    Outbound,
-    Review,
-    Rule,
     RunState,
 )
 from agent.runtime import Runtime
@@ -97,35 +90,9 @@ class CountingStore(AsyncStore):
         self.lazy = 0
 
     async def commit(
-        self,
-        state: RunState,
-        version: int,
-        events: list[AuditEvent],
-        *,
-        opened: Review | None = None,
-        answered: Answered | None = None,
-        closed: str | None = None,
-        reschedule: bool = False,
-        rules: Sequence[Rule] = (),
-        lessons: Sequence[Lesson] = (),
-        outbox: Outbound | None = None,
-        lease: LeaseClaim | None = None,
-        durable: bool = True,
+        self, state: RunState, version: int, events: list[AuditEvent], *, durable: bool = True, **writes: Any
     ) -> int:
-        version = await super().commit(
-            state,
-            version,
-            events,
-            opened=opened,
-            answered=answered,
-            closed=closed,
-            reschedule=reschedule,
-            rules=rules,
-            lessons=lessons,
-            outbox=outbox,
-            lease=lease,
-            durable=durable,
-        )
+        version = await super().commit(state, version, events, durable=durable, **writes)
         if durable:
             self.durable += 1
         else:

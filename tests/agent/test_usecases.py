@@ -10,19 +10,14 @@ import pytest
 
 from agent.config import PolicyConfig
 from agent.models import (
-    Answered,
     Approve,
     AuditEvent,
     Cancel,
-    LeaseClaim,
-    Outbound,
     PlannedStep,
     Policy,
     ProposedStep,
     Reading,
-    Review,
     Rule,
-    RuleSuspension,
     RunState,
     SlackThread,
     Step,
@@ -266,37 +261,11 @@ class RacedStore(AsyncStore):
 
     rival: Callable[[], Awaitable[object]] | None = None
 
-    async def commit(
-        self,
-        state: RunState,
-        version: int,
-        events: list[AuditEvent],
-        *,
-        opened: Review | None = None,
-        answered: Answered | None = None,
-        closed: str | None = None,
-        reschedule: bool = False,
-        rules: Sequence[Rule] = (),
-        suspended: Sequence[RuleSuspension] = (),
-        outbox: Outbound | None = None,
-        lease: LeaseClaim | None = None,
-    ) -> int:
+    async def commit(self, state: RunState, version: int, events: list[AuditEvent], **writes: Any) -> int:
         rival, self.rival = self.rival, None
         if rival is not None and any(e.kind == "cancel_requested" for e in events):
             await rival()
-        return await super().commit(
-            state,
-            version,
-            events,
-            opened=opened,
-            answered=answered,
-            closed=closed,
-            reschedule=reschedule,
-            rules=rules,
-            suspended=suspended,
-            outbox=outbox,
-            lease=lease,
-        )
+        return await super().commit(state, version, events, **writes)
 
 
 async def test_cancel_that_loses_a_race_to_another_process_stops_the_run_as_it_is_now(tmp_path: Path) -> None:
