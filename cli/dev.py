@@ -69,7 +69,8 @@ def dev_settings(ws: Workspace, db: str | Path, **extra: Any) -> SlackSettings:
 
 
 def feishu_installed() -> bool:
-    """Whether the ``feishu`` extra is there (without it ``tandem dev`` shows the Slack view alone)."""
+    """Whether the webhook's cryptography is there (a dependency; without it ``tandem dev`` shows the Slack
+    view alone)."""
     return importlib.util.find_spec("cryptography") is not None
 
 

@@ -297,9 +297,9 @@ async def serve_forever(
     if feishu is not None:
         feishu.require()
         try:
-            import cryptography  # noqa: F401 - the Feishu extra decrypts the webhook's bodies
+            import cryptography  # noqa: F401 - decrypts the webhook's bodies (a dependency)
         except ImportError:
-            raise ConfigError("Feishu needs the 'feishu' extra: pip install -e '.[feishu]'.") from None
+            raise ConfigError("Feishu needs the 'cryptography' package: pip install -e .") from None
     if feishu is not None and not (settings.bot_token or settings.signing_secret):
         feishu = choose_tools(feishu, demo=demo)
         async with feishu_serving(feishu, host, port) as alone:
