@@ -5,7 +5,9 @@
     python -m bench.quality --holdout                # 40 replies the offline reader was never tuned on
     python -m bench.quality --ask-always             # the model reads every reply (sureness still from evidence)
     python -m bench.quality --replans                # whether a replan keeps the task (bench/replans.py)
+    python -m bench.quality --refines                # whether a reworked result keeps its facts (bench/refines.py)
     TANDEM_MODEL=openai/<model> TANDEM_LLM_API_BASE=http://127.0.0.1:<port>/v1 python -m bench.quality
+    (TANDEM_LLM_TIMEOUT=<seconds> gives a slow local model longer than the default 60 s a call)
 
 The set is ``bench/data/reader_corrections.jsonl``: one reply per line, at an anchor (``after_plan``,
 ``before_risky_step``, ``after_risky_step``, ``step_failed``, ``before_result``) of one of the plans in
@@ -42,6 +44,7 @@ from agent.llm import make_model
 from agent.models import Reading, Risk, Step
 from agent.policy import SafetyPolicy
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
+from agent.settings import CoreSettings, read_settings
 from agent.tools import known_values, load_tools
 
 DATA = Path(__file__).parent / "data"
@@ -248,7 +251,8 @@ async def run(
 ) -> list[str]:
     """Read the (sliced) set with the named model and return the printed lines."""
     name = model_name if model_name is not None else os.environ.get("TANDEM_MODEL", "offline")
-    model = make_model(name, api_base if api_base is not None else os.environ.get("TANDEM_LLM_API_BASE"))
+    api_base = api_base if api_base is not None else os.environ.get("TANDEM_LLM_API_BASE")
+    model = make_model(name, api_base, read_settings(CoreSettings).llm_timeout)
     items = spread(load_items(path), limit)
     outcomes, counting = await read_all(items, model, SafetyPolicy(), read_first=read_first)
     return report(outcomes, counting, offline=model.name == "offline") + ["misread or asked:", *wrong_lines(outcomes)]
@@ -264,12 +268,15 @@ def main(argv: list[str] | None = None) -> None:
         help="ask the model about every reply, even those the offline reader is sure of",
     )
     parser.add_argument("--replans", action="store_true", help="plan the multi-part tasks of bench/data/replans.jsonl")
+    parser.add_argument("--refines", action="store_true", help="rework the results of bench/data/refines.jsonl")
     args = parser.parse_args(argv)
-    if args.replans:
-        from bench.replans import run_replans  # it imports this module
+    if args.replans or args.refines:
+        from bench.refines import run_refines  # they import this module
+        from bench.replans import run_replans
 
-        name = os.environ.get("TANDEM_MODEL", "offline")
-        for line in asyncio.run(run_replans(make_model(name, os.environ.get("TANDEM_LLM_API_BASE")))):
+        settings = read_settings(CoreSettings)
+        model = make_model(settings.model, settings.llm_api_base, settings.llm_timeout)
+        for line in asyncio.run(run_replans(model) if args.replans else run_refines(model)):
             print(line)
         return
     path = HOLDOUT if args.holdout else ITEMS
