@@ -6,6 +6,7 @@
     python -m bench.quality --ask-always             # the model reads every reply (sureness still from evidence)
     python -m bench.quality --replans                # whether a replan keeps the task (bench/replans.py)
     python -m bench.quality --refines                # whether a reworked result keeps its facts (bench/refines.py)
+    python -m bench.quality --replans --limit 4      # (--limit slices the replan and refine cases too)
     TANDEM_MODEL=openai/<model> TANDEM_LLM_API_BASE=http://127.0.0.1:<port>/v1 python -m bench.quality
     (TANDEM_LLM_TIMEOUT=<seconds> gives a slow local model longer than the default 60 s a call)
 
@@ -37,7 +38,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agent.brain import LLMBrain
 from agent.llm import make_model
@@ -47,6 +48,7 @@ from agent.ports import ChatModel, ClassifyContext, LLMRequest
 from agent.settings import CoreSettings, read_settings
 from agent.tools import known_values, load_tools
 
+T = TypeVar("T")
 DATA = Path(__file__).parent / "data"
 ITEMS = DATA / "reader_corrections.jsonl"
 HOLDOUT = DATA / "reader_holdout.jsonl"
@@ -131,7 +133,7 @@ def load_plans(path: Path = PLANS) -> dict[str, dict[str, Any]]:
     return plans
 
 
-def spread(items: list[Item], limit: int | None) -> list[Item]:
+def spread(items: list[T], limit: int | None) -> list[T]:
     """``limit`` items taken evenly over the set (so a slice still covers every anchor and language)."""
     if limit is None or limit >= len(items):
         return items
@@ -260,7 +262,9 @@ async def run(
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--limit", type=int, default=None, help="read only this many replies, spread over the set")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="read only this many replies (or cases), spread over the set"
+    )
     parser.add_argument("--holdout", action="store_true", help=f"read {HOLDOUT.name} instead of {ITEMS.name}")
     parser.add_argument(
         "--ask-always",
@@ -271,12 +275,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--refines", action="store_true", help="rework the results of bench/data/refines.jsonl")
     args = parser.parse_args(argv)
     if args.replans or args.refines:
-        from bench.refines import run_refines  # they import this module
-        from bench.replans import run_replans
+        from bench import refines, replans  # they import this module
 
         settings = read_settings(CoreSettings)
         model = make_model(settings.model, settings.llm_api_base, settings.llm_timeout)
-        for line in asyncio.run(run_replans(model) if args.replans else run_refines(model)):
+        if args.replans:
+            job = replans.run_replans(model, spread(replans.load_cases(), args.limit))
+        else:
+            job = refines.run_refines(model, spread(refines.load_cases(), args.limit))
+        for line in asyncio.run(job):
             print(line)
         return
     path = HOLDOUT if args.holdout else ITEMS
