@@ -148,12 +148,13 @@ class LiteLLMModel:
         )
 
 
-def make_model(name: str | None, api_base: str | None = None) -> ChatModel:
-    """``None``, ``""`` or ``"offline"`` -> the deterministic offline model; anything else -> litellm."""
+def make_model(name: str | None, api_base: str | None = None, timeout: float = 60) -> ChatModel:
+    """``None``, ``""`` or ``"offline"`` -> the deterministic offline model; anything else -> litellm,
+    each call given ``timeout`` seconds (``TANDEM_LLM_TIMEOUT``)."""
     cleaned = (name or "").strip()
     if cleaned.lower() in OFFLINE_NAMES:
         return OfflineModel()
-    return LiteLLMModel(cleaned, api_base=api_base or None)
+    return LiteLLMModel(cleaned, api_base=api_base or None, timeout=timeout)
 
 
 def _import_litellm() -> Any:

@@ -52,6 +52,7 @@ class CoreSettings(LogSettings):
     db: str = Field(default="./tandem.db", description="SQLite file (TANDEM_DB)")
     model: str = Field(default="offline", description="any litellm model string, or 'offline' (TANDEM_MODEL)")
     llm_api_base: str | None = Field(default=None, description="base URL for the model (TANDEM_LLM_API_BASE)")
+    llm_timeout: float = Field(default=60.0, gt=0, description="seconds one model call may take (TANDEM_LLM_TIMEOUT)")
     tools: str | None = Field(
         default=None,
         description="comma-separated tool modules (TANDEM_TOOLS); unset: the demo toolset, which serve/socket refuse",

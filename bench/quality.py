@@ -5,7 +5,10 @@
     python -m bench.quality --holdout                # 40 replies the offline reader was never tuned on
     python -m bench.quality --ask-always             # the model reads every reply (sureness still from evidence)
     python -m bench.quality --replans                # whether a replan keeps the task (bench/replans.py)
+    python -m bench.quality --refines                # whether a reworked result keeps its facts (bench/refines.py)
+    python -m bench.quality --replans --limit 4      # (--limit slices the replan and refine cases too)
     TANDEM_MODEL=openai/<model> TANDEM_LLM_API_BASE=http://127.0.0.1:<port>/v1 python -m bench.quality
+    (TANDEM_LLM_TIMEOUT=<seconds> gives a slow local model longer than the default 60 s a call)
 
 The set is ``bench/data/reader_corrections.jsonl``: one reply per line, at an anchor (``after_plan``,
 ``before_risky_step``, ``after_risky_step``, ``step_failed``, ``before_result``) of one of the plans in
@@ -35,15 +38,17 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from agent.brain import LLMBrain
 from agent.llm import make_model
 from agent.models import Reading, Risk, Step
 from agent.policy import SafetyPolicy
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
+from agent.settings import CoreSettings, read_settings
 from agent.tools import known_values, load_tools
 
+T = TypeVar("T")
 DATA = Path(__file__).parent / "data"
 ITEMS = DATA / "reader_corrections.jsonl"
 HOLDOUT = DATA / "reader_holdout.jsonl"
@@ -128,7 +133,7 @@ def load_plans(path: Path = PLANS) -> dict[str, dict[str, Any]]:
     return plans
 
 
-def spread(items: list[Item], limit: int | None) -> list[Item]:
+def spread(items: list[T], limit: int | None) -> list[T]:
     """``limit`` items taken evenly over the set (so a slice still covers every anchor and language)."""
     if limit is None or limit >= len(items):
         return items
@@ -248,7 +253,8 @@ async def run(
 ) -> list[str]:
     """Read the (sliced) set with the named model and return the printed lines."""
     name = model_name if model_name is not None else os.environ.get("TANDEM_MODEL", "offline")
-    model = make_model(name, api_base if api_base is not None else os.environ.get("TANDEM_LLM_API_BASE"))
+    api_base = api_base if api_base is not None else os.environ.get("TANDEM_LLM_API_BASE")
+    model = make_model(name, api_base, read_settings(CoreSettings).llm_timeout)
     items = spread(load_items(path), limit)
     outcomes, counting = await read_all(items, model, SafetyPolicy(), read_first=read_first)
     return report(outcomes, counting, offline=model.name == "offline") + ["misread or asked:", *wrong_lines(outcomes)]
@@ -256,7 +262,9 @@ async def run(
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--limit", type=int, default=None, help="read only this many replies, spread over the set")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="read only this many replies (or cases), spread over the set"
+    )
     parser.add_argument("--holdout", action="store_true", help=f"read {HOLDOUT.name} instead of {ITEMS.name}")
     parser.add_argument(
         "--ask-always",
@@ -264,12 +272,18 @@ def main(argv: list[str] | None = None) -> None:
         help="ask the model about every reply, even those the offline reader is sure of",
     )
     parser.add_argument("--replans", action="store_true", help="plan the multi-part tasks of bench/data/replans.jsonl")
+    parser.add_argument("--refines", action="store_true", help="rework the results of bench/data/refines.jsonl")
     args = parser.parse_args(argv)
-    if args.replans:
-        from bench.replans import run_replans  # it imports this module
+    if args.replans or args.refines:
+        from bench import refines, replans  # they import this module
 
-        name = os.environ.get("TANDEM_MODEL", "offline")
-        for line in asyncio.run(run_replans(make_model(name, os.environ.get("TANDEM_LLM_API_BASE")))):
+        settings = read_settings(CoreSettings)
+        model = make_model(settings.model, settings.llm_api_base, settings.llm_timeout)
+        if args.replans:
+            job = replans.run_replans(model, spread(replans.load_cases(), args.limit))
+        else:
+            job = refines.run_refines(model, spread(refines.load_cases(), args.limit))
+        for line in asyncio.run(job):
             print(line)
         return
     path = HOLDOUT if args.holdout else ITEMS

@@ -103,7 +103,7 @@ async def open_services(
         tool_context = lambda: use_world(world)  # noqa: E731
     runtime = Runtime(
         store,
-        LLMBrain(make_model(settings.model, settings.llm_api_base)),
+        LLMBrain(make_model(settings.model, settings.llm_api_base, settings.llm_timeout)),
         load_tools(settings.tool_modules),
         policy=policy
         or Policy(step_timeout=settings.step_timeout, confirm_threshold=Risk.parse(config.confirm_threshold)),

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from agent.offline import OfflineModel
 from bench.quality import ANCHORS, INTENTS, context, load_items, load_plans, run
+from bench.refines import load_cases as load_refines
+from bench.refines import problems, run_refines
 from bench.replans import load_cases, run_replans
 
 
@@ -51,3 +53,31 @@ async def test_replan_bench_offline_prints_every_figure_and_names_what_was_not_k
     assert lines[1].startswith("task kept after replans") and "1/2" in lines[1]
     assert any(line.startswith("model calls per plan") for line in lines)
     assert lines[-1].startswith("  #99")
+
+
+async def test_refine_bench_offline_prints_every_case_and_fails_a_case_that_cannot_pass() -> None:
+    cases = load_refines()
+    assert len(cases) >= 20 and {c.lang for c in cases} == {"en", "zh"}
+    assert {c.shape for c in cases} >= {"table", "bullets"} and any(c.less for c in cases)
+    assert all(c.facts for c in cases)
+    # an error nobody ran into cannot be in the reworked text: that case must fail, and say why
+    impossible = cases[0].__class__(**{**cases[0].__dict__, "id": 99, "errors": ["disk full on node-7"]})
+
+    lines = await run_refines(OfflineModel(), [cases[0], impossible])
+
+    assert lines[0] == "refines: offline, 2 results reworked"
+    assert lines[1].startswith("facts and shape kept") and "1/2" in lines[1]
+    assert any(line.startswith("model calls per case") for line in lines)
+    assert lines[-1].startswith("  FAIL #99") and "dropped: disk full on node-7" in lines[-1]
+
+
+def test_refine_check_allows_less_only_when_the_answer_says_what_was_left_out() -> None:
+    case = next(c for c in load_refines() if c.less and c.shape is None)
+    short = "payments: restart failed."
+
+    assert problems(case, short) and "asked for less" in problems(case, short)[0]
+    assert problems(case, short + " Left out: the metrics and the log lines.") == []
+    table = next(c for c in load_refines() if c.shape == "table")
+    everything = " ".join(table.facts)
+    assert problems(table, everything) == ["no table"]
+    assert problems(table, f"| fact |\n| --- |\n| {everything} |") == []
