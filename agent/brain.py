@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from agent import prompts, usage
+from agent import facts, prompts, usage
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
 from agent.human import PlannerQuestion
 from agent.models import Lesson, PlannedStep, ProposedStep, Reading, Step, TakeoverReading
@@ -236,9 +236,25 @@ class LLMBrain:
             return f"{plain}\n\n_(Written without the model: {_short(exc)})_"
 
     async def refine(self, task: str, output: str, feedback: str, steps: list[Step]) -> str:
+        """The result reworked as ``feedback`` asks: presentation only. A model's text that drops a
+        number of what ran (without saying it left something out), or gives no table where one was
+        asked for, is sent back once, then replaced by the offline rework."""
         request = prompts.refine_request(task, output, feedback, steps)
+        kept = facts.facts_of(steps)
+
+        def parse(answer: str) -> str:
+            text = _text(answer)
+            if missing := facts.dropped(text, kept):
+                raise Unusable(
+                    f"the text drops {', '.join(missing[:12])}; keep every number of the result, "
+                    "or say what you left out"
+                )
+            if facts.wants_table(feedback) and not facts.has_table(text):
+                raise Unusable("a table was asked for; give a Markdown table (a header row, then | --- |)")
+            return text
+
         try:
-            return await self._ask(request, _text)
+            return await self._ask(request, parse)
         except (Unusable, LLMError) as exc:
             log.warning("refinement done without the model: %s", exc)
             plain = apply_refinement(task, output, feedback, [prompts.step_view(s) for s in steps])

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.brain import LLMBrain
+from agent.facts import LEFT_OUT, facts_of, has, has_table
 from agent.models import Step
 from agent.offline import render_summary
 from agent.ports import ChatModel
@@ -35,17 +36,7 @@ CASES = DATA / "refines.jsonl"
 TOOLS = load_tools(["demo.tools"])
 SHAPES = (None, "table", "bullets")
 
-_NUMBER = re.compile(r"(?<![\w.:])v?\d+(?:[.:]\d+)*(?![\w:]|\.\d)")
-"""A number as a fact: ``1204``, ``4.7``, ``v2.14``, ``14:02:11``; not the digits of ``p99`` or ``7f9``."""
-_TABLE = re.compile(r"^(?=[^\n]*\|)[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.MULTILINE)
-"""The line under a pipe table's header: ``| --- | --- |``."""
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S", re.MULTILINE)
-_LEFT_OUT = re.compile(
-    r"left out|leav(?:e|ing) out|omit|not shown|not included|not listed|excluded|skipped|dropped|"
-    r"for the full|full (?:result|output|log)|only the errors|"
-    r"省略|略去|未列出|未显示|未包含|没有列出|不含|只列出|仅列出|完整",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -62,8 +53,7 @@ class Case:
     @property
     def facts(self) -> list[str]:
         """The numbers of the steps' results and errors, and the errors the case names, each once."""
-        text = "\n".join(f"{s.result or ''}\n{s.error or ''}" for s in self.steps)
-        return list(dict.fromkeys([*_NUMBER.findall(text), *self.errors]))
+        return facts_of(self.steps, self.errors)
 
 
 def load_cases(path: Path = CASES) -> list[Case]:
@@ -90,20 +80,14 @@ def shown(case: Case) -> str:
     return render_summary(case.task, [step_view(s) for s in case.steps], [])
 
 
-def _has(text: str, fact: str) -> bool:
-    if _NUMBER.fullmatch(fact):
-        return re.search(rf"(?<![\w.:]){re.escape(fact)}(?![\w:]|\.\d)", text) is not None
-    return fact.lower() in text.lower()
-
-
 def problems(case: Case, refined: str) -> list[str]:
     """Why a reworked result breaks the rule; empty when it keeps it."""
     found = []
-    missing = [f for f in case.facts if not _has(refined, f)]
-    if missing and not (case.less and _LEFT_OUT.search(refined)):
+    missing = [f for f in case.facts if not has(refined, f)]
+    if missing and not (case.less and LEFT_OUT.search(refined)):
         why = "asked for less but says nothing was left out" if case.less else "dropped"
         found.append(f"{why}: {', '.join(missing)}")
-    if case.shape == "table" and not _TABLE.search(refined):
+    if case.shape == "table" and not has_table(refined):
         found.append("no table")
     if case.shape == "bullets" and len(_BULLET.findall(refined)) < 2:
         found.append("no list")

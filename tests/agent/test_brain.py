@@ -351,13 +351,57 @@ async def test_summarize_falls_back_to_plain_text_with_every_result(answers: tup
     assert "Written without the model" in text
 
 
+TABLE = "| step | result |\n| --- | --- |\n| restart | restarted api |"
+
+
 async def test_refine_returns_the_model_text() -> None:
-    model = ScriptedModel('{"text": "| step | result |"}')
+    model = ScriptedModel(json.dumps({"text": TABLE}))
 
     text = await LLMBrain(model).refine("restart api", "Restarted api.", "as a table", DONE)
 
-    assert text == "| step | result |"
+    assert text == TABLE
     assert model.requests[0].context["output"] == "Restarted api."
+
+
+COUNTED = [
+    Step(number=1, tool="read_logs", params={"service": "api"}, status="done", result="1204 errors, p99 4.7 s"),
+    Step(number=2, tool="restart", params={"service": "api"}, status="failed", error="exit 137 at 14:02:11"),
+]
+
+
+async def test_refine_that_drops_a_number_is_sent_back_naming_it() -> None:
+    kept = "Logs: 1204 errors (p99 4.7 s). The restart failed: exit 137 at 14:02:11."
+    model = ScriptedModel('{"text": "Logs had errors; the restart failed."}', json.dumps({"text": kept}))
+
+    text = await LLMBrain(model).refine("look then restart api", "…", "make it prose", COUNTED)
+
+    assert text == kept
+    repair = json.dumps(model.requests[1].context, ensure_ascii=False)
+    assert "1204" in repair and "14:02:11" in repair
+
+
+async def test_refine_that_keeps_dropping_numbers_falls_back_to_the_offline_rework() -> None:
+    model = ScriptedModel('{"text": "All fine."}', '{"text": "Still fine."}')
+
+    text = await LLMBrain(model).refine("look then restart api", "…", "make it prose", COUNTED)
+
+    for fact in ("1204", "4.7", "137", "14:02:11"):
+        assert fact in text
+    assert "Reworked without the model" in text
+
+
+async def test_refine_shorter_may_leave_numbers_out_when_it_says_so() -> None:
+    short = "The restart failed (exit details left out; see the full result above)."
+    model = ScriptedModel(json.dumps({"text": short}))
+
+    assert await LLMBrain(model).refine("look then restart api", "…", "make it shorter", COUNTED) == short
+
+
+async def test_refine_asked_for_a_table_without_one_is_sent_back() -> None:
+    model = ScriptedModel('{"text": "restart: restarted api"}', json.dumps({"text": TABLE}))
+
+    assert await LLMBrain(model).refine("restart api", "…", "用表格展示", DONE) == TABLE
+    assert len(model.requests) == 2
 
 
 async def test_refine_failure_keeps_the_result_and_applies_the_feedback_plainly() -> None:
