@@ -112,6 +112,20 @@ class CountingModel:
         finally:
             self.seconds.append(time.perf_counter() - started)
 
+    @property
+    def offline(self) -> bool:
+        return self.name == "offline"
+
+    @property
+    def model_calls(self) -> int:
+        """Calls to a real model (the offline model is not one)."""
+        return 0 if self.offline else self.calls
+
+    @property
+    def per_call(self) -> float:
+        """Mean seconds per call (0 before any)."""
+        return sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
+
 
 def load_items(path: Path = ITEMS) -> list[Item]:
     items = []
@@ -221,8 +235,7 @@ def report(outcomes: list[Outcome], counting: CountingModel, *, offline: bool) -
     lines.append(_ratio("corrections as approval", len(as_approval), len(corrections)))
     lines.append(_ratio("asked first (clear)", len(asked), len(clear)))
     lines.append(_ratio("value named in the fix", len(named), len(valued)))
-    calls = 0 if offline else counting.calls
-    per_call = sum(counting.seconds) / len(counting.seconds) if counting.seconds else 0.0
+    calls, per_call = counting.model_calls, counting.per_call
     lines.append(
         f"model calls per reply    {calls / max(1, len(outcomes)):.2f}" + ("  (offline reader)" if offline else "")
     )

@@ -110,9 +110,7 @@ async def run_refines(model: ChatModel, cases: list[Case] | None = None) -> list
             f"  {verdict} #{case.id:<3} {case.lang} {case.request}{fallback}"
             + (f": {'; '.join(wrong)}" if wrong else "")
         )
-    offline = model.name == "offline"
-    per_call = sum(counting.seconds) / len(counting.seconds) if counting.seconds else 0.0
-    calls = 0 if offline else counting.calls
+    offline, calls, per_call = counting.offline, counting.model_calls, counting.per_call
     return [
         f"refines: {counting.name}, {len(cases)} results reworked",
         f"facts and shape kept     {right:>4}/{len(cases):<4} {100 * right / max(1, len(cases)):5.1f} %",

@@ -85,9 +85,7 @@ async def run_replans(model: ChatModel, cases: list[Case] | None = None) -> list
         else:
             got = ", ".join(f"{s.tool} {json.dumps(s.params, ensure_ascii=False)}" for s in plan)
             wrong.append(f"  #{case.id:<3} {case.task} / {' / '.join(case.feedback)} -> {got}")
-    offline = model.name == "offline"
-    per_call = sum(counting.seconds) / len(counting.seconds) if counting.seconds else 0.0
-    calls = 0 if offline else counting.calls
+    offline, calls, per_call = counting.offline, counting.model_calls, counting.per_call
     return [
         f"replans: {counting.name}, {len(cases)} multi-part tasks, {plans} plans",
         f"task kept after replans  {right:>4}/{len(cases):<4} {100 * right / max(1, len(cases)):5.1f} %",
