@@ -154,7 +154,9 @@ class RunsStore(Protocol):
         """Persist one transition read at ``version``; returns the new version.
         ``answered`` is (review id, by, at, answer); ``lease`` (owner, until) or None to clear it.
         ``durable=False``: committed and seen by all like any other, but the call need not wait for
-        the disk; the next durable write (by anyone, to the database) takes it to disk with it."""
+        the disk; the next durable write (by anyone, to the database) takes it to disk with it. Its
+        ``outbox`` messages are kept back (held, yet written) until the run's next durable commit,
+        which gives them out before its own, a card update last; or :meth:`release_outgoing`."""
         ...
 
     async def load(self, run_id: str) -> Loaded:
@@ -275,6 +277,11 @@ class OutboxStore(Protocol):
     async def fail_delivery(self, delivery_id: int, attempts: int, error: str) -> None: ...
 
     async def add_outgoing(self, run_id: str, channel: str, messages: Sequence[Outgoing], at: float) -> None: ...
+
+    async def release_outgoing(self, run_id: str) -> None:
+        """Give out the messages of a run's commits that did not wait for the disk (``durable=False``), in
+        a durable write of its own: what the run's next durable commit would otherwise do."""
+        ...
 
     async def busy_deliveries(self, channel: str, now: float) -> int:
         """How many rows wait to be sent and are due by ``now`` (rows being sent are not counted)."""

@@ -237,6 +237,9 @@ class AsyncStore:
     async def add_outgoing(self, run_id: str, channel: str, messages: Sequence[Outgoing], at: float) -> None:
         await self._call(self.outbox.add, run_id, channel, messages, at)
 
+    async def release_outgoing(self, run_id: str) -> None:
+        await self._call(self.outbox.release, run_id)
+
     async def busy_deliveries(self, channel: str, now: float) -> int:
         return await self._call(self.outbox.busy, channel, now)
 

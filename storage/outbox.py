@@ -1,5 +1,10 @@
 """The outbox on SQLite: messages written with the transition that caused them, then delivered.
 
+A transition committed without waiting for the disk writes its messages ``held``: nobody may be
+told of it before it is on disk, yet a crash must not lose them. The run's next durable commit
+(or :func:`release` in a durable write of its own) makes them ``pending``; held card updates
+give way to one drawn last, as the run is then.
+
 A row is ``pending`` until a delivery worker claims it (``sending``), then ``sent``, or
 back to ``pending`` with a later ``next_at`` when the channel failed, or ``failed`` once
 it kept failing. A ``sending`` row whose worker died is claimed again after its lease,
@@ -28,15 +33,38 @@ def _delivery(row: Sequence[Any]) -> Delivery:
     return Delivery.model_validate(data)
 
 
-def insert(db: Database, run_id: str, channel: str, messages: Iterable[Outgoing], at: float) -> None:
-    """Write outgoing messages (inside the caller's transaction), due at once; a card update joins one
-    already waiting. ``at`` is the transition's time (which a test's clock may have moved)."""
+def insert(
+    db: Database, run_id: str, channel: str, messages: Iterable[Outgoing], at: float, *, held: bool = False
+) -> None:
+    """Write outgoing messages (inside the caller's transaction), due at once (or ``held``); a card update
+    joins one already waiting. ``at`` is the transition's time (which a test's clock may have moved)."""
+    status = "held" if held else "pending"
     for message in messages:
-        verb = "INSERT OR IGNORE" if message.kind == "card" else "INSERT"
+        verb = "INSERT OR IGNORE" if message.kind == "card" and not held else "INSERT"
         db.execute(
-            f"{verb} INTO outbox (run_id, channel, kind, message, created_at, next_at) VALUES (?, ?, ?, ?, ?, 0)",
-            [run_id, channel, message.kind, message.model_dump_json(exclude_defaults=True), at],
+            f"{verb} INTO outbox (run_id, channel, kind, message, status, created_at, next_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, 0)",
+            [run_id, channel, message.kind, message.model_dump_json(exclude_defaults=True), status, at],
         )
+
+
+def release(db: Database, run_id: str, *, card_follows: bool = False) -> bool:
+    """Make a run's held messages pending (inside the caller's durable transaction). A held card update
+    is dropped when ``card_follows`` (the caller writes one after the rest) or one is already waiting;
+    returns whether one was dropped because of ``card_follows``."""
+    if card_follows:
+        held_card = "DELETE FROM outbox WHERE run_id = ? AND status = 'held' AND kind = 'card'"
+        dropped = db.execute(held_card, [run_id]).rowcount > 0
+    else:
+        db.execute(
+            "DELETE FROM outbox WHERE run_id = ? AND status = 'held' AND kind = 'card' AND EXISTS"
+            " (SELECT 1 FROM outbox AS waiting WHERE waiting.run_id = ? AND waiting.kind = 'card'"
+            " AND waiting.status = 'pending')",
+            [run_id, run_id],
+        )
+        dropped = False
+    db.execute("UPDATE outbox SET status = 'pending' WHERE run_id = ? AND status = 'held'", [run_id])
+    return dropped
 
 
 class OutboxStore:
@@ -48,6 +76,10 @@ class OutboxStore:
     def add(self, run_id: str, channel: str, messages: Sequence[Outgoing], at: float) -> None:
         with self.db.atomic():
             insert(self.db, run_id, channel, messages, at)
+
+    def release(self, run_id: str) -> None:
+        with self.db.atomic():
+            release(self.db, run_id)
 
     def due(self, channel: str, now: float, lease: float, limit: int = 100) -> list[Delivery]:
         """Rows to deliver now, oldest first: pending ones that are due, and claims whose worker died."""

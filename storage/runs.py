@@ -26,6 +26,7 @@ from agent.models import (
     Lesson,
     Loaded,
     Outbound,
+    Outgoing,
     PostedMessage,
     Review,
     ReviewRecord,
@@ -121,23 +122,34 @@ class RunStore:
         """Persist one transition. ``answered`` is (review_id, by, at, answer); ``closed`` a
         review that became moot; ``reschedule``: the pending review's deadline changed.
         ``durable=False``: the commit does not wait for fsync (``synchronous=NORMAL`` in WAL mode);
-        the WAL is append-only, so the next FULL commit's fsync takes it to disk too.
+        the WAL is append-only, so the next FULL commit's fsync takes it to disk too. Its messages
+        are written held, and the run's next durable commit gives them out (:func:`storage.outbox.release`).
 
         Raises ConcurrentUpdate when the run moved on since ``version`` was read,
         StaleDecision when the answered review is no longer pending. Either way
         nothing is written.
         """
-        if durable:
-            return self._commit(
-                state, version, events, opened, answered, closed, reschedule, rules, lessons, suspended, outbox, lease
-            )
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        if not durable:
+            self.db.execute("PRAGMA synchronous=NORMAL")
         try:
             return self._commit(
-                state, version, events, opened, answered, closed, reschedule, rules, lessons, suspended, outbox, lease
+                state,
+                version,
+                events,
+                opened,
+                answered,
+                closed,
+                reschedule,
+                rules,
+                lessons,
+                suspended,
+                outbox,
+                lease,
+                durable=durable,
             )
         finally:
-            self.db.execute("PRAGMA synchronous=FULL")
+            if not durable:
+                self.db.execute("PRAGMA synchronous=FULL")
 
     def _commit(
         self,
@@ -153,6 +165,8 @@ class RunStore:
         suspended: Sequence[RuleSuspension],
         outbox: Outbound | None,
         lease: LeaseClaim | None,
+        *,
+        durable: bool = True,
     ) -> int:
         with self.db.atomic():
             if answered is not None:
@@ -188,8 +202,13 @@ class RunStore:
                 lesson_rows.add(self.db, lesson)
             for suspension in suspended:
                 self.suspend_rule(suspension)
+            # What commits that did not wait for the disk held back goes out with this one.
+            redraw = outbox_rows.release(self.db, state.id, card_follows=outbox is not None) if durable else False
             if outbox is not None:
-                outbox_rows.insert(self.db, state.id, outbox[0], outbox[1], state.updated_at)
+                channel, messages = outbox
+                if redraw and all(m.kind != "card" for m in messages):
+                    messages = [*messages, Outgoing(kind="card")]
+                outbox_rows.insert(self.db, state.id, channel, messages, state.updated_at, held=not durable)
             if reschedule and state.pending is not None:
                 self.db.execute(
                     "UPDATE reviews SET deadline = ?, remind_at = ? WHERE id = ?",

@@ -32,7 +32,6 @@ from agent.models import (
     Lesson,
     MatchRule,
     Outbound,
-    Outgoing,
     Policy,
     Reschedule,
     Review,
@@ -65,11 +64,13 @@ def _new_id() -> str:
 
 @dataclass
 class Held:
-    """What transitions committed without waiting for the disk still owe the world: their messages
-    and their observers' news, given out with the next durable commit (or :meth:`Engine._release`)."""
+    """Observers' news of transitions committed without waiting for the disk, given out with the run's
+    next durable commit (or by :meth:`Engine._release`). Their messages are in the outbox already,
+    held back there (see :meth:`agent.ports.Store.commit`), so a crash loses none of them."""
 
-    messages: list[Outgoing] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
+    lazy: bool = False
+    """Whether a commit of this drive did not wait for the disk (its messages wait in the outbox)."""
 
 
 class Engine:
@@ -121,7 +122,7 @@ class Engine:
         try:
             return await self._drive_held(state, version, effects, held)
         finally:
-            if held.messages or held.changes:
+            if held.lazy or held.changes:
                 await self._release(state, held)
 
     async def _drive_held(self, state: RunState, version: int, effects: list[Effect], held: Held) -> RunState:
@@ -211,8 +212,7 @@ class Engine:
         channel = delivery_channel(new)
         messages = outgoing_for(before, event, effects)
         lazy = held is not None and self._replayable(new, effects)
-        owed = _cards_last(held.messages + messages) if held is not None and held.messages else messages
-        outbox = Outbound(channel, owed) if channel is not None and not lazy else None
+        outbox = Outbound(channel, messages) if channel is not None and (messages or not lazy) else None
         version = await self.store.commit(
             new, version, audit, **writes, outbox=outbox, lease=self._lease(new), durable=not lazy
         )
@@ -228,11 +228,11 @@ class Engine:
         change = Change(new, effects, event, actor, writes["answered"][0] if writes["answered"] else None)
         if lazy:
             assert held is not None
-            held.messages += messages
+            held.lazy = True
             held.changes.append(change)
             return new, version, effects
         if held is not None:
-            told, held.messages, held.changes = held.changes, [], []
+            told, held.changes, held.lazy = held.changes, [], False
             for past in told:
                 await self._notify(past)
         await self._notify(change)
@@ -266,11 +266,10 @@ class Engine:
     async def _release(self, state: RunState, held: Held) -> None:
         """Give out what lazy commits held back when no durable commit of ours followed: the messages
         in a durable write of their own (which takes the earlier commits to disk), then the news.
-        (When the run moved on in another commit, that commit, durable and later, took ours with it.)"""
-        channel = delivery_channel(state)
-        messages, held.messages = _cards_last(held.messages), []
-        if channel is not None and messages:
-            await self.store.add_outgoing(state.id, channel, messages, self.clock())
+        (When the run moved on in another commit, that commit, durable and later, gave them out.)"""
+        if held.lazy:
+            held.lazy = False
+            await self.store.release_outgoing(state.id)
         told, held.changes = held.changes, []
         for change in told:
             await self._notify(change)
@@ -318,12 +317,6 @@ class Engine:
                     change.state.id,
                     extra=ctx(run=change.state.id),
                 )
-
-
-def _cards_last(messages: list[Outgoing]) -> list[Outgoing]:
-    """Messages of several transitions in one write: the run's card is drawn once, last, from the run as it is."""
-    rest = [m for m in messages if m.kind != "card"]
-    return rest + [Outgoing(kind="card")] if len(rest) < len(messages) else rest
 
 
 class _Writes(TypedDict):

@@ -1,8 +1,8 @@
 """The outbox on PostgreSQL: messages written with the transition that caused them, then delivered.
 
-The same life as on SQLite (``pending`` → ``sending`` → ``sent``, back to ``pending``
-with a later ``next_at``, or ``failed``). A claim is one statement that locks the row
-with ``FOR UPDATE SKIP LOCKED``: of replicas claiming one row together, one takes it
+The same life as on SQLite (``held`` until the run's next durable commit, ``pending`` →
+``sending`` → ``sent``, back to ``pending`` with a later ``next_at``, or ``failed``). A claim
+is one statement that locks the row with ``FOR UPDATE SKIP LOCKED``: of replicas claiming one row together, one takes it
 and the others are told at once that they did not, without waiting on each other.
 """
 
@@ -21,17 +21,50 @@ _COLUMNS = ", ".join(rows.DELIVERY_COLUMNS)
 
 
 async def insert(
-    conn: AsyncConnection[Any], run_id: str, channel: str, messages: Iterable[Outgoing], at: float
+    conn: AsyncConnection[Any],
+    run_id: str,
+    channel: str,
+    messages: Iterable[Outgoing],
+    at: float,
+    *,
+    held: bool = False,
 ) -> None:
-    """Write outgoing messages (inside the caller's transaction), due at once; a card update joins one
-    already waiting (the partial unique index ``outbox_card``)."""
+    """Write outgoing messages (inside the caller's transaction), due at once (or ``held``: see
+    :mod:`storage.outbox`); a card update joins one already waiting (the partial unique index ``outbox_card``)."""
+    status = "held" if held else "pending"
     for message in messages:
-        conflict = " ON CONFLICT DO NOTHING" if message.kind == "card" else ""
+        conflict = " ON CONFLICT DO NOTHING" if message.kind == "card" and not held else ""
         await conn.execute(
-            "INSERT INTO outbox (run_id, channel, kind, message, created_at, next_at)"
-            f" VALUES (%s, %s, %s, %s, %s, 0){conflict}",
-            [run_id, channel, message.kind, message.model_dump_json(exclude_defaults=True), at],
+            "INSERT INTO outbox (run_id, channel, kind, message, status, created_at, next_at)"
+            f" VALUES (%s, %s, %s, %s, %s, %s, 0){conflict}",
+            [run_id, channel, message.kind, message.model_dump_json(exclude_defaults=True), status, at],
         )
+
+
+async def release(conn: AsyncConnection[Any], run_id: str, *, card_follows: bool = False) -> None:
+    """Make a run's held messages pending (inside the caller's durable transaction). With
+    ``card_follows`` held card updates stay for :func:`redraw` (after the caller's own messages);
+    without, one is dropped when a card update is already waiting."""
+    if not card_follows:
+        await conn.execute(
+            "DELETE FROM outbox WHERE run_id = %s AND status = 'held' AND kind = 'card' AND EXISTS"
+            " (SELECT 1 FROM outbox AS waiting WHERE waiting.run_id = %s AND waiting.kind = 'card'"
+            " AND waiting.status = 'pending')",
+            [run_id, run_id],
+        )
+    only = " AND kind <> 'card'" if card_follows else ""
+    await conn.execute(f"UPDATE outbox SET status = 'pending' WHERE run_id = %s AND status = 'held'{only}", [run_id])
+
+
+async def redraw(conn: AsyncConnection[Any], run_id: str, channel: str, at: float) -> None:
+    """After a durable commit's own messages: one card update, drawn last, for the held ones."""
+    await conn.execute(
+        "INSERT INTO outbox (run_id, channel, kind, message, created_at, next_at) SELECT %s, %s, 'card', %s, %s, 0"
+        " WHERE EXISTS (SELECT 1 FROM outbox WHERE run_id = %s AND status = 'held' AND kind = 'card')"
+        " ON CONFLICT DO NOTHING",
+        [run_id, channel, Outgoing(kind="card").model_dump_json(exclude_defaults=True), at, run_id],
+    )
+    await conn.execute("DELETE FROM outbox WHERE run_id = %s AND status = 'held' AND kind = 'card'", [run_id])
 
 
 class Outbox(PoolUser):
@@ -40,6 +73,10 @@ class Outbox(PoolUser):
     async def add_outgoing(self, run_id: str, channel: str, messages: Sequence[Outgoing], at: float) -> None:
         async with self.pool.connection() as conn, conn.transaction():
             await insert(conn, run_id, channel, messages, at)
+
+    async def release_outgoing(self, run_id: str) -> None:
+        async with self.pool.connection() as conn, conn.transaction():
+            await release(conn, run_id)
 
     async def due_deliveries(self, channel: str, now: float, lease: float, limit: int = 100) -> list[Delivery]:
         async with self.pool.connection() as conn:

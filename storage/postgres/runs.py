@@ -144,8 +144,12 @@ class Runs(PoolUser):
                 await add_lesson(conn, lesson)
             for suspension in suspended:
                 await _suspend_rule(conn, suspension)
+            if durable:  # what commits that did not wait for the disk held back goes out with this one
+                await outbox_rows.release(conn, state.id, card_follows=outbox is not None)
             if outbox is not None:
-                await outbox_rows.insert(conn, state.id, outbox[0], outbox[1], state.updated_at)
+                await outbox_rows.insert(conn, state.id, outbox[0], outbox[1], state.updated_at, held=not durable)
+                if durable:
+                    await outbox_rows.redraw(conn, state.id, outbox[0], state.updated_at)
             if reschedule and state.pending is not None:
                 await conn.execute(
                     "UPDATE reviews SET deadline = %s, remind_at = %s WHERE id = %s",

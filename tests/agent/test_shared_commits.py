@@ -135,13 +135,18 @@ async def paused_at_plan(store: RecordingStore, *, lazy: bool = True) -> tuple[R
 
 async def test_resume_through_read_steps_to_a_gate_makes_one_durable_commit(store: RecordingStore) -> None:
     runtime, state = await paused_at_plan(store)
+    for row in await store.due_deliveries("slack", 1e12, 60):  # the plan review and its card went out
+        assert (await store.claim_delivery_row(row.id, 0.0, 60)).claimed
+        await store.delivered(row.id, 0.0)
     state = await runtime.decide(state.id, Approve(), "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"
     commits = LOG.commits()
     assert [c.durable for c in commits] == [False, False, True]
-    assert [c.messages for c in commits[:2]] == [[], []], "nothing goes out from a commit not on disk"
-    # the messages of all three transitions go out with the durable commit, the card once and last
-    assert commits[2].messages == ["decided", "review", "card"]
+    # the commits not on disk write their messages held (a crash loses none); the durable one gives
+    # them out before its own, the card once and last
+    assert [c.messages for c in commits] == [["decided", "card"], ["card"], ["review", "card"]]
+    due = await store.due_deliveries("slack", 1e12, 60)
+    assert [d.message.kind for d in due if d.run_id == state.id] == ["decided", "review", "card"]
     told = [e for e in LOG.entries if isinstance(e, str) and e.startswith("told")]
     assert told == ["told decided", "told step_finished", "told step_finished"]
     assert LOG.entries.index("told decided") > LOG.entries.index(commits[2]), "nobody is told before the disk has it"

@@ -30,6 +30,13 @@ class Env:
     def cards(self) -> list[Message]:
         return [m for m in self.ws.state.history(OPS) if m.bot_id and not m.is_reply]
 
+    async def start(self, task: str, user: str = "alice") -> Message:
+        """``/tandem task`` as ``user``; the new run's card (the command is answered before its run starts)."""
+        count = len(self.cards())
+        await self.ws.slash_command(user, OPS, task)
+        await self.wait(lambda: len(self.cards()) > count)
+        return self.cards()[count]
+
     def thread(self, card: Message) -> list[Message]:
         return [m for m in self.ws.state.thread(OPS, card.ts) if m.ts != card.ts]
 
@@ -139,9 +146,7 @@ def policy_file(tmp_path: Path, text: str) -> str:
 
 async def gate_of(env: Env, task: str, user: str = "alice", approver: str | None = None) -> tuple[Message, Message]:
     """Start ``task`` as ``user`` and approve (as ``approver``, default ``user``) up to its first risky-step gate."""
-    await env.ws.slash_command(user, OPS, task)
-    await env.wait(env.cards)
-    card = env.cards()[-1]
+    card = await env.start(task, user)
     review = await env.next_review(card)
     while "needs approval" not in text_of(review):
         await env.click(approver or user, review, ids.APPROVE)

@@ -76,9 +76,7 @@ async def ruled(env: Env) -> tuple[Message, Message, Rule]:
     """A run whose restart a standing rule let run, at the review of that step's outcome."""
     rule = Rule(id="rule0001", channel=OPS, tool="restart_service", created_by="U0BOB", created_at=0.0)
     await env.bot.deps.store.add_rule(rule)
-    await env.ws.slash_command("alice", OPS, TASK)
-    await env.wait(env.cards)
-    card = env.cards()[-1]
+    card = await env.start(TASK)
     review = await env.next_review(card)
     while "Restarted" not in text_of(review):
         assert "needs approval" not in text_of(review), "the rule should have answered the gate"

@@ -24,9 +24,7 @@ TASK = "restart payments and check errors after"
 
 async def _pending(env: Env) -> tuple[Message, Message]:
     """A run paused at its plan review: the card and the review."""
-    await env.ws.slash_command("alice", OPS, TASK)
-    await env.wait(env.cards)
-    card = env.cards()[-1]
+    card = await env.start(TASK)
     plan = await env.next_review(card)
     await env.idle()
     return card, plan

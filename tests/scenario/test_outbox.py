@@ -32,9 +32,7 @@ def posts_of(ws: Workspace, review_id: str) -> int:
 
 
 async def start(env: Env) -> tuple[Message, Message]:
-    await env.ws.slash_command("alice", OPS, TASK)
-    await env.wait(env.cards)
-    card = env.cards()[-1]
+    card = await env.start(TASK)
     return card, await env.next_review(card)
 
 
@@ -163,3 +161,48 @@ async def test_bot_killed_between_commit_and_post_posts_the_review_once_after_re
 
 async def test_bot_killed_after_slack_took_the_post_does_not_post_it_again(tmp_path: Path) -> None:
     await _killed_mid_post(tmp_path, after_applying=True)
+
+
+async def test_bot_killed_during_a_read_step_after_an_approval_still_tells_the_decision(tmp_path: Path) -> None:
+    """The approval commits without waiting for the disk (only a read step follows), so its "approved" line
+    is held back, written with it. Killed while that step runs, the bot has told nobody; after a restart the
+    line goes out with the run's next durable commit, once."""
+    db, folder = tmp_path / "tandem.db", tmp_path / "tools"
+    folder.mkdir()
+    more = {
+        **LEASE,
+        "TANDEM_TOOLS": "tests.cli.held_tools",
+        "HELD_TOOLS_DIR": str(folder),
+        "TANDEM_STEP_LEASE": "1",
+        "TANDEM_SCHEDULER_INTERVAL": "0.5",
+    }
+    async with run_workspace() as ws:
+        async with bot_process(ws, db, **more) as first:
+            await ws.slash_command("alice", OPS, "inspect cluster blue then upgrade cluster blue")
+            await ws.wait_until(lambda s: bool(s.history(OPS)), within=20)
+            card = ws.state.history(OPS)[0]
+
+            def live(s: WorkspaceState) -> list[Message]:
+                return [m for m in s.thread(OPS, card.ts) if "tandem.approve" in str(m.blocks)]
+
+            await ws.wait_until(lambda s: bool(live(s)), within=20)
+            plan = live(ws.state)[-1]
+            (folder / "gate").touch()  # the read step stops before it has any effect
+            await ws.click("alice", OPS, plan.ts, ids.APPROVE, button_value(plan, ids.APPROVE))
+            await ws.wait_until(lambda _s: (folder / "waiting-inspect_cluster").exists(), within=20)
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        assert live(ws.state) == [plan], "nobody was told of the approval before it was on disk"
+        (folder / "gate").unlink()
+        async with bot_process(ws, db, **more):
+
+            def gates() -> list[Message]:
+                return [m for m in ws.state.thread(OPS, card.ts) if "needs approval" in text_of(m)]
+
+            await ws.wait_until(lambda _s: bool(gates()), within=30)
+            await ws.wait_until(lambda s: "tandem.approve" not in str(s.message(OPS, plan.ts).blocks), within=20)
+            marked = ws.state.message(OPS, plan.ts)
+            assert "alice" in text_of(marked).lower() or "U0ALICE" in text_of(marked), text_of(marked)
+            edits = [c for c in ws.state.calls_to("chat.update") if c.ok and c.params.get("ts") == plan.ts]
+            assert len(edits) == 1, "the decision was told once"
+        assert (folder / "calls.log").read_text().split() == ["inspect_cluster"], "the read step ran once"

@@ -12,9 +12,7 @@ from workspace.web import typed_text
 
 
 async def _start(env: Env, task: str) -> tuple[Message, Message]:
-    await env.ws.slash_command("alice", OPS, task)
-    await env.wait(env.cards)
-    card = env.cards()[-1]
+    card = await env.start(task)
     return card, await env.next_review(card)
 
 

@@ -14,9 +14,7 @@ from workspace.models import Message
 
 
 async def _start(env: Env, task: str = "restart payments and check errors after") -> tuple[Message, Message]:
-    await env.ws.slash_command("alice", OPS, task)
-    await env.wait(env.cards)
-    card = env.cards()[-1]
+    card = await env.start(task)
     return card, await env.next_review(card)
 
 

@@ -14,6 +14,7 @@ from agent.models import (
     Answered,
     AuditEvent,
     Claim,
+    Delivery,
     DueReview,
     GateDecision,
     Lease,
@@ -414,6 +415,45 @@ async def test_outbox_with_one_pending_card_coalesces_the_next(store: Store) -> 
     await store.commit(run(updated_at=T0 + 1), 1, [], outbox=(SLACK, [Outgoing(kind="card"), Outgoing(kind="card")]))
     await store.add_outgoing("r1", SLACK, [Outgoing(kind="card")], T0 + 2)
     assert [r.message.kind for r in await store.due_deliveries(SLACK, T0 + 2, 60)] == ["card"]
+
+
+def texts(rows: list[Delivery]) -> list[str]:
+    return [r.message.text or r.message.kind for r in rows]
+
+
+async def test_messages_of_a_commit_not_waiting_for_disk_are_held_until_the_runs_next_durable_commit(
+    store: Store,
+) -> None:
+    version = await paused(store)
+    held = (SLACK, [Outgoing(kind="notify", text="decided"), Outgoing(kind="card")])
+    version = await store.commit(run(phase="executing", updated_at=T0 + 1), version, [], outbox=held, durable=False)
+    assert await store.due_deliveries(SLACK, T0 + 10, 60) == [], "nobody is told before it is on disk"
+    assert await store.busy_deliveries(SLACK, T0 + 10) == 0
+    await store.create(run("r2"), [], outbox=(SLACK, [Outgoing(kind="notify", text="other")]))
+    assert texts(await store.due_deliveries(SLACK, T0 + 10, 60)) == ["other"]
+    own = (SLACK, [Outgoing(kind="notify", text="step 2"), Outgoing(kind="review", text="gate")])
+    await store.commit(run(phase="awaiting_review", updated_at=T0 + 2), version, [], outbox=own)
+    due = [r for r in await store.due_deliveries(SLACK, T0 + 10, 60) if r.run_id == "r1"]
+    assert texts(due) == ["decided", "step 2", "gate", "card"], "held first, the card drawn once, last"
+
+
+async def test_held_messages_go_out_with_a_durable_commit_that_has_none_of_its_own(store: Store) -> None:
+    version = await paused(store)
+    held = (SLACK, [Outgoing(kind="notify", text="decided")])
+    version = await store.commit(run(phase="executing", updated_at=T0 + 1), version, [], outbox=held, durable=False)
+    await store.commit(run(phase="done", updated_at=T0 + 2), version, [])
+    assert texts(await store.due_deliveries(SLACK, T0 + 10, 60)) == ["decided"]
+
+
+async def test_release_outgoing_gives_out_held_messages_and_keeps_one_waiting_card(store: Store) -> None:
+    version = await store.create(run(), [], outbox=(SLACK, [Outgoing(kind="card")]))
+    held = (SLACK, [Outgoing(kind="notify", text="decided"), Outgoing(kind="card")])
+    await store.commit(run(updated_at=T0 + 1), version, [], outbox=held, durable=False)
+    assert texts(await store.due_deliveries(SLACK, T0 + 10, 60)) == ["card"]
+    await store.release_outgoing("r1")
+    assert texts(await store.due_deliveries(SLACK, T0 + 10, 60)) == ["card", "decided"]
+    await store.release_outgoing("r1")  # nothing left to give out
+    assert texts(await store.due_deliveries(SLACK, T0 + 10, 60)) == ["card", "decided"]
 
 
 async def test_outbox_with_a_sent_card_queues_a_new_one(store: Store) -> None:
