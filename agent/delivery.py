@@ -18,7 +18,7 @@ from typing import Protocol
 from agent.logs import ctx
 from agent.models import Delivery, Outgoing
 from agent.ports import OutboxStore
-from agent.runtime.home import RuntimeLoop, at_home
+from agent.runtime.home import Acks, RuntimeLoop, at_home
 
 log = logging.getLogger("tandem.delivery")
 
@@ -68,6 +68,7 @@ class DeliveryWorker:
     escalate: bool = False  # tell the escalation channel about messages given up on
     retry_scale: float = 1.0  # multiplies the backoff (tests shorten it)
     home: RuntimeLoop | None = None  # the loop the worker runs on, when the runtime has its own
+    acks: Acks | None = None  # requests being answered now: each send waits for them first
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _loop: asyncio.AbstractEventLoop | None = None
     _sending: int = 0
@@ -120,6 +121,8 @@ class DeliveryWorker:
     async def _run_rows(self, rows: list[Delivery]) -> int:
         sent = 0
         for row in rows:
+            if self.acks is not None:
+                await self.acks.calm()
             sent += await self._one(row)
         return sent
 

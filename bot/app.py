@@ -49,6 +49,7 @@ def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> As
         client=client,
         signing_secret=settings.secret("signing_secret"),
         process_before_response=False,
+        acks=deps.acks,
     )
     register(app, deps)
     home_team: list[str] = []

@@ -10,6 +10,7 @@ from agent.config import PolicyConfig
 from agent.delivery import DeliveryWorker
 from agent.ports import Store
 from agent.runtime import Runtime
+from agent.runtime.home import Acks
 from agent.usecases import UseCases
 from bot.channel import SlackChannel
 from bot.directory import Directory
@@ -27,6 +28,8 @@ class Deps:
     links: dict[str, str] = field(default_factory=dict)
     """Permalinks of run threads (they never change), by run id."""
     clock: Callable[[], float] = time.time
+    acks: Acks = field(default_factory=Acks)
+    """The requests the HTTP server is answering now; background work yields to them."""
 
     @property
     def config(self) -> PolicyConfig:
@@ -41,6 +44,7 @@ class Deps:
         """Run slow work (database, model, tools) in the app's background, after the ack."""
 
         async def run() -> None:
+            await self.acks.calm()
             await work
 
         self.background.spawn(run(), name=name)

@@ -121,6 +121,7 @@ async def bot_services(
             delivery=core.delivery,
             background=background,
         )
+        runtime.acks = core.delivery.acks = deps.acks  # their work yields to requests being answered
         app = build_app(settings, deps, client)
         bot = Bot(app=app, deps=deps)
         if feishu is not None:

@@ -47,7 +47,7 @@ from agent.models import (
 from agent.policy import SafetyPolicy, rule_scope
 from agent.ports import Brain, Change, Observer, Store
 from agent.runtime.audit import audit_lines
-from agent.runtime.home import RuntimeLoop
+from agent.runtime.home import Acks, RuntimeLoop
 from agent.runtime.outbox import delivery_channel, outgoing_for
 from agent.runtime.work import ToolContext, Worker
 from agent.tools import ToolRegistry
@@ -94,6 +94,9 @@ class Engine:
         # The loop the runtime's work runs on when it has one of its own (a served bot): its entry
         # points, called from any loop, run there (see agent.runtime.home). None: the caller's loop.
         self.home: RuntimeLoop | None = None
+        # Requests a channel's server is answering now (a served bot): each piece of work waits for
+        # them first (see agent.runtime.home.Acks). None: nothing to yield to.
+        self.acks: Acks | None = None
         # Who works on a run holds its lease, renewed while the work runs: another process (or a
         # resume) treats the work as interrupted only once the lease has run out.
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
@@ -129,6 +132,8 @@ class Engine:
         queue = list(effects)
         while queue:
             effect = queue.pop(0)
+            if self.acks is not None:
+                await self.acks.calm()
             with bind(run=state.id), usage.counting() as used:
                 event = await self._perform_leased(state, effect)
             if event is None:

@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
-__all__ = ["RuntimeLoop", "at_home", "forwarded"]
+__all__ = ["Acks", "RuntimeLoop", "at_home", "forwarded"]
 
 log = logging.getLogger("tandem.runtime")
 
@@ -131,6 +131,66 @@ class RuntimeLoop:
                 raise
         else:
             await self.call(manager.__aexit__(None, None, None))
+
+
+PATIENCE = 1.0
+"""Seconds work that can wait yields to requests being answered, at most (then it goes ahead)."""
+
+
+class Acks:
+    """The requests a channel's server is answering right now, and work that waits for them.
+
+    One interpreter runs the server's loop and the runtime's, so while a run's next step, a
+    click's processing or a delivery holds the interpreter, an ack waits for it. Slack gives an ack
+    3 s and nothing else a deadline: work that can wait (:meth:`calm`) starts once no request is
+    open, or after ``patience`` seconds whichever comes first, so a burst of clicks is answered
+    first and worked through after. With requests one at a time, nothing waits more than a few
+    milliseconds. The server calls :meth:`opened` and :meth:`closed` on its own loop; :meth:`calm`
+    may be awaited on any loop.
+    """
+
+    def __init__(self, patience: float = PATIENCE) -> None:
+        self.patience = patience
+        self.open = 0
+        self.waited = 0
+        """How many times work waited (it found a request open)."""
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._lock = threading.Lock()
+
+    def opened(self) -> None:
+        self.open += 1
+
+    def closed(self) -> None:
+        self.open -= 1
+        if self.open == 0 and self._waiters:
+            with self._lock:
+                waiters, self._waiters = self._waiters, []
+            for loop, future in waiters:
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(_resolve, future)
+
+    async def calm(self) -> None:
+        """Return once no request is being answered, or after ``patience`` seconds."""
+        if not self.open:
+            return
+        self.waited += 1
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            self._waiters.append((loop, future))
+        if not self.open:  # the last one closed before we were listed
+            return
+        try:
+            async with asyncio.timeout(self.patience):
+                await future
+        except TimeoutError:
+            with self._lock:
+                self._waiters = [w for w in self._waiters if w[1] is not future]
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class _Homed(Protocol):

@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from agent.runtime.home import RuntimeLoop, at_home, forwarded
+from agent.runtime.home import Acks, RuntimeLoop, at_home, forwarded
+from tests.agent.test_tool_runs import eventually
 
 
 class Counter:
@@ -68,3 +69,42 @@ async def test_running_sets_the_switch_interval_and_restores_it() -> None:
     async with RuntimeLoop.running("home-test", switch_interval=0.001):
         assert sys.getswitchinterval() == pytest.approx(0.001)
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+async def test_calm_returns_at_once_when_no_request_is_open() -> None:
+    acks = Acks(patience=60)
+    await acks.calm()
+    assert acks.waited == 0
+
+
+async def test_calm_waits_for_the_last_open_request_to_close() -> None:
+    acks = Acks(patience=60)
+    acks.opened()
+    acks.opened()
+    waiting = asyncio.create_task(acks.calm())
+    await eventually(lambda: acks.waited == 1, "the work listed as waiting")
+    acks.closed()
+    later = asyncio.create_task(acks.calm())
+    await eventually(lambda: acks.waited == 2, "the later one waiting too (the loop went past the first close)")
+    assert not waiting.done(), "one request is still open"
+    acks.closed()
+    await asyncio.wait_for(later, 5)
+    await asyncio.wait_for(waiting, 5)
+
+
+async def test_calm_on_another_loop_is_woken_when_the_server_loop_closes_the_last_request() -> None:
+    acks = Acks(patience=60)
+    acks.opened()
+    async with RuntimeLoop.running("acks-test") as home:
+        future = home.submit(acks.calm())
+        await eventually(lambda: acks.waited == 1, "the work on the other loop listed as waiting")
+        assert not future.done()
+        acks.closed()
+        await asyncio.wait_for(asyncio.wrap_future(future), 5)
+
+
+async def test_calm_goes_ahead_after_its_patience_when_requests_never_stop() -> None:
+    acks = Acks(patience=0.05)
+    acks.opened()
+    await asyncio.wait_for(acks.calm(), 5)  # never closed: patience ends the wait
+    assert acks.waited == 1 and acks.open == 1
