@@ -84,8 +84,8 @@ def _row_facts(db: Database) -> dict[str, float]:
 class CountingStore(AsyncStore):
     """The product's SQLite store, counting run commits that wait for the disk and those that do not."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
+    def __init__(self, path: Path, *, inline: bool = True) -> None:
+        super().__init__(path, inline=inline)
         self.durable = 0
         self.lazy = 0
 
@@ -115,6 +115,7 @@ async def run_loop(
     extra_paused: int = 0,
     synchronous: Literal["FULL", "NORMAL", "OFF"] | None = None,
     every_commit_durable: bool = False,
+    db_thread: bool = False,
 ) -> LoopResult:
     """Run the workload on a fresh database in ``workdir``; raise BenchFailure if it misbehaves.
 
@@ -122,6 +123,8 @@ async def run_loop(
     cold-start measurement on a populated database). ``synchronous`` overrides what
     storage/db.py sets — a diagnostic (how much of a resume is fsync), never the figure.
     ``every_commit_durable``: every transition waits for the disk (as before commits were shared).
+    ``db_thread``: SQLite is called on a database thread of its own (the CLI's store) instead of on
+    the loop the runtime works on (how ``tandem serve`` opens it on its runtime loop).
     """
     if n < 1:
         raise ValueError("n must be at least 1")
@@ -133,7 +136,7 @@ async def run_loop(
     empty_bytes = await _empty_db_bytes(workdir / "empty.db")
 
     db_path = workdir / "loop.db"
-    store = CountingStore(db_path)
+    store = CountingStore(db_path, inline=not db_thread)
     async with store:
         if synchronous is not None:
             await store.run(lambda db: db.execute(f"PRAGMA synchronous={synchronous}"))
@@ -230,6 +233,7 @@ async def run_loop(
         durable_commits=durable,
         lazy_commits=lazy,
         every_commit_durable=every_commit_durable,
+        db_thread=db_thread,
     )
 
 
@@ -295,6 +299,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="every transition waits for the disk (no shared commit): what one durable commit per resume buys",
     )
+    parser.add_argument(
+        "--db-thread",
+        action="store_true",
+        help="call SQLite on a database thread (the CLI's store) instead of on the runtime's loop (tandem serve's)",
+    )
     parser.add_argument("--dir", type=Path, help="where the database goes (default: a new temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = parser.parse_args(argv)
@@ -315,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
                 extra_paused=extra,
                 synchronous=args.synchronous,
                 every_commit_durable=args.every_commit_durable,
+                db_thread=args.db_thread,
             )
         )
         baseline = python_baseline(repeats) if repeats else []

@@ -61,6 +61,12 @@ def report(
     print(f"             3 steps (check_status, read_logs, deploy[risk=deploy, last]); anchors {EXPECTED_ANCHORS}")
     print(f"  brain    : {BRAIN_LABELS[result.brain]}  ({result.brain_note})")
     print(f"  database : {result.db_path} on {_fs_type(result.db_path)}")
+    where = (
+        "on a database thread (--db-thread: the CLI's store)"
+        if result.db_thread
+        else ("on the runtime's loop, as tandem serve opens it (--db-thread: on a thread of its own)")
+    )
+    print(f"             called {where}")
     print(
         f"             PRAGMA journal_mode={result.journal_mode} synchronous={result.synchronous} ({sync_name})"
         f" page_size={result.page_size}"

@@ -58,6 +58,8 @@ class LoopResult:
     lazy_commits: int = 0
     """Commits of the resume phase that did not wait for the disk (a later durable one took them there)."""
     every_commit_durable: bool = False
+    db_thread: bool = False
+    """SQLite called on a database thread (the CLI's way) instead of on the runtime's loop (a served bot's)."""
 
 
 @dataclass

@@ -65,8 +65,9 @@ class _Core:
 
 @asynccontextmanager
 async def _core(settings: SlackSettings) -> AsyncIterator[_Core]:
-    """Entered on the runtime's loop: what it opens (the store, an HTTP session) belongs to that loop."""
-    async with aiohttp.ClientSession() as session, open_services(settings) as services:
+    """Entered on the runtime's loop: what it opens (the store, an HTTP session) belongs to that loop;
+    a SQLite store is called on that loop's thread (nothing else reaches it but through the loop)."""
+    async with aiohttp.ClientSession() as session, open_services(settings, inline=True) as services:
         config = services.runtime.config
         channel = SlackChannel(
             build_client(settings, session), services.store, card_interval=settings.card_update_interval, config=config

@@ -61,11 +61,12 @@ def database_exists(db: str) -> bool:
     return is_postgres_url(db) or Path(db).exists()
 
 
-async def connect_store(db: str) -> OpenStore:
+async def connect_store(db: str, *, inline: bool = False) -> OpenStore:
     """The run store ``TANDEM_DB`` names, opened: PostgreSQL for a ``postgresql://`` URL, else a SQLite file
-    (the one place that picks the backend)."""
+    (the one place that picks the backend). ``inline``: SQLite is called on the caller's own thread, which
+    owns the connection (see :class:`storage.facade.AsyncStore`; a runtime loop's store)."""
     if not is_postgres_url(db):
-        return await AsyncStore(db).open()
+        return await AsyncStore(db, inline=inline).open()
     try:
         from storage.postgres.store import PgStore
     except ImportError as exc:
@@ -88,10 +89,14 @@ async def open_store(db: str) -> AsyncIterator[Store]:
 
 @asynccontextmanager
 async def open_services(
-    settings: CoreSettings, *, observers: list[Observer] | None = None, policy: Policy | None = None
+    settings: CoreSettings,
+    *,
+    observers: list[Observer] | None = None,
+    policy: Policy | None = None,
+    inline: bool = False,
 ) -> AsyncIterator[Services]:
     config = load_config(settings.config)  # validated before anything starts
-    store = await connect_store(settings.db)
+    store = await connect_store(settings.db, inline=inline)
     world_db = None
     tool_context = None
     if (world_path := world_file(settings)) is not None:
