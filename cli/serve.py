@@ -193,16 +193,20 @@ async def serving(
 
 @asynccontextmanager
 async def _feishu_alone(settings: FeishuSettings, *, webhook: bool) -> AsyncIterator[FeishuBot]:
-    """The runtime, the scheduler and the Feishu channel, without Slack (for either connection mode)."""
+    """The runtime, the scheduler and the Feishu channel, without Slack (for either connection mode). As beside
+    Slack, the runtime works on a loop of its own, and a SQLite store is called on that loop's thread."""
     from feishu.service import feishu_services
 
     settings.require(webhook=webhook)
     background = Background()
-    async with open_services(settings) as services:
+    async with RuntimeLoop.running() as home, home.context(open_services(settings, inline=True)) as services:
+        runtime = services.runtime
+        runtime.home = home
+        store = forwarded(home, services.store)  # the store as this loop reaches it
         try:
-            async with feishu_services(settings, services.runtime, services.store, background, webhook=webhook) as deps:
+            async with feishu_services(settings, runtime, store, background, webhook=webhook) as deps:
                 background.spawn(
-                    scheduler(services.runtime, settings.scheduler_interval, background), name="scheduler", service=True
+                    scheduler(runtime, settings.scheduler_interval, background), name="scheduler", service=True
                 )
                 yield FeishuBot(deps=deps, background=background)
         finally:
