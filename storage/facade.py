@@ -66,7 +66,6 @@ class AsyncStore:
 
     def __init__(self, path: str | Path, *, inline: bool = False) -> None:
         self.path = str(path)
-        self.inline = inline
         self._executor = None if inline else ThreadPoolExecutor(max_workers=1, thread_name_prefix="tandem-db")
         self._store: RunStore | None = None
         self._outbox: OutboxStore | None = None

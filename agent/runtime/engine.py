@@ -69,8 +69,6 @@ class Held:
     held back there (see :meth:`agent.ports.Store.commit`), so a crash loses none of them."""
 
     changes: list[Change] = field(default_factory=list)
-    lazy: bool = False
-    """Whether a commit of this drive did not wait for the disk (its messages wait in the outbox)."""
 
 
 class Engine:
@@ -125,7 +123,7 @@ class Engine:
         try:
             return await self._drive_held(state, version, effects, held)
         finally:
-            if held.lazy or held.changes:
+            if held.changes:
                 await self._release(state, held)
 
     async def _drive_held(self, state: RunState, version: int, effects: list[Effect], held: Held) -> RunState:
@@ -233,11 +231,10 @@ class Engine:
         change = Change(new, effects, event, actor, writes["answered"][0] if writes["answered"] else None)
         if lazy:
             assert held is not None
-            held.lazy = True
             held.changes.append(change)
             return new, version, effects
         if held is not None:
-            told, held.changes, held.lazy = held.changes, [], False
+            told, held.changes = held.changes, []
             for past in told:
                 await self._notify(past)
         await self._notify(change)
@@ -272,10 +269,8 @@ class Engine:
         """Give out what lazy commits held back when no durable commit of ours followed: the messages
         in a durable write of their own (which takes the earlier commits to disk), then the news.
         (When the run moved on in another commit, that commit, durable and later, gave them out.)"""
-        if held.lazy:
-            held.lazy = False
-            await self.store.release_outgoing(state.id)
         told, held.changes = held.changes, []
+        await self.store.release_outgoing(state.id)
         for change in told:
             await self._notify(change)
 
