@@ -48,23 +48,30 @@ def insert(
         )
 
 
-def release(db: Database, run_id: str, *, card_follows: bool = False) -> bool:
-    """Make a run's held messages pending (inside the caller's durable transaction). A held card update
-    is dropped when ``card_follows`` (the caller writes one after the rest) or one is already waiting;
-    returns whether one was dropped because of ``card_follows``."""
-    if card_follows:
-        held_card = "DELETE FROM outbox WHERE run_id = ? AND status = 'held' AND kind = 'card'"
-        dropped = db.execute(held_card, [run_id]).rowcount > 0
-    else:
+def release(db: Database, run_id: str, *, card_follows: bool = False) -> None:
+    """Make a run's held messages pending (inside the caller's durable transaction). With
+    ``card_follows`` held card updates stay for :func:`redraw` (after the caller's own messages);
+    without, one is dropped when a card update is already waiting."""
+    if not card_follows:
         db.execute(
             "DELETE FROM outbox WHERE run_id = ? AND status = 'held' AND kind = 'card' AND EXISTS"
             " (SELECT 1 FROM outbox AS waiting WHERE waiting.run_id = ? AND waiting.kind = 'card'"
             " AND waiting.status = 'pending')",
             [run_id, run_id],
         )
-        dropped = False
-    db.execute("UPDATE outbox SET status = 'pending' WHERE run_id = ? AND status = 'held'", [run_id])
-    return dropped
+    only = " AND kind <> 'card'" if card_follows else ""
+    db.execute(f"UPDATE outbox SET status = 'pending' WHERE run_id = ? AND status = 'held'{only}", [run_id])
+
+
+def redraw(db: Database, run_id: str, channel: str, at: float) -> None:
+    """After a durable commit's own messages: one card update, drawn last, for the held ones."""
+    db.execute(
+        "INSERT OR IGNORE INTO outbox (run_id, channel, kind, message, created_at, next_at)"
+        " SELECT ?, ?, 'card', ?, ?, 0"
+        " WHERE EXISTS (SELECT 1 FROM outbox WHERE run_id = ? AND status = 'held' AND kind = 'card')",
+        [run_id, channel, Outgoing(kind="card").model_dump_json(exclude_defaults=True), at, run_id],
+    )
+    db.execute("DELETE FROM outbox WHERE run_id = ? AND status = 'held' AND kind = 'card'", [run_id])
 
 
 class OutboxStore:

@@ -26,7 +26,6 @@ from agent.models import (
     Lesson,
     Loaded,
     Outbound,
-    Outgoing,
     PostedMessage,
     Review,
     ReviewRecord,
@@ -202,13 +201,12 @@ class RunStore:
                 lesson_rows.add(self.db, lesson)
             for suspension in suspended:
                 self.suspend_rule(suspension)
-            # What commits that did not wait for the disk held back goes out with this one.
-            redraw = outbox_rows.release(self.db, state.id, card_follows=outbox is not None) if durable else False
+            if durable:  # what commits that did not wait for the disk held back goes out with this one
+                outbox_rows.release(self.db, state.id, card_follows=outbox is not None)
             if outbox is not None:
-                channel, messages = outbox
-                if redraw and all(m.kind != "card" for m in messages):
-                    messages = [*messages, Outgoing(kind="card")]
-                outbox_rows.insert(self.db, state.id, channel, messages, state.updated_at, held=not durable)
+                outbox_rows.insert(self.db, state.id, outbox[0], outbox[1], state.updated_at, held=not durable)
+                if durable:
+                    outbox_rows.redraw(self.db, state.id, outbox[0], state.updated_at)
             if reschedule and state.pending is not None:
                 self.db.execute(
                     "UPDATE reviews SET deadline = ?, remind_at = ? WHERE id = ?",
