@@ -39,8 +39,8 @@ CARD_INTERVAL = 0.25
 """Seconds between run card edits: quick enough to watch a run move."""
 
 
-class DevSettings(SlackSettings):
-    """Slack settings from arguments only: the environment and ``.env`` files are not read."""
+class ArgumentsOnly:
+    """Settings from arguments only: the environment and ``.env`` files are not read (mix in before the settings)."""
 
     @classmethod
     def settings_customise_sources(
@@ -52,6 +52,10 @@ class DevSettings(SlackSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings,)
+
+
+class DevSettings(ArgumentsOnly, SlackSettings):
+    """Slack settings from arguments only."""
 
 
 def dev_settings(ws: Workspace, db: str | Path, **extra: Any) -> SlackSettings:
@@ -79,17 +83,8 @@ def dev_feishu_settings(fake: FeishuFake) -> FeishuSettings:
     from feishu.settings import FeishuSettings
     from workspace.feishu_fake import APP_ID, APP_SECRET
 
-    class DevFeishuSettings(FeishuSettings):
-        @classmethod
-        def settings_customise_sources(
-            cls,
-            settings_cls: type[BaseSettings],
-            init_settings: PydanticBaseSettingsSource,
-            env_settings: PydanticBaseSettingsSource,
-            dotenv_settings: PydanticBaseSettingsSource,
-            file_secret_settings: PydanticBaseSettingsSource,
-        ) -> tuple[PydanticBaseSettingsSource, ...]:
-            return (init_settings,)
+    class DevFeishuSettings(ArgumentsOnly, FeishuSettings):
+        pass
 
     return DevFeishuSettings(
         app_id=APP_ID,
