@@ -6,24 +6,15 @@ import pytest
 
 from agent.config import ReportRule
 from agent.errors import ConfigError
-from agent.models.metrics import Corrections, Metrics, MetricsQuery
+from agent.models.metrics import Metrics, MetricsQuery
 from agent.report import build_report, report_json, report_lines, since_time
+from tests.fakes.metrics import metrics_of
 
 WEEK = MetricsQuery(since=1_000_000.0, until=1_000_000.0 + 7 * 86_400)
 
 
 def figures(runs: int, corrected: int, takeovers: int, query: MetricsQuery = WEEK) -> Metrics:
-    return Metrics(
-        query=query,
-        runs=runs,
-        corrected_runs=corrected,
-        correction_rate=corrected / runs if runs else 0.0,
-        corrections=Corrections(replan=corrected),
-        retries=corrected,
-        avg_retries=corrected / runs if runs else 0.0,
-        takeovers=takeovers,
-        takeover_rate=takeovers / runs if runs else 0.0,
-    )
+    return metrics_of(runs, corrected, takeovers, query)
 
 
 @pytest.mark.parametrize(

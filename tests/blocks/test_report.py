@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 from agent.config import ReportRule
-from agent.models.metrics import AnchorLatency, Corrections, Metrics, MetricsQuery
+from agent.models.metrics import AnchorLatency, Metrics, MetricsQuery
 from agent.report import Report, build_report
 from blocks.home import home_view
 from blocks.limits import check_view, validate_view_with_sdk
 from blocks.report import home_summary, report_blocks
 from tests.blocks.states import T0, all_text, assert_valid_message
+from tests.fakes.metrics import metrics_of
 
 WEEK = MetricsQuery(since=T0, until=T0 + 7 * 86_400, channel="C1")
 
 
 def figures(runs: int, corrected: int, takeovers: int, query: MetricsQuery = WEEK) -> Metrics:
-    return Metrics(
-        query=query,
-        runs=runs,
-        corrected_runs=corrected,
-        correction_rate=corrected / runs if runs else 0.0,
-        corrections=Corrections(replan=corrected, retry_step=1),
-        retries=corrected,
-        avg_retries=corrected / runs if runs else 0.0,
-        takeovers=takeovers,
-        takeover_rate=takeovers / runs if runs else 0.0,
+    return metrics_of(
+        runs,
+        corrected,
+        takeovers,
+        query,
+        retry_step=1,
         approval_latency=[AnchorLatency(anchor="after_plan", approvals=3, p50=40, p90=300)],
         timeouts={"cancel": 2, "pause": 0},
     )

@@ -4,33 +4,18 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from agent.models import LessonUse, Review, RunState
 from cli.render import review_text
+from tests.cli.run import tandem_in
 
-ROOT = Path(__file__).resolve().parents[2]
 TASK = "scale payments to 2 replicas"
 
 
-def tandem(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "cli.main", *args],
-        cwd=cwd,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 def ok(cwd: Path, *args: str) -> str:
-    proc = tandem(cwd, *args)
+    proc = tandem_in(cwd, *args)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -66,13 +51,13 @@ def test_lessons_cli_lists_the_correction_uses_it_and_forgets_it(tmp_path: Path)
     assert "No lessons yet" in ok(tmp_path, "lessons")
     third = started(tmp_path, "bob")
     assert third["plan"][0]["params"] == {"service": "payments", "replicas": 2} and third["lessons_applied"] == []
-    again = tandem(tmp_path, "lessons", "forget", lesson["id"], "--as", "alice")
+    again = tandem_in(tmp_path, "lessons", "forget", lesson["id"], "--as", "alice")
     assert again.returncode == 1 and "unknown here or was already forgotten" in again.stderr
 
 
 def test_lessons_forget_without_an_id_says_what_it_needs(tmp_path: Path) -> None:
     started(tmp_path, "alice")  # a database to read
-    proc = tandem(tmp_path, "lessons", "forget")
+    proc = tandem_in(tmp_path, "lessons", "forget")
     assert proc.returncode == 2 and "needs the lesson's id" in proc.stderr
 
 

@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 from agent.config import ReportRule
-from agent.models.metrics import Corrections, Metrics, MetricsQuery
+from agent.models.metrics import Metrics, MetricsQuery
 from agent.report import Report, build_report
 from feishu.elements import CARD_LIMIT, size
 from feishu.report import report_card
+from tests.fakes.metrics import metrics_of
 from workspace.feishu_fake import card_text
 
 WEEK = MetricsQuery(since=1_800_000_000.0, until=1_800_000_000.0 + 7 * 86_400, channel="oc_ops")
 
 
 def figures(runs: int, corrected: int, takeovers: int, query: MetricsQuery = WEEK) -> Metrics:
-    return Metrics(
-        query=query,
-        runs=runs,
-        corrected_runs=corrected,
-        correction_rate=corrected / runs if runs else 0.0,
-        corrections=Corrections(replan=corrected, retry_step=1),
-        retries=corrected,
-        avg_retries=corrected / runs if runs else 0.0,
-        takeovers=takeovers,
-        takeover_rate=takeovers / runs if runs else 0.0,
-    )
+    return metrics_of(runs, corrected, takeovers, query, retry_step=1)
 
 
 def report(runs: int, corrected: int, takeovers: int) -> Report:

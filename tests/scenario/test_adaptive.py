@@ -5,17 +5,14 @@ a row offers "always allow" with that history (button, terminal); a rule whose s
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from agent.models import Rule
 from blocks import ids
+from tests.cli.run import tandem_in
 from tests.scenario.harness import OPS, Env, button_value, gate_of, policy_file, running, text_of
 from workspace.models import Message
 
-ROOT = Path(__file__).resolve().parents[2]
 TASK = "restart payments and check errors after"
 SHAPE = "restart_service(service=…)"
 OFFER = f"approved `{SHAPE}` unchanged 2 times in a row here"
@@ -113,18 +110,6 @@ async def test_cancel_button_rejecting_a_step_a_rule_let_run_suspends_the_rule(t
         assert [p["suspension"]["rule_id"] for p in lines] == [rule.id]
 
 
-def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "cli.main", *args],
-        cwd=cwd,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
 async def test_terminal_shows_the_offer_and_answer_approve_always_makes_the_rule(tmp_path: Path) -> None:
     async with running(tmp_path, config=policy_file(tmp_path, TWO)) as env:
         for _ in range(2):
@@ -132,15 +117,15 @@ async def test_terminal_shows_the_offer_and_answer_approve_always_makes_the_rule
         card, gate = await gate_of(env, TASK)
         run_id = (await env.bot.deps.store.list_runs())[0].id
         review_id = button_value(gate, ids.APPROVE)
-        shown = await asyncio.to_thread(_cli, tmp_path, "show", run_id)
+        shown = await asyncio.to_thread(tandem_in, tmp_path, "show", run_id)
         assert shown.returncode == 0, shown.stderr
         assert "@U0ALICE " + OFFER in shown.stdout, shown.stdout
         assert f"tandem answer {run_id} --approve-always --review {review_id}" in shown.stdout
         args = ("answer", run_id, "--approve-always", "--review", review_id)
-        refused = await asyncio.to_thread(_cli, tmp_path, *args, "--as", "U0BOB")
+        refused = await asyncio.to_thread(tandem_in, tmp_path, *args, "--as", "U0BOB")
         assert refused.returncode != 0 and "Only @U0ALICE can approve" in refused.stderr, refused.stderr
         assert await env.bot.deps.store.rules(OPS) == [], "the terminal refuses whom the button refuses"
-        done = await asyncio.to_thread(_cli, tmp_path, *args, "--as", "U0ALICE")
+        done = await asyncio.to_thread(tandem_in, tmp_path, *args, "--as", "U0ALICE")
         assert done.returncode == 0, done.stderr
         (rule,) = await env.bot.deps.store.rules(OPS)
         assert (rule.tool, rule.created_by) == ("restart_service", "U0ALICE")
@@ -153,7 +138,7 @@ async def test_terminal_approve_always_on_a_deploy_gate_is_refused_and_stores_no
         run_id = (await env.bot.deps.store.list_runs())[0].id
         review_id = button_value(gate, ids.APPROVE)
         args = ("answer", run_id, "--approve-always", "--review", review_id, "--as", "U0ALICE")
-        refused = await asyncio.to_thread(_cli, tmp_path, *args)
+        refused = await asyncio.to_thread(tandem_in, tmp_path, *args)
         assert refused.returncode != 0 and "cannot be always-allowed" in refused.stderr, refused.stderr
         assert await env.bot.deps.store.rules(OPS) == []
         state, _ = await env.bot.deps.store.load(run_id)
