@@ -17,6 +17,8 @@ class Draft:
     origin: str = "task"
     mentioned: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    ahead: bool = False
+    """Put ahead of another step by feedback, beside a step of the same tool the task keeps later."""
 
     def reason(self) -> str:
         if self.origin == "lesson":
@@ -84,3 +86,24 @@ def _next_mentions(drafts: list[Draft], pname: str) -> list[str | None]:
         found[i] = upcoming
         upcoming = drafts[i].mentioned.get(pname) or upcoming
     return found
+
+
+def put_first(drafts: list[Draft], first: list[str], ahead: dict[str, tuple[str, str]]) -> list[Draft]:
+    """The drafts with the tools of ``first`` at the front, in that order, the rest keeping theirs.
+
+    A tool in ``ahead`` (asked to go before another step, with the words that asked) whose steps all
+    come after that other step gets a step of its own at the front: "read the logs first, before
+    restarting" on "restart payments and check errors after" reads the logs, restarts, then checks."""
+    front: list[Draft] = []
+    rest = list(drafts)
+    for name in first:
+        mine = [d for d in rest if d.tool.name == name]
+        said, before = ahead.get(name, ("", ""))
+        other = next((i for i, d in enumerate(rest) if d.tool.name == before), None)
+        if mine and other is not None and all(rest.index(d) > other for d in mine):
+            found = extract_params(mine[0].tool, said, defaults=False)
+            front.append(Draft(mine[0].tool, {**mine[0].params, **found}, said, "feedback", ahead=True))
+            continue
+        front += mine
+        rest = [d for d in rest if d.tool.name != name]
+    return front + rest

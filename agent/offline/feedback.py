@@ -35,6 +35,10 @@ class FeedbackEdit:
     values: dict[str, JSON] = field(default_factory=dict)
     first: list[str] = field(default_factory=list)
     """Tools a message asked to do first, the latest first: their steps go to the front in this order."""
+    ahead: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Tools a message asked to do first *before another step it names* ("read the logs first, before
+    restarting"; "先看日志再重启"), with that message's words and the other step's tool. A step of that tool the
+    task puts after the other one ("check errors after") is a part of its own and stays where it is."""
     understood: bool = False
 
 
@@ -57,6 +61,7 @@ def _apply_one(edit: FeedbackEdit, text: str, box: Toolbox, planned: set[str], a
     old: dict[str, set[str]] = {}
     new: dict[str, list[str]] = {}
     named: list[str] = []  # tools this message wants, in its order
+    firsts: dict[str, str] = {}  # tools this message asks to do first, with the words that ask
     only: set[str] = set()
     for clause in split_clauses(text):
         wanted: list[tuple[str, str]] = []
@@ -78,6 +83,7 @@ def _apply_one(edit: FeedbackEdit, text: str, box: Toolbox, planned: set[str], a
             named.append(tool.name)
             if first:
                 edit.first = [tool.name, *(t for t in edit.first if t != tool.name)]
+                firsts.setdefault(tool.name, FIRST.sub("", piece).strip())
             if _ONLY.search(piece) and not _CONDITION.search(piece):
                 only.add(tool.name)
                 if tool.name not in in_plan:
@@ -92,6 +98,12 @@ def _apply_one(edit: FeedbackEdit, text: str, box: Toolbox, planned: set[str], a
             edit.replaced[unwanted[0]] = wanted
         elif wanted:
             (edit.prepended if first else edit.added).extend(wanted)
+    for name, said in firsts.items():  # "X first, before Y": X goes ahead of Y; the task's X after Y stays
+        before = next((t for t in named if t != name and t not in firsts and t in in_plan), None)
+        if before is not None:
+            edit.ahead[name] = (said, before)
+        else:
+            edit.ahead.pop(name, None)
     for name in named:  # named again: a step taken back earlier comes back
         edit.dropped.discard(name)
         if edit.only and not only:
@@ -129,6 +141,7 @@ def _take_back(edit: FeedbackEdit, name: str, box: Toolbox) -> None:
     edit.dropped.add(name)
     edit.only.discard(name)
     edit.first = [t for t in edit.first if t != name]
+    edit.ahead = {k: v for k, v in edit.ahead.items() if name not in (k, v[1])}
     edit.values.pop(name, None)
 
     def keep(entry: tuple[str, str]) -> bool:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from agent.offline.drafts import Draft, draft_steps
+from agent.offline.drafts import Draft, draft_steps, put_first
 from agent.offline.feedback import FeedbackEdit, apply_feedback
 from agent.offline.lessons import apply_lessons
 from agent.offline.params import extract_params, missing_params
@@ -37,15 +37,32 @@ def _fallback(box: Toolbox, task: str, why: str) -> JSON | None:
 class PlanParts:
     """What a replan must keep and leave out, as the offline planner reads the task and its feedback."""
 
-    kept: dict[str, str]
-    """Each tool the plan keeps, with the words it comes from (its step's reason)."""
+    kept: tuple[tuple[str, str], ...]
+    """Each part the plan keeps, in order: its tool and the words it comes from (its step's reason). A tool
+    may come more than once ("read the logs first, before restarting" and the task's "check errors after")."""
     dropped: frozenset[str]
     """Tools the feedback took back and did not bring back."""
 
+    def missing(self, tools: list[str]) -> list[tuple[str, str]]:
+        """The parts a plan with these tools leaves out. Each part takes a step of its tool, the first after
+        the step the part before it took, else any left: with one check for two, the one out of place misses."""
+        free = list(range(len(tools)))
+        left: list[tuple[str, str]] = []
+        last = -1
+        for tool, why in self.kept:
+            mine = [i for i in free if tools[i] == tool]
+            taken = next((i for i in mine if i > last), mine[0] if mine else None)
+            if taken is None:
+                left.append((tool, why))
+                continue
+            free.remove(taken)
+            last = max(last, taken)
+        return left
+
     def problem(self, tools: list[str]) -> str | None:
         """What a plan with these tools, in order, gets wrong about the task; None when it keeps it."""
-        missing = [f"{tool} ({why.rstrip('.')})" for tool, why in self.kept.items() if tool not in tools]
-        unwanted = sorted(set(tools) & self.dropped - set(self.kept))
+        missing = [f"{tool} ({why.rstrip('.')})" for tool, why in self.missing(tools)]
+        unwanted = sorted(set(tools) & self.dropped - {tool for tool, _ in self.kept})
         said = []
         if missing:
             said.append(
@@ -65,9 +82,7 @@ def plan_parts(ctx: JSON) -> PlanParts | None:
     answer, edit = _plan(ctx)
     if "question" in answer:
         return None
-    kept: dict[str, str] = {}
-    for step in answer["steps"]:
-        kept.setdefault(str(step["tool"]), str(step["reason"]))
+    kept = tuple((str(step["tool"]), str(step["reason"])) for step in answer["steps"])
     return PlanParts(kept=kept, dropped=frozenset(edit.dropped))
 
 
@@ -95,14 +110,13 @@ def _plan(ctx: JSON) -> tuple[JSON, FeedbackEdit]:
             d.params.update(changes)
             d.note = " Changed " + ", ".join(f"{k}={v}" for k, v in changes.items()) + " as the feedback asked."
     kept = [d for d in drafts if d.tool.name not in edit.dropped and (not edit.only or d.tool.name in edit.only)]
-    if edit.first:  # "check the logs first": that step moves to the front, the rest keep their order
-        kept.sort(key=lambda d: edit.first.index(d.tool.name) if d.tool.name in edit.first else len(edit.first))
-    first: dict[tuple[str, Hashable], Draft] = {}  # equal drafts (same tool, equal params) count once
+    kept = put_first(kept, edit.first, edit.ahead)  # "check the logs first": to the front, the rest in order
+    first: dict[tuple[str, bool, Hashable], Draft] = {}  # equal drafts (same tool, equal params) count once
     for d in kept:
         first.setdefault(_identity(d), d)
     unique = list(first.values())
     done = [s for s in ctx.get("completed", []) if isinstance(s, dict) and s.get("status") == "done"]
-    remaining = [d for d in unique if not any(_same(d, s) for s in done)] or unique
+    remaining = _not_done(unique, done) or unique
     ready = [d for d in remaining if not missing_params(d.tool, d.params)]
     steps = [_step_json(d) for d in ready][: int(ctx.get("max_steps", 10))]
     if feedback and not edit.understood and steps:
@@ -133,12 +147,26 @@ def _why_nothing(drafts: list[Draft], remaining: list[Draft], edit: FeedbackEdit
     return "Nothing in the task matched a tool; looking around first."
 
 
-def _identity(draft: Draft) -> tuple[str, Hashable]:
-    """Equal for two drafts exactly when they have the same tool and equal parameters."""
+def _identity(draft: Draft) -> tuple[str, bool, Hashable]:
+    """Equal for two drafts exactly when they have the same tool and equal parameters (a step put ahead of
+    another by feedback is not the same part as the task's own step after it)."""
     try:
-        return draft.tool.name, frozenset(draft.params.items())
+        return draft.tool.name, draft.ahead, frozenset(draft.params.items())
     except TypeError:  # a value that is a list or dict
-        return draft.tool.name, json.dumps(draft.params, sort_keys=True, default=str)
+        return draft.tool.name, draft.ahead, json.dumps(draft.params, sort_keys=True, default=str)
+
+
+def _not_done(drafts: list[Draft], done: list[JSON]) -> list[Draft]:
+    """The drafts no step that ran already did; each step that ran accounts for one draft."""
+    left = list(done)
+    remaining = []
+    for d in drafts:
+        match = next((i for i, s in enumerate(left) if _same(d, s)), None)
+        if match is None:
+            remaining.append(d)
+        else:
+            left.pop(match)
+    return remaining
 
 
 def _same(draft: Draft, done: JSON) -> bool:

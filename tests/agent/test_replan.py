@@ -112,6 +112,33 @@ KEEPS: list[tuple[str, list[str], list[tuple[str, ...]]]] = [
         ["check the logs first"],
         [("read_logs", "payments", "error"), ("restart_service", "payments", "")],
     ),
+    # "X first, before Y" puts an X ahead of Y; the task's own X after Y is a part nobody took back
+    (
+        RESTART_THEN_CHECK,
+        ["Read the payments error logs first, before restarting anything"],
+        [("read_logs", "payments", "error"), ("restart_service", "payments", ""), ("read_logs", "payments", "error")],
+    ),
+    (
+        RESTART_THEN_CHECK,
+        ["先看日志再重启"],
+        [("read_logs", "payments", "error"), ("restart_service", "payments", ""), ("read_logs", "payments", "error")],
+    ),
+    (
+        "重启 payments，然后检查错误",
+        ["先看日志再重启"],
+        [("read_logs", "payments", "error"), ("restart_service", "payments", ""), ("read_logs", "payments", "error")],
+    ),
+    (
+        "重启 payments，然后检查错误",
+        ["先看一下 payments 的错误日志，再重启"],
+        [("read_logs", "payments", "error"), ("restart_service", "payments", ""), ("read_logs", "payments", "error")],
+    ),
+    # a log check the task already does before the restart is moved, not doubled
+    (
+        LOGS_FIRST,
+        ["read the logs first, before restarting"],
+        [("read_logs", "payments", "error"), ("restart_service", "payments", "")],
+    ),
     (
         RESTART_THEN_CHECK,
         ["also restart checkout"],
@@ -179,6 +206,23 @@ async def test_model_replan_that_drops_a_part_goes_back_once_naming_it() -> None
     assert model.purposes == ["plan", "plan"]
     repair = model.requests[1].messages[-1]["content"]
     assert "leaves out read_logs" in repair and "look at the error logs of payments" in repair
+
+
+async def test_model_replan_that_moves_the_check_after_the_restart_ahead_goes_back_naming_it() -> None:
+    model = ScriptedModel(plan_json(LOGS, RESTART), plan_json(LOGS, RESTART, LOGS))
+
+    steps = await LLMBrain(model).plan(
+        RESTART_THEN_CHECK,
+        TOOLS,
+        feedback=["Read the payments error logs first, before restarting anything"],
+        rejected=[*REJECTED, PlannedStep(tool="read_logs", params=LOGS[1])],
+        completed=[],
+        max_steps=10,
+    )
+
+    assert [s.tool for s in steps] == ["read_logs", "restart_service", "read_logs"]
+    repair = model.requests[1].messages[-1]["content"]
+    assert "leaves out read_logs (From the task: “check errors”)" in repair
 
 
 async def test_model_replan_keeping_a_step_taken_back_goes_back_once() -> None:
