@@ -24,6 +24,7 @@ from agent.models import (
     Finish,
     HandBack,
     Instruct,
+    MakePlan,
     Notify,
     RefineOutput,
     Review,
@@ -213,8 +214,8 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
             state, effects = _advance(s, event)
             return state, learned + effects
     lessons.note(s, event, review, intent, c.feedback)
+    was_retrying, was_failures = s.retry_step, s.retry_failures
     if intent == "retry_step":
-        was_retrying, was_failures = s.retry_step, s.retry_failures
         if target is None:
             done = [x.number for x in s.plan if x.status in ("done", "failed")]
             target = done[-1] if done else (s.plan[0].number if s.plan else None)
@@ -241,7 +242,8 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
             )
             return _work(s, fix, "retrying")
     s.retry_step, s.retry_failures = None, 0
-    return _replan(s, event, "")
+    asked = MakePlan(anchor=anchor, review_step=review.step, was_retrying=was_retrying, was_failures=was_failures)
+    return _replan(s, event, "", asked)
 
 
 def _ordinal(n: int) -> str:

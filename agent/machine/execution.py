@@ -12,8 +12,11 @@ from agent.models import (
     MakePlan,
     MatchRule,
     Notify,
+    OutputReady,
     PlannedStep,
     PlanProposed,
+    ProposedStep,
+    RefineOutput,
     ReviseFailed,
     ReviseStep,
     RuleChecked,
@@ -30,6 +33,14 @@ from agent.policy import SafetyPolicy, rule_scope
 
 
 def _on_plan(s: RunState, event: PlanProposed) -> Result:
+    work = s.inflight
+    if isinstance(work, MakePlan) and work.anchor is not None and _same_plan(s.plan, event.steps):
+        s.rejected_plans.pop()
+        why = event.unknown or (
+            "the new plan is the same as this one. Approve it as it is, or say what to change, "
+            "e.g. 'use checkout', 'skip the restart' or 'check the logs first'."
+        )
+        return _revision_refused(s, event, work, f"The plan was not changed: {why}")
     s.inflight = None
     if not event.steps:
         return _takeover(s, event, "The planner found nothing to do for this task.")
@@ -58,13 +69,20 @@ def _planned(s: RunState, event: PlanProposed) -> Result:
     return _advance(s, event)
 
 
-def _replan(s: RunState, event: Decided | StepFinished, reason: str) -> Result:
+def _same_plan(plan: list[Step], steps: list[ProposedStep]) -> bool:
+    """Whether a new plan does what the steps of ``plan`` still to run do, the same tools with the same values."""
+    left = [(x.tool, x.params) for x in plan if x.status not in ("done", "failed")]
+    return bool(steps) and left == [(p.tool, p.params) for p in steps]
+
+
+def _replan(s: RunState, event: Decided | StepFinished, reason: str, asked: MakePlan | None = None) -> Result:
+    """A new plan; ``asked``: the correction behind it (where it was made), so one that changes nothing goes back."""
     s.rejected_plans.append([PlannedStep(tool=x.tool, params=x.params, reason=x.reason) for x in s.plan])
     s.retry_step = None
     s.retry_failures = 0
     s.return_anchor = None
     effects: list[Effect] = [Notify(text=reason)] if reason else []
-    state, more = _work(s, MakePlan(), "replanning")
+    state, more = _work(s, asked or MakePlan(), "replanning")
     return state, effects + more
 
 
@@ -179,15 +197,22 @@ def _on_step_revised(s: RunState, event: StepRevised) -> Result:
     return state, learned + effects
 
 
-def _revision_refused(s: RunState, event: StepRevised | ReviseFailed, work: ReviseStep, reason: str) -> Result:
+def _revision_refused(
+    s: RunState,
+    event: StepRevised | ReviseFailed | PlanProposed | OutputReady,
+    work: ReviseStep | MakePlan | RefineOutput,
+    reason: str,
+) -> Result:
     """A correction that cannot be applied: back to the review it was made at, saying why, with
     nothing counted (the correction is not kept as feedback and uses up no retry)."""
-    assert work.anchor is not None
     s.inflight = None
     lessons.dropped(s)
     s.retries = max(0, s.retries - 1)
     if s.feedback:
         s.feedback.pop()
+    if isinstance(work, RefineOutput):  # a result is refined only at its own review
+        return _ask(s, event, "before_result", note=reason)
+    assert work.anchor is not None
     s.retry_step, s.retry_failures = work.was_retrying, work.was_failures
     s.return_anchor = None
     step = s.step(work.review_step) if work.review_step is not None else None

@@ -26,6 +26,7 @@ from agent.models import (
     PlanProposed,
     PlanQuestion,
     Recovered,
+    RefineOutput,
     Reschedule,
     ReviseFailed,
     ReviseStep,
@@ -124,6 +125,14 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
                 note=f"Could not revise step {event.number}: {event.error}",
             )
         case OutputReady():
+            if isinstance(s.inflight, RefineOutput) and (s.output or "").strip() == event.text.strip():
+                return _revision_refused(
+                    s,
+                    event,
+                    s.inflight,
+                    "The result was not changed: the rework came back "
+                    "the same. Say how it should differ, e.g. 'as a table' or 'shorter'.",
+                )
             s.inflight = None
             s.output = event.text
             learned = lessons.said(s)

@@ -16,6 +16,12 @@ from agent.models.rules import Rule, RuleSuspension
 
 class MakePlan(_Tagged):
     kind: Literal["make_plan"] = "make_plan"
+    # A replan asked by a correction: where it was made, and the retry count before it. A new plan that is
+    # the same as the one corrected goes back to that review with nothing counted.
+    anchor: Anchor | None = None
+    review_step: int | None = None
+    was_retrying: int | None = None
+    was_failures: int = 0
 
 
 class RunStep(_Tagged):

@@ -23,6 +23,9 @@ class PlanProposed(_Event):
     kind: Literal["plan_proposed"] = "plan_proposed"
     steps: list[ProposedStep]
     lessons: list[LessonUse] = Field(default_factory=list)  # what earlier corrections taught, given to the planner
+    unknown: str | None = None
+    """A value the correction behind this replan asks for that the tools do not know ("There is no service
+    `orders`. Known: …"): said when the plan comes back unchanged."""
 
 
 class PlanFailed(_Event):

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+from agent.offline.asked import asked_value
 from agent.offline.drafts import Draft, draft_steps, put_first
 from agent.offline.feedback import FeedbackEdit, apply_feedback
 from agent.offline.lessons import apply_lessons
 from agent.offline.params import extract_params, missing_params
-from agent.offline.tools_match import Param, Toolbox, tool_view
+from agent.offline.tools_match import Toolbox, tool_view
 from agent.offline.vocabulary import INSTEAD_OF, JSON, split_clauses, value_at
 
 # --- planning ------------------------------------------------------------------------
@@ -193,31 +193,9 @@ def revise_answer(ctx: JSON) -> JSON:
                 found[p.name] = others[0]
     changed = {k: v for k, v in found.items() if old.get(k) != v}
     if not changed:
-        unknown = _unknown_value(text, tool.params, old)
+        unknown = asked_value(tool, text, old)
         if unknown is not None:  # passed on as asked: checking it against the tool says what exists
             return {"params": {**old, **unknown}, "reason": "Used the value named in the feedback."}
         return {"params": old, "reason": "No new value found in the feedback; parameters unchanged."}
     listed = ", ".join(f"{k}={v}" for k, v in changed.items())
     return {"params": {**old, **changed}, "reason": f"Changed {listed} as asked."}
-
-
-_NAMED_VALUE = re.compile(
-    r"(?:\b(?:use|should be|switch to|instead)\s+|换成|改成|改为|应该用|应该是|用)\s*([A-Za-z][\w.-]*)", re.I
-)
-_PARAM_NAMES = {"service": ("service", "服务"), "level": ("level", "级别"), "metric": ("metric", "指标")}
-
-
-def _unknown_value(text: str, params: tuple[Param, ...], old: JSON) -> JSON | None:
-    """A word the feedback asks for ("换成 orders 服务") that the step's enum parameter (the one the text
-    names, or its only one) does not have."""
-    enums = [p for p in params if p.enum]
-    lowered = text.lower()
-    named = [p for p in enums if any(w in lowered for w in _PARAM_NAMES.get(p.name, (p.name,)))]
-    found = _NAMED_VALUE.search(text)
-    target = named[0] if len(named) == 1 else enums[0] if len(enums) == 1 else None
-    if target is None or found is None:
-        return None
-    word = found.group(1)
-    if word.lower() in {v.lower() for v in target.enum} or word == old.get(target.name):
-        return None
-    return {target.name: word}

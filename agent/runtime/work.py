@@ -40,6 +40,8 @@ from agent.models import (
     Summarize,
     TakeoverReading,
 )
+from agent.offline.asked import asked_value
+from agent.offline.tools_match import tool_view
 from agent.ports import Brain
 from agent.runtime.stopping import CANCEL_GRACE, LateCalls, OutOfTime, within
 from agent.tools import ToolRegistry
@@ -101,7 +103,8 @@ class Worker:
                 except LLMError as exc:
                     return PlanFailed(at=at(), nonce=nonce(), error=str(exc))
                 uses = [use_of(x) for x in lessons]
-                return PlanProposed(at=at(), nonce=nonce(), steps=steps, lessons=uses)
+                unknown = self._unknown_asked(state) if effect.anchor is not None else None
+                return PlanProposed(at=at(), nonce=nonce(), steps=steps, lessons=uses, unknown=unknown)
             case RunStep():
                 return await self._run_step(state, effect.number)
             case ReviseStep():
@@ -126,6 +129,20 @@ class Worker:
                 return self._proposal_event(reading)
             case _:
                 return None  # AskHuman, Notify, Finished: observers were told at commit time
+
+    def _unknown_asked(self, state: RunState) -> str | None:
+        """Why the latest correction asks for a value a step's tool does not know, if it does."""
+        text = state.feedback[-1].text if state.feedback else ""
+        for step in state.plan:
+            try:
+                spec = self.tools.get(step.tool)
+            except TandemError:
+                continue
+            found = asked_value(tool_view(0, spec.describe()), text, step.params)
+            why = spec.unknown_value(found) if found else None
+            if why:
+                return why
+        return None
 
     def _proposal_event(self, reading: TakeoverReading) -> Event:
         at, nonce = self.clock(), self.new_id()

@@ -172,7 +172,7 @@ def test_risky_step_last_skips_after_risky_anchor() -> None:
 def test_replan_at_plan_review_asks_planner_with_rejected_plan() -> None:
     state, _ = planned(READS)
     state, effects = decide(state, Correct(intent="replan", feedback="checkout, not payments"))
-    assert effects == [MakePlan()]
+    assert effects == [MakePlan(anchor="after_plan")]
     assert state.phase == "replanning" and state.status == "planning"
     assert state.retries == 1
     assert [p.tool for p in state.rejected_plans[-1]] == [s.tool for s in READS]
@@ -393,11 +393,11 @@ def test_takeover_rejected_proposal_is_dropped_and_feedback_is_next_instruction(
 
 def test_hand_back_resets_retries_and_replans() -> None:
     state = _to_result(READS)
-    for _ in range(4):
+    for round_ in range(4):
         state, _ = decide(state, Correct(intent="refine_output", feedback="no"))
         if state.takeover:
             break
-        state, _ = output(state)
+        state, _ = output(state, f"reworked {round_}")
     assert state.takeover
     state, effects = decide(state, HandBack(note="try checkout"))
     assert effects[-1] == MakePlan()
@@ -506,11 +506,11 @@ def test_takeover_wishes_typed_as_instructions_take_effect(wish: str, status: st
 
 def test_steps_are_numbered_once_per_run_across_takeover_and_hand_back() -> None:
     state = _to_result(READS)  # steps 1-3 ran
-    for _ in range(4):
+    for round_ in range(4):
         state, _ = decide(state, Correct(intent="refine_output", feedback="no"))
         if state.takeover:
             break
-        state, _ = output(state)
+        state, _ = output(state, f"reworked {round_}")
     state, _ = decide(state, Instruct(text="check auth"))
     state, _ = machine.transition(state, StepProposedEvent(step=step("check_service", service="auth"), **_at()))
     assert state.pending is not None and state.pending.step == 4, "a takeover step goes on from the last number"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.brain import LLMBrain
-from agent.models import Approve, Risk, RunState
+from agent.models import Approve, Correct, Risk, RunState
 from agent.offline import OfflineModel
 from agent.runtime import Runtime
 from agent.tools import ToolRegistry, load_tools, tool
@@ -106,3 +106,99 @@ async def test_value_outside_a_tools_values_provider_is_refused(store: AsyncStor
     assert after.pending is not None and after.pending.anchor == "after_plan"
     assert after.pending.note == "Step 1 was not changed: There is no channel `#nope`. Known: #ops, #payments-oncall."
     assert (after.retries, after.feedback, after.plan[0].params["channel"]) == (0, [], "#ops")
+
+
+# --- every way a correction can fail to apply: told why, nothing counted, no note left behind ------------
+
+RESTART_THEN_CHECK = "restart payments and check errors after"
+
+
+async def _at_restart_gate(runtime: Runtime) -> RunState:
+    state = await runtime.start(RESTART_THEN_CHECK, "U1")
+    state = await runtime.decide(state.id, Approve(), "U1")
+    assert state.pending is not None and state.pending.anchor == "before_risky_step"
+    return state
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "restart orders, not payments",
+        "restart orders instead of payments",
+        "use the orders service instead",
+        "不是payments，是orders",
+        "别动payments，重启orders",
+    ],
+)
+async def test_gate_correction_naming_an_unknown_service_names_it_not_the_negated_or_a_stray_word(
+    store: AsyncStore, text: str
+) -> None:
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS)
+    before = await _at_restart_gate(runtime)
+
+    after = await runtime.decide(before.id, Correct(intent="retry_step", feedback=text), "U1")
+
+    assert after.pending is not None and after.pending.note is not None
+    assert after.pending.note.startswith("Step 1 was not changed: There is no service `orders`. Known: payments")
+    assert (after.retries, after.feedback, after.plan[0].params) == (0, [], {"service": "payments"})
+
+
+@pytest.mark.parametrize(
+    "text", ["restart checkout, not payments", "不是payments，重启checkout", "别动payments，重启checkout"]
+)
+async def test_gate_correction_naming_a_known_service_beside_a_negated_one_applies_it(
+    store: AsyncStore, text: str
+) -> None:
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS)
+    before = await _at_restart_gate(runtime)
+
+    after = await runtime.decide(before.id, Correct(intent="retry_step", feedback=text), "U1")
+
+    assert after.plan[0].params == {"service": "checkout"} and after.retries == 1
+
+
+async def test_refused_gate_correction_leaves_no_note_and_keeps_the_steps_why(store: AsyncStore) -> None:
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS)
+    before = await _at_restart_gate(runtime)
+    why = before.plan[0].reason
+
+    refused = await runtime.decide(before.id, Correct(intent="retry_step", feedback="use the same values"), "U1")
+    assert refused.pending is not None and (refused.pending.note or "").startswith("That changes nothing")
+    replanned = await runtime.decide(refused.id, Correct(intent="replan", feedback="use the orders service"), "U1")
+
+    assert replanned.pending is not None and replanned.pending.anchor == "before_risky_step"
+    assert (replanned.pending.note or "").startswith("The plan was not changed: There is no service `orders`.")
+    assert replanned.plan[0].reason == why and (replanned.retries, replanned.feedback) == (0, [])
+    done = await runtime.decide(replanned.id, Approve(), "U1")
+    assert done.pending is None or done.pending.note is None
+
+
+async def test_plan_review_replan_naming_an_unknown_service_changes_nothing_and_says_so(store: AsyncStore) -> None:
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS)
+    state = await runtime.start(RESTART_THEN_CHECK, "U1")
+
+    after = await runtime.decide(state.id, Correct(intent="replan", feedback="use the orders service instead"), "U1")
+
+    assert after.pending is not None and after.pending.anchor == "after_plan"
+    assert after.pending.note == (
+        "The plan was not changed: There is no service `orders`. "
+        "Known: payments, checkout, search, auth, notifications."
+    )
+    assert [s.reason for s in after.plan] == [s.reason for s in state.plan]
+    assert (after.retries, after.feedback, after.rejected_plans) == (0, [], [])
+
+
+async def test_refine_that_comes_back_the_same_is_refused_uncounted(store: AsyncStore) -> None:
+    plan = {"steps": [{"tool": "list_services", "params": {}, "reason": "asked"}]}
+    same = json.dumps({"text": "All five services listed."})
+    model = ScriptedModel(json.dumps(plan), same, same)
+    runtime = Runtime(store, LLMBrain(model), TOOLS)
+    state = await runtime.start("list the services", "U1")
+    state = await runtime.decide(state.id, Approve(), "U1")
+    assert state.pending is not None and state.pending.anchor == "before_result"
+
+    after = await runtime.decide(state.id, Correct(intent="refine_output", feedback="make it nicer"), "U1")
+
+    assert after.pending is not None and after.pending.anchor == "before_result"
+    assert (after.pending.note or "").startswith("The result was not changed")
+    assert (after.retries, after.feedback, after.output) == (0, [], "All five services listed.")

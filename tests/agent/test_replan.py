@@ -317,12 +317,15 @@ async def test_run_over_http_replan_keeps_the_log_check_and_a_later_correction_b
         state = await runtime.start(LOGS_FIRST, "U1")
         assert planned(state) == [("read_logs", "error"), ("restart_service", "")]
 
-        # the model drops the log check on a replan (the defect): sent back once, naming it
+        # the model drops the log check on a replan (the defect): sent back once, naming it; the repaired
+        # plan is the plan as it was, so the correction changed nothing and is not counted
         llm.reply(plan_json(RESTART), plan_json(LOGS, RESTART))
         state = await change_plan(runtime, state, "only restart payments if there are errors")
         assert planned(state) == [("read_logs", "error"), ("restart_service", "")]
         repair = llm.requests[-1]["messages"][-1]["content"]
         assert "leaves out read_logs" in repair
+        assert state.pending is not None and (state.pending.note or "").startswith("The plan was not changed")
+        assert (state.retries, state.feedback) == (0, [])
 
         # taken back: it goes
         llm.reply(plan_json(RESTART))
@@ -334,7 +337,7 @@ async def test_run_over_http_replan_keeps_the_log_check_and_a_later_correction_b
         state = await change_plan(runtime, state, "actually, do look at the error logs first")
         assert planned(state) == [("read_logs", "error"), ("restart_service", "")]
         prompt = llm.requests[-2]["messages"][1]["content"]
-        assert '"3. actually, do look at the error logs first"' in prompt
+        assert '"2. actually, do look at the error logs first"' in prompt
 
         assert llm.unscripted == 0 and len(llm.requests) == 6
         assert state.pending is not None and state.pending.anchor == "after_plan"
