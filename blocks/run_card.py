@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.models import RunState, Step
+from agent.not_done import finished_line
 from blocks.decided import DecisionLine, decision_text
 from blocks.limits import MAX_SECTION_TEXT
 from blocks.markdown import output_blocks
@@ -82,7 +83,8 @@ def status_detail(state: RunState) -> str:
 
 
 def _status(state: RunState, waiting_on: Sequence[str]) -> Block:
-    text = f"*{status_label(state.status)}*"
+    partly = finished_line(state)
+    text = f"*{clip(partly, 300).text}*" if partly else f"*{status_label(state.status)}*"
     if state.takeover and state.takeover_reason and not state.finished:
         text += f" — {clip(state.takeover_reason, 300).text}"
     detail = status_detail(state)

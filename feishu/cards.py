@@ -14,6 +14,7 @@ from typing import Any
 
 from agent.lessons import using
 from agent.models import Reading, RunState
+from agent.not_done import finished_line
 from agent.review_view import ReviewView
 from feishu.elements import (
     WAITING,
@@ -183,7 +184,9 @@ def _controls(view: ReviewView, lang: Lang) -> list[Element]:
 def run_card(state: RunState, decisions: Sequence[str] = (), status: str = "", warning: str = "") -> Card:
     """The run's root card: task, live status, plan progress, decisions, outcome."""
     lang = lang_of(state.task)
-    head = say(f"status_{state.status}", lang) + (f" · {escape(status)}" if status else "")
+    head = escape(finished_line(state) or say(f"status_{state.status}", lang)) + (
+        f" · {escape(status)}" if status else ""
+    )
     meta = say("requested_by", lang, who=who(state.requester), run=state.id)
     elements = [md(f"**{head}**"), note(meta)]
     if state.plan:

@@ -135,6 +135,8 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
                 )
             s.inflight = None
             s.output = event.text
+            if event.not_done is not None:
+                s.not_done = event.not_done
             learned = lessons.said(s)
             state, effects = (
                 _finish(s, "done")

@@ -66,6 +66,8 @@ class ReviseFailed(_Event):
 class OutputReady(_Event):
     kind: Literal["output_ready"] = "output_ready"
     text: str
+    not_done: list[str] | None = None
+    """Parts of the task no step did (a written result); None for a rework, which keeps what was found."""
 
 
 class StepProposedEvent(_Event):

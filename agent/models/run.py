@@ -77,6 +77,8 @@ class RunState(_Model):
     finishing: bool = False
     output: str | None = None
     output_notes: list[str] = Field(default_factory=list)
+    not_done: list[str] = Field(default_factory=list)
+    """The task's words for each part no step did, as the result was written ("check errors")."""
     error: str | None = None
     origin: Origin = Field(default_factory=Terminal)
     learning: Learning | None = None

@@ -40,6 +40,7 @@ from agent.models import (
     Summarize,
     TakeoverReading,
 )
+from agent.not_done import not_done, partly
 from agent.offline.asked import asked_value
 from agent.offline.tools_match import tool_view
 from agent.ports import Brain
@@ -118,8 +119,9 @@ class Worker:
                 return StepRevised(at=at(), nonce=nonce(), number=effect.number, params=params)
             case Summarize():
                 executed = state.history + state.plan
+                left = await asyncio.to_thread(not_done, state, self.tools)
                 text = await self.brain.summarize(state.task, executed, state.output_notes)
-                return OutputReady(at=at(), nonce=nonce(), text=text)
+                return OutputReady(at=at(), nonce=nonce(), text=partly(text, left, state.task), not_done=left)
             case RefineOutput():
                 executed = state.history + state.plan
                 text = await self.brain.refine(state.task, state.output or "", effect.feedback, executed)
