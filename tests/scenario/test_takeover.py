@@ -34,7 +34,9 @@ async def test_fourth_correction_hands_over_and_thread_replies_become_instructio
         assert "payments" in text_of(back)
 
         await env.ws.reply_in_thread("alice", OPS, card.ts, "finish")
-        await env.wait(lambda: "Done" in text_of(env.ws.state.message(OPS, card.ts)), within=10)
+        # only a check ran: the card says what of the task was not done, never a plain "Done"
+        await env.wait(lambda: "Partly done — not done: " in text_of(env.ws.state.message(OPS, card.ts)), within=10)
+        assert "check errors" in text_of(env.ws.state.message(OPS, card.ts))
         final = (await env.bot.deps.store.load(state.id))[0]
         assert final.status == "done"
         assert [s.tool for s in final.plan if s.status == "done"] == ["check_service"]

@@ -67,14 +67,17 @@ for fn in (look, ship):
 
 
 class TimedBrain:
-    """Always plans look + ship; each piece of model work takes a known time on the test clock."""
+    """Always plans look + ship (each plan a new version: a replan that changes nothing is not counted);
+    each piece of model work takes a known time on the test clock."""
 
     def __init__(self) -> None:
         self.readings: list[Reading] = []
+        self.plans = 0
 
     async def plan(self, task: str, tools: ToolRegistry, **_: Any) -> list[ProposedStep]:
         wait(5)
-        steps = [("look", {"service": "api"}), ("ship", {"service": "api", "version": "2.0"})]
+        self.plans += 1
+        steps = [("look", {"service": "api"}), ("ship", {"service": "api", "version": f"2.{self.plans}"})]
         return [ProposedStep(tool=n, params=p, reason="r", risk=tools.get(n).risk) for n, p in steps]
 
     async def revise_step(self, task: str, step: Step, tools: ToolRegistry, **_: Any) -> dict[str, Any]:
