@@ -63,7 +63,7 @@ def finished_line(state: RunState) -> str | None:
 def partly(text: str, parts: list[str], task: str) -> str:
     """The written result with Tandem's own headline saying what was not done, first; a "Done" title the
     writer gave it becomes "Partly done", so nothing reads as all done."""
-    if not parts:
+    if not parts or text.startswith(f"**{headline(parts, task)}**"):
         return text
     zh = bool(_CJK.search(task))
     lines = text.strip().splitlines()

@@ -43,6 +43,16 @@ def asked_value(tool: ToolView, text: str, old: JSON) -> JSON | None:
     return None
 
 
+def negated_only(text: str, value: str) -> bool:
+    """Whether ``text`` names ``value`` only where it is negated ("restart orders, not payments" for
+    payments): a reading that offers it as the fix has it backwards."""
+    said = [INSTEAD_OF.split(c, maxsplit=1) for c in split_clauses(text) or [text]]
+    wanted = [p[0] for p in said if not NEGATION.search(p[0])]
+    unwanted = [p[0] for p in said if NEGATION.search(p[0])] + [p[1] for p in said if len(p) > 1]
+    named = re.compile(rf"(?<![A-Za-z0-9_.-]){re.escape(value.strip())}(?![A-Za-z0-9_.-])", re.I)
+    return any(named.search(u) for u in unwanted) and not any(named.search(w) for w in wanted)
+
+
 def _target(params: tuple[Param, ...], text: str) -> Param | None:
     enums = [p for p in params if p.enum]
     lowered = text.lower()

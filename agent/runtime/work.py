@@ -41,7 +41,7 @@ from agent.models import (
     TakeoverReading,
 )
 from agent.not_done import not_done, partly
-from agent.offline.asked import asked_value
+from agent.offline.asked import asked_value, negated_only
 from agent.offline.tools_match import tool_view
 from agent.ports import Brain
 from agent.runtime.stopping import CANCEL_GRACE, LateCalls, OutOfTime, within
@@ -110,9 +110,11 @@ class Worker:
                 return await self._run_step(state, effect.number)
             case ReviseStep():
                 step = state.step(effect.number)
+                fix = effect.suggested_fix  # never a value the person said not to use
+                fix = None if fix and negated_only(effect.feedback, fix) else fix
                 try:
                     params = await self.brain.revise_step(
-                        state.task, step, self.tools, feedback=effect.feedback, suggested_fix=effect.suggested_fix
+                        state.task, step, self.tools, feedback=effect.feedback, suggested_fix=fix
                     )
                 except LLMError as exc:
                     return ReviseFailed(at=at(), nonce=nonce(), number=effect.number, error=str(exc))
@@ -125,7 +127,7 @@ class Worker:
             case RefineOutput():
                 executed = state.history + state.plan
                 text = await self.brain.refine(state.task, state.output or "", effect.feedback, executed)
-                return OutputReady(at=at(), nonce=nonce(), text=text)
+                return OutputReady(at=at(), nonce=nonce(), text=partly(text, state.not_done, state.task))
             case ProposeStep():
                 reading = await self.brain.propose(effect.instruction, state.task, state.plan, self.tools)
                 return self._proposal_event(reading)

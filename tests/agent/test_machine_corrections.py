@@ -202,3 +202,18 @@ async def test_refine_that_comes_back_the_same_is_refused_uncounted(store: Async
     assert after.pending is not None and after.pending.anchor == "before_result"
     assert (after.pending.note or "").startswith("The result was not changed")
     assert (after.retries, after.feedback, after.output) == (0, [], "All five services listed.")
+
+
+async def test_reading_that_offers_the_negated_value_as_the_fix_does_not_reach_the_reviser(store: AsyncStore) -> None:
+    plan = {"steps": [{"tool": "restart_service", "params": {"service": "payments"}, "reason": "asked"}]}
+    model = ScriptedModel(json.dumps(plan), json.dumps({"params": {"service": "checkout"}, "reason": "as asked"}))
+    runtime = Runtime(store, LLMBrain(model), TOOLS)
+    state = await runtime.decide((await runtime.start("restart payments", "U1")).id, Approve(), "U1")
+    assert state.pending is not None and state.pending.anchor == "before_risky_step"
+
+    fix = Correct(intent="retry_step", feedback="restart checkout, not payments", suggested_fix="payments")
+    after = await runtime.decide(state.id, fix, "U1")
+
+    assert model.requests[1].context["suggested_fix"] is None
+    assert "Suggested fix" not in model.requests[1].messages[-1]["content"]
+    assert after.plan[0].params == {"service": "checkout"}

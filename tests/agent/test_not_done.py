@@ -108,3 +108,18 @@ async def test_chinese_task_with_a_part_left_out_says_so_in_chinese(store: Async
 
     assert (state.output or "").startswith("**部分完成 — 未完成：检查错误**")
     assert "部分完成：重启了 payments。" in (state.output or "")
+
+
+async def test_reworked_partly_done_result_still_says_what_was_not_done(store: AsyncStore) -> None:
+    outcome = "4 replicas, error rate 18.4% → 0.20%, p99 2,350 ms → 180 ms"
+    table = json.dumps({"text": f"| Step | Outcome |\n| --- | --- |\n| restart payments | {outcome} |"})
+    model = ScriptedModel(plan_json(RESTART), json.dumps({"text": "Done: restarted payments."}), table)
+    rt = runtime(store, model)
+    state = await approve_all(rt, await rt.start(TASK, "U1"))
+    assert (state.output or "").startswith("**Partly done — not done: check errors**")
+
+    state = await rt.decide(state.id, Correct(intent="refine_output", feedback="as a table"), "U1")
+
+    assert state.pending is not None and state.pending.anchor == "before_result"
+    assert (state.output or "").startswith("**Partly done — not done: check errors**")
+    assert (state.output or "").count("not done: check errors") == 1 and "| restart payments |" in (state.output or "")
