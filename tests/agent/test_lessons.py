@@ -12,7 +12,7 @@ import pytest
 from agent.brain import LLMBrain
 from agent.config import LessonsRule, PolicyConfig
 from agent.lessons import pick, using
-from agent.models import AddedStep, Approve, Lesson, RunState, SlackThread
+from agent.models import Approve, Lesson, RunState, SlackThread, StepPlace
 from agent.offline import OfflineModel
 from agent.runtime import Runtime
 from agent.tools import Risk, ToolRegistry, load_tools, tool
@@ -112,7 +112,7 @@ async def test_replan_correction_teaches_the_step_to_add_before_a_restart(store:
     _, state = await uc.runtime.say(state.id, "check the logs first", ALICE)
     assert [s.tool for s in state.plan] == ["read_logs", "restart_service"]
     [lesson] = await store.lessons("C0OPS")
-    assert lesson.intent == "replan" and lesson.added == [AddedStep(tool="read_logs", before="restart_service")]
+    assert lesson.intent == "replan" and lesson.added == [StepPlace(tool="read_logs", before="restart_service")]
     state = await uc.runtime.start("restart checkout", BOB, origin=OPS)
     assert [(s.tool, s.params["service"]) for s in state.plan] == [
         ("read_logs", "checkout"),
@@ -198,6 +198,8 @@ def lesson(lesson_id: str, at: float, **fields: object) -> Lesson:
         "text": "t",
         "by": ALICE,
         "created_at": at,
+        "tool": "scale_service",
+        "after": {"replicas": 4},
     }
     data.update(fields)
     return Lesson.model_validate(data)
