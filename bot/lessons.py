@@ -22,7 +22,9 @@ def register(app: AsyncApp, deps: Deps) -> None:
     @on_click
     async def on_forget_lesson(click: BlockActions, client: AsyncWebClient) -> None:
         lesson_id, run_id = _value(click.action.value or "")
-        deps.spawn(forget(deps, client, lesson_id, run_id, click.user.id, click.channel_id), name="lesson")
+        # a run's review or card: answer in its thread (the card is the thread's first message)
+        where = (click.channel_id, click.thread_ts or (click.message_ts if run_id else None))
+        deps.spawn(forget(deps, client, lesson_id, run_id, click.user.id, where), name="lesson")
 
     app.action(ids.FORGET_LESSON)(on_forget_lesson)
 
@@ -40,17 +42,29 @@ def _value(raw: str) -> tuple[str, str | None]:
 
 
 async def forget(
-    deps: Deps, client: AsyncWebClient, lesson_id: str, run_id: str | None, user: str, channel: str | None
+    deps: Deps,
+    client: AsyncWebClient,
+    lesson_id: str,
+    run_id: str | None,
+    user: str,
+    where: tuple[str | None, str | None],
 ) -> None:
-    """Stop using a lesson of this channel, where the policy lets ``user`` (see ``SafetyPolicy.may_forget``)."""
+    """Stop using a lesson of this channel, where the policy lets ``user`` (see ``SafetyPolicy.may_forget``).
+    Forgotten from a run's message, the run's thread says so (from the outbox); otherwise ``user`` is told
+    where they clicked."""
+    channel, thread = where
     outcome = await deps.usecases.forget_lesson(lesson_id, user, channel or "", run_id=run_id)
     match outcome:
+        case LessonForgotten(run=str()):
+            pass
         case LessonForgotten(lesson=lesson):
-            await ephemeral(client, channel, user, messages.LESSON_FORGOTTEN.format(line=escape(lesson.line)))
+            line = messages.LESSON_FORGOTTEN.format(line=escape(lesson.line))
+            await ephemeral(client, channel, user, line, thread_ts=thread)
         case Refused(refusal=refusal):
             author = refusal.users[0] if refusal.users else ""
-            await ephemeral(client, channel, user, messages.LESSON_NOT_YOURS.format(user=mention(author)))
+            line = messages.LESSON_NOT_YOURS.format(user=mention(author))
+            await ephemeral(client, channel, user, line, thread_ts=thread)
         case NotApplied():
-            await ephemeral(client, channel, user, messages.UNKNOWN_LESSON)
+            await ephemeral(client, channel, user, messages.UNKNOWN_LESSON, thread_ts=thread)
         case _:
             assert_never(outcome)
