@@ -26,6 +26,14 @@ def _steps(*tools: str, **params: Any) -> list[PlannedStep]:
     return [PlannedStep(tool=t, params={"service": "payments", **params.get(t, {})}, reason="r") for t in tools]
 
 
+def _lesson(**fields: Any) -> Lesson:
+    """A value lesson (payments to 4 replicas) unless ``fields`` say otherwise."""
+    base: dict[str, Any] = {"id": "a", "run_id": "r", "scope": "C1", "anchor": "before_risky_step"}
+    base |= {"intent": "retry_step", "text": "t", "by": "U1", "created_at": T0, "tool": "scale_service"}
+    base |= {"target": {"service": "payments"}, "before": {"replicas": 2}, "after": {"replicas": 4}}
+    return Lesson.model_validate(base | fields)
+
+
 def _taught(effects: list[Any]) -> list[Lesson]:
     return [e.lesson for e in effects if isinstance(e, AddLesson)]
 
@@ -90,42 +98,15 @@ def test_replanned_without_a_step_that_already_ran_records_no_removal() -> None:
     ],
 )
 def test_lesson_key_follows_what_it_changed(first: dict[str, Any], second: dict[str, Any], same: bool) -> None:
-    def make(fields: dict[str, Any]) -> Lesson:
-        base: dict[str, Any] = {"id": "a", "run_id": "r", "scope": "C1", "anchor": "after_plan", "intent": "replan"}
-        base |= {"text": "t", "by": "U1", "created_at": T0, "tool": "scale_service", "target": {"service": "payments"}}
-        return Lesson.model_validate(base | fields)
-
-    assert (make(first).key == make(second).key) is same
+    bare = {"before": {}, "after": {}}  # what is not given did not change
+    assert (_lesson(**(bare | first)).key == _lesson(**(bare | second)).key) is same
 
 
 def test_reflected_and_shaped_credit_only_what_the_plan_owes_the_lesson() -> None:
-    value = Lesson(
-        id="v",
-        run_id="r",
-        anchor="before_risky_step",
-        intent="retry_step",
-        tool="scale_service",
-        target={"service": "payments"},
-        before={"replicas": 2},
-        after={"replicas": 4},
-        text="4",
-        by="U1",
-        created_at=T0,
-    )
-    move = Lesson(
-        id="m",
-        run_id="r",
-        anchor="after_plan",
-        intent="replan",
-        tool="restart_service",
-        moved=[StepPlace(tool="read_logs", before="restart_service")],
-        text="logs first",
-        by="U1",
-        created_at=T0,
-    )
-    wish = Lesson(
-        id="w", run_id="r", anchor="before_result", intent="refine_output", text="table", by="U1", created_at=T0
-    )
+    value = _lesson(id="v")
+    move = _lesson(id="m", intent="replan", tool="restart_service", target={}, before={}, after={})
+    move = move.model_copy(update={"moved": [StepPlace(tool="read_logs", before="restart_service")]})
+    wish = _lesson(id="w", intent="refine_output", tool=None, target={}, before={}, after={}, text="table")
     plan = [("read_logs", {"service": "payments"}), ("restart_service", {"service": "payments"})]
     assert [reflected(x, plan) for x in (value, move, wish)] == [False, True, False]
     scaled = [("scale_service", {"service": "payments", "replicas": 4})]
@@ -146,20 +127,7 @@ def test_forgotten_marks_the_use_and_tells_the_thread_once() -> None:
 
 
 def test_plan_prompt_says_the_tasks_own_words_win() -> None:
-    lesson = Lesson(
-        id="v",
-        run_id="r",
-        anchor="before_risky_step",
-        intent="retry_step",
-        tool="scale_service",
-        target={"service": "payments"},
-        before={"replicas": 2},
-        after={"replicas": 4},
-        named=["replicas"],
-        text="4",
-        by="U1",
-        created_at=T0,
-    )
+    lesson = _lesson(named=["replicas"])
     request = plan_request(
         "scale payments",
         load_tools(["demo.tools"]),

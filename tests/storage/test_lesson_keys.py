@@ -36,24 +36,8 @@ def _lesson(lesson_id: str, at: float, **fields: object) -> Lesson:
     return Lesson.model_validate(data | fields)
 
 
-# As a lesson was stored before: no "named", "removed" or "moved" fields, "added" for steps; and the old key.
-OLD_DATA = json.dumps(
-    {
-        "id": "old",
-        "run_id": "r0",
-        "scope": "C1",
-        "anchor": "before_risky_step",
-        "intent": "retry_step",
-        "tool": "scale_service",
-        "target": {"service": "payments"},
-        "before": {"replicas": 2},
-        "after": {"replicas": 4},
-        "added": [],
-        "text": "use 4 replicas",
-        "by": "U1",
-        "created_at": T0,
-    }
-)
+# As a lesson was stored before: without "named", "removed" and "moved", and with the old key.
+OLD_DATA = _lesson("old", T0).model_dump_json(exclude={"named", "removed", "moved"})
 OLD_KEY = json.dumps(["C1", "scale_service", {"service": "payments"}, ["replicas"]], sort_keys=True)
 
 
