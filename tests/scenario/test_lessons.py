@@ -70,8 +70,10 @@ async def test_slash_lessons_lists_them_with_forget(tmp_path: Path) -> None:
         assert "Lessons in this channel" in text and "use replicas=4 in `scale_service` for payments" in text
         await env.ws.click("alice", OPS, listing.ts, ids.FORGET_LESSON, button_value(listing, ids.FORGET_LESSON))  # type: ignore[arg-type]
         await env.idle()
-        assert "Forgotten:" in text_of(env.ws.state.ephemerals_for("U0ALICE")[-1])  # type: ignore[arg-type]
         assert await env.bot.deps.store.lessons(OPS) == []
+        shown = [e for e in env.ws.state.ephemerals_for("U0ALICE") if e.ts == listing.ts]  # the list, in place
+        assert len(shown) == 1 and "Forgotten:" in text_of(shown[0]) and "None yet" in text_of(shown[0])  # type: ignore[arg-type]
+        assert ids.FORGET_LESSON not in [b.get("action_id") for b in buttons_of(shown[0])]  # type: ignore[arg-type]
 
 
 async def test_plan_correction_then_table_wish_in_one_run_keep_both_lessons(tmp_path: Path) -> None:
