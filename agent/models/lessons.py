@@ -119,7 +119,10 @@ class Lesson(_Model):
         target = " ".join(str(v) for v in self.target.values())
         where = f" for {target}" if target else ""
         if self.after:
-            values = ", ".join(f"{k}={v}" for k, v in self.after.items())
+            # "(not 2)": the value the person corrected although their task had said it, and a task may say again
+            values = ", ".join(
+                f"{k}={v}" + (f" (not {self.before.get(k)})" if k in self.named else "") for k, v in self.after.items()
+            )
             return f"use {values} in `{self.tool}`{where}"
         if self.added:
             return f"run `{self.added[0].tool}`{self.added[0].where}{where}"

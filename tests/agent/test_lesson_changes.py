@@ -52,7 +52,7 @@ def test_replanned_with_two_changes_teaches_two_lessons_with_their_own_ids() -> 
     new = [*_steps("read_logs"), *_steps("scale_service", scale_service={"replicas": 4})]
     taught = _taught(lessons.replanned(_state("scale payments to 2 replicas"), old, new))
     assert [(x.id, x.kind, x.line) for x in taught] == [
-        ("abcdef012345", "values", "use replicas=4 in `scale_service` for payments"),
+        ("abcdef012345", "values", "use replicas=4 (not 2) in `scale_service` for payments"),
         ("abcdef012301", "steps", "run `read_logs` before `scale_service`"),
     ]
     assert taught[0].named == ["replicas"]  # the task had said 2 itself

@@ -345,3 +345,18 @@ async def test_forget_from_the_run_that_used_it_marks_the_run_and_tells_its_thre
     assert [(u.id, u.forgotten_by) for u in state.lessons_applied] == [(lesson.id, BOB)]
     assert state.pending is not None and state.pending.anchor == "after_plan"  # the run itself is as it was
     assert "lesson_forgotten" in [e.kind for e in await store.events(used.id)]
+
+
+async def test_forget_from_a_finished_run_that_used_it_still_marks_the_run(store: AsyncStore) -> None:
+    uc = usecases(store, Clock())
+    first = await uc.runtime.start("read payments logs", ALICE, origin=OPS)
+    _, first = await uc.runtime.say(first.id, "use level warning", ALICE)
+    [lesson] = await store.lessons("C0OPS")
+    used = await uc.runtime.start("read payments logs", BOB, origin=OPS)
+    while used.pending is not None:
+        used = await uc.runtime.decide(used.id, Approve(), BOB)
+    assert used.status == "done" and [u.id for u in used.lessons_applied] == [lesson.id]
+    outcome = await uc.forget_lesson(lesson.id, BOB, "C0OPS", run_id=used.id)
+    assert isinstance(outcome, LessonForgotten) and outcome.run == used.id
+    state, _ = await store.load(used.id)
+    assert state.status == "done" and state.lessons_applied[0].forgotten_by == BOB

@@ -38,7 +38,7 @@ def test_lessons_cli_lists_the_correction_uses_it_and_forgets_it(tmp_path: Path)
     )
     assert lesson["run_id"] == first["id"] and lesson["text"] == "use 4 replicas"
     listed = ok(tmp_path, "lessons")
-    assert lesson["id"] in listed and "use replicas=4 in `scale_service` for payments" in listed
+    assert lesson["id"] in listed and "use replicas=4 (not 2) in `scale_service` for payments" in listed
 
     second = started(tmp_path, "bob")
     assert second["plan"][0]["params"] == {"service": "payments", "replicas": 4}

@@ -66,7 +66,7 @@ async def test_feishu_lessons_list_offers_forget_and_is_shown_again_without_it(t
         await fake.say("carol", OPS, "lessons")
         await env.wait(lambda: any(lesson in json.dumps(c) for c in _told(env, "ou_carol")))
         listing = _told(env, "ou_carol")[-1]
-        assert "use replicas=4 in `scale_service` for payments" in card_text(listing)
+        assert "use replicas=4 (not 2) in `scale_service` for payments" in card_text(listing)
         [value] = [v for v in button_values(listing) if v.get("action") == "forget_lesson"]
         shown_to_carol = list(fake.ephemeral_chats)[-1]
 

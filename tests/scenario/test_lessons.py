@@ -34,7 +34,7 @@ async def test_thread_correction_teaches_the_next_plan_and_forget_stops_it(tmp_p
         second = env.cards()[-1]
         plan = await env.next_review(second)
         shown = text_of(plan)
-        assert "Using what <@U0ALICE> said on" in shown and "`replicas=4`" in shown
+        assert "Using what <@U0ALICE> said on" in shown and "`replicas=4`" in shown and "replicas=4 (not 2)" in shown
         assert lesson.id in button_value(plan, ids.FORGET_LESSON)
 
         await env.click("bob", plan, ids.FORGET_LESSON)  # the requester of a run that used it
@@ -67,7 +67,7 @@ async def test_slash_lessons_lists_them_with_forget(tmp_path: Path) -> None:
         await env.idle()
         listing = env.ws.state.ephemerals_for("U0ALICE")[-1]
         text = text_of(listing)  # type: ignore[arg-type]
-        assert "Lessons in this channel" in text and "use replicas=4 in `scale_service` for payments" in text
+        assert "Lessons in this channel" in text and "use replicas=4 (not 2) in `scale_service` for payments" in text
         await env.ws.click("alice", OPS, listing.ts, ids.FORGET_LESSON, button_value(listing, ids.FORGET_LESSON))  # type: ignore[arg-type]
         await env.idle()
         assert await env.bot.deps.store.lessons(OPS) == []
