@@ -204,7 +204,7 @@ def plan_request(
     }
     parts = [f"Task: {task}", _section("Tools", context["tools"])]
     if lessons:
-        parts.append(_section("Lessons from earlier corrections (follow them)", context["lessons"]))
+        parts.append(_section(LESSONS_HEADING, context["lessons"]))
     if completed:
         parts.append(_section("Completed steps (already run)", context["completed"]))
     if rejected:
@@ -222,6 +222,13 @@ def plan_request(
     return _request("plan", system, parts, context)
 
 
+LESSONS_HEADING = (
+    "Lessons from earlier corrections (apply one only to a step of the tool and target it names; "
+    "the task's own words win: where the task names a value, keep it, unless the lesson lists that "
+    "parameter in overrides_task_words and the task names the very value in instead_of)"
+)
+
+
 def lesson_view(lesson: Lesson) -> dict[str, Any]:
     """A lesson as the planner reads it: what was said, and what it changed."""
     view: dict[str, Any] = {"said": _as_read(lesson.text)}
@@ -232,8 +239,11 @@ def lesson_view(lesson: Lesson) -> dict[str, Any]:
     if lesson.after:
         view["use"] = lesson.after
         view["instead_of"] = lesson.before
-    if lesson.added:
-        view["add_steps"] = [a.model_dump(mode="json", exclude_none=True) for a in lesson.added]
+    if lesson.named:
+        view["overrides_task_words"] = lesson.named
+    for field, places in (("add_steps", lesson.added), ("remove_steps", lesson.removed), ("move_steps", lesson.moved)):
+        if places:
+            view[field] = [p.model_dump(mode="json", exclude_none=True) for p in places]
     return view
 
 

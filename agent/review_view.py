@@ -50,7 +50,7 @@ class ReviewView:
     max_retries: int = 0
     deadline: float | None = None
     why_not_always: str | None = field(default=None)  # why "approve_always" is not offered, when it is not
-    lessons: tuple[LessonUse, ...] = ()  # what earlier corrections taught this plan (plan reviews), each forgettable
+    lessons: tuple[LessonUse, ...] = ()  # the lessons that shaped the plan (see lessons_shown), each forgettable
     offer: AlwaysOffer | None = None  # the gate earned "always allow" from its history (shown with the choice)
 
     @property
@@ -100,9 +100,17 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         max_retries=state.policy.max_retries,
         deadline=review.deadline,
         why_not_always=why_not,
-        lessons=tuple(state.lessons_applied) if review.anchor == "after_plan" else (),
+        lessons=lessons_shown(state, review),
         offer=review.offer if why_not is None and review.anchor == "before_risky_step" else None,
     )
+
+
+def lessons_shown(state: RunState, review: Review) -> tuple[LessonUse, ...]:
+    """The lessons that shaped the plan, on its review, or on the result when the plan had no review."""
+    plan_reviewed = "after_plan" in state.anchors
+    if review.anchor == "after_plan" or (review.anchor == "before_result" and not plan_reviewed):
+        return tuple(state.lessons_applied)
+    return ()
 
 
 def _step(state: RunState, review: Review) -> Step | None:

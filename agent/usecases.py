@@ -98,9 +98,10 @@ class RuleRevoked:
 
 @dataclass(frozen=True)
 class LessonForgotten:
-    """The lesson is no longer used: the next plan starts without it."""
+    """The lesson is no longer used: the next plan starts without it. ``run``: the run whose thread was told."""
 
     lesson: Lesson
+    run: str | None = None
 
 
 Outcome = Applied | Asked | Refused | AlreadyDecided | NeedsButton | NotApplied
@@ -292,10 +293,13 @@ class UseCases:
         forgotten = await self.store.forget_lesson(lesson.id, by, at)
         if forgotten is None:
             return unknown
-        if run is not None:
+        told = run is not None and any(u.id == lesson.id for u in run.lessons_applied)
+        if run is not None and told:  # its thread is told, and its review and card lose the button
+            await self.runtime.forgot_lesson(run.id, lesson.id, by, at)
+        elif run is not None:
             line = AuditEvent(at=at, actor=by, kind="lesson_forgotten", payload={"lesson": lesson.id})
             await self.store.append_events(run.id, [line])
-        return LessonForgotten(forgotten)
+        return LessonForgotten(forgotten, run.id if run is not None and told else None)
 
     async def open_runs(self, where: str | None = None, limit: int = 100) -> list[RunState]:
         """Unfinished runs, newest first, of ``where`` (every place when ``None``)."""

@@ -51,7 +51,16 @@ def run_json(state: RunState, events: list[AuditEvent] | None = None) -> dict[st
         "output": _prose(state.output),
         "error": _prose(state.error),
         "feedback": [f.model_dump(mode="json") for f in state.feedback],
-        "lessons_applied": [{"id": u.id, "text": u.line, "by": u.by, "at": u.at} for u in state.lessons_applied],
+        "lessons_applied": [
+            {
+                "id": u.id,
+                "text": u.line,
+                "by": u.by,
+                "at": u.at,
+                **({"forgotten_by": u.forgotten_by} if u.forgotten_by else {}),
+            }
+            for u in state.lessons_applied
+        ],
         "created_at": state.created_at,
         "updated_at": state.updated_at,
         "events": [e.model_dump(mode="json") for e in events or []],

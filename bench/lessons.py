@@ -76,6 +76,11 @@ def _as_table(state: RunState) -> str | None:
     return None if "|" in (state.output or "") else "show it as a table"
 
 
+def _read_first_then_table(state: RunState) -> str | None:
+    """Both rules in one run: the plan reads the logs before the restart, and the result is a table."""
+    return _logs_first(state) or _as_table(state)
+
+
 SCENARIOS = (
     Scenario(
         "restart: read the logs first",
@@ -112,6 +117,19 @@ SCENARIOS = (
             "check search now",
         ),
         _as_table,
+    ),
+    Scenario(
+        # a plan correction and a presentation wish in the same run: both are kept, neither replaces the other
+        "restart and read: logs first, then a table",
+        (
+            "restart payments and read its logs",
+            "restart checkout and read its logs",
+            "restart search and read its logs",
+            "please restart payments and read its logs",
+            "restart the checkout service and read its logs",
+            "restart search now and read its logs",
+        ),
+        _read_first_then_table,
     ),
 )
 
@@ -173,9 +191,9 @@ async def main(argv: list[str] | None = None) -> int:
             total_on += on[1:]
             total_off += off[1:]
             print(f"\n{scenario.name}")
-            print(f"  {'run':>3}  {'task':<44} {'lessons off':>11} {'lessons on':>10}")
+            print(f"  {'run':>3}  {'task':<48} {'lessons off':>11} {'lessons on':>10}")
             for i, (task, a, b) in enumerate(zip(scenario.tasks, off, on, strict=True), start=1):
-                print(f"  {i:>3}  {task:<44} {a:>11} {b:>10}")
+                print(f"  {i:>3}  {task:<48} {a:>11} {b:>10}")
             print(
                 f"  runs 2-{len(on)}: {sum(off[1:])} corrections without lessons, {sum(on[1:])} with "
                 f"({reduction(on, off):.0%} fewer)"

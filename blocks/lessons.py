@@ -24,9 +24,18 @@ def _with_forget(text: str, lesson_id: str, run_id: str | None) -> Block:
     return block
 
 
-def applied_lessons(uses: Sequence[LessonUse], run_id: str) -> Blocks:
-    """``💡 Using what @alice said on Nov 28 …`` for each lesson the plan was made with, each with Forget."""
-    return [_with_forget("💡 " + clip(using(u), 700).text, u.id, run_id) for u in uses[:SHOWN]]
+def applied_lessons(uses: Sequence[LessonUse], run_id: str, limit: int = SHOWN) -> Blocks:
+    """``💡 Using what @alice said on Nov 28 …`` for each lesson that shaped the plan, each with Forget
+    (``Forgotten by @bob``, with no button, once forgotten)."""
+    more = [context(f"… and {len(uses) - limit} more lessons (`/tandem lessons`)")] if len(uses) > limit else []
+    return [*(_applied(u, run_id) for u in uses[:limit]), *more]
+
+
+def _applied(use: LessonUse, run_id: str) -> Block:
+    text = "💡 " + clip(using(use), 700).text
+    if use.forgotten_by is None:
+        return _with_forget(text, use.id, run_id)
+    return context(f"~{text}~ · Forgotten by {mention(use.forgotten_by)}")
 
 
 def lessons_blocks(lessons: Sequence[Lesson]) -> Blocks:

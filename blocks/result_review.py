@@ -8,7 +8,9 @@ from slack_sdk.models.blocks import ButtonElement
 
 from agent.messages import timeout_note
 from agent.models import Review, RunState, Step
+from agent.review_view import lessons_shown
 from blocks import ids
+from blocks.lessons import applied_lessons
 from blocks.markdown import Output, output_blocks
 from blocks.step_approval import missing_step, step_body
 from blocks.text import (
@@ -76,6 +78,7 @@ def result_review(state: RunState, review: Review) -> Blocks:
     return [
         section("📄 *Result ready for review*"),
         *output.blocks,
+        *applied_lessons(lessons_shown(state, review), state.id),
         *_note(review),
         _actions(review, approve, truncated=output.truncated or long_step, cancel=False),
     ]

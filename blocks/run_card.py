@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from agent.models import RunState, Step
 from agent.not_done import finished_line
 from blocks.decided import DecisionLine, decision_text
+from blocks.lessons import applied_lessons
 from blocks.limits import MAX_SECTION_TEXT
 from blocks.markdown import output_blocks
 from blocks.text import (
@@ -37,6 +38,7 @@ STEP_LINE_MAX = 200
 STEPS_BUDGET = 6000  # all step lines together, so long plans stay well inside the message size bound
 DECISIONS_SHOWN = 8
 OUTCOME_LIMIT = 1500
+LESSONS_SHOWN = 5  # the card keeps room for its steps and decisions
 
 
 def step_line(step: Step, limit: int = STEP_LINE_MAX) -> str:
@@ -141,6 +143,7 @@ def run_card(
         _status(state, waiting_on),
         context(meta),
         *step_sections([*state.history, *state.plan]),
+        *applied_lessons(state.lessons_applied, state.id, LESSONS_SHOWN),
         *_outcome(state),
         *_decisions(decisions),
         context(footer),

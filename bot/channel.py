@@ -134,6 +134,8 @@ class SlackChannel:
                 await self._escalate(state, await self._review(state, message.review_id or ""), post)
             case "decided" | "closed":
                 await self._mark(state, delivery)
+            case "redrawn":
+                await self._redraw(state, message.review_id or "")
             case "remind":
                 review = await self._review(state, message.review_id or "")
                 await post.line(f"⏰ {self._people(state, review)} {escaped(message.text, 500)}")
@@ -229,6 +231,15 @@ class SlackChannel:
             blocks = resolved(question.blocks, decision_text(line))
             await self.client.chat_update(channel=question.channel, ts=question.ts, blocks=blocks, text=line.verb)
             await self.store.save_message(clarify_key(review_id), state.id, question.channel, question.ts, blocks)
+
+    async def _redraw(self, state: RunState, review_id: str) -> None:
+        """Draw the pending review's message again from the run as it is now (once answered, it has no buttons)."""
+        posted = await self.store.message(review_key(review_id))
+        if state.pending is None or state.pending.id != review_id or posted is None:
+            return
+        blocks = review_blocks(state, state.pending, SafetyPolicy(self.config))
+        await self.client.chat_update(channel=posted.channel, ts=posted.ts, blocks=blocks, text="Tandem review")
+        await self.store.save_message(review_key(review_id), state.id, posted.channel, posted.ts, blocks)
 
     async def update_card(self, state: RunState) -> None:
         lines = decision_lines(await self.store.events(state.id))

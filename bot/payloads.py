@@ -60,6 +60,7 @@ class BlockActions(_In):
     message: Message | None = None
     actions: list[Action] = Field(min_length=1)
     trigger_id: str | None = None
+    response_url: str | None = None
 
     @property
     def action(self) -> Action:

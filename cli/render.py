@@ -16,7 +16,17 @@ from typing import Any
 
 from agent.lessons import using
 from agent.messages import plural, timeout_note
-from agent.models import AuditEvent, Delivery, Review, RunState, Step, mention, plain_mention, render_mentions
+from agent.models import (
+    AuditEvent,
+    Delivery,
+    LessonUse,
+    Review,
+    RunState,
+    Step,
+    mention,
+    plain_mention,
+    render_mentions,
+)
 from agent.not_done import finished_line
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
@@ -88,8 +98,6 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
     if view.anchor == "after_plan":
         lines.append("Plan:")
         lines += [step_line(s) for s in view.steps]
-        for use in view.lessons:
-            lines.append(f"{written(using(use), color=color)}  (forget: tandem lessons forget {use.id})")
     elif view.anchor in ("before_risky_step", "takeover_step", "recovery") and step is not None:
         lines.append(f"Step {step.number}: {step.tool}  risk: {step.risk.label}")
         lines.append(f"  params: {json.dumps(step.params, sort_keys=True)}")
@@ -125,6 +133,7 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
             last = view.steps[-1]
             lines.append(_indent(str(last.error or last.result)))
         lines.append("Type an instruction (one step at a time), 'finish', or 'hand back'.")
+    lines += lesson_lines(view.lessons, color=color)
     if view.offer_text:
         lines.append(view.offer_text)
         lines.append(f"  Always allow: tandem answer {view.run_id} --approve-always --review {view.review_id}")
@@ -136,9 +145,22 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
     return plain("\n".join(lines))
 
 
+def lesson_lines(uses: Sequence[LessonUse], *, color: bool = False) -> list[str]:
+    """Each lesson that shaped the plan, with how to forget it (or who did)."""
+    lines = []
+    for use in uses:
+        if use.forgotten_by is not None:
+            lines.append(f"{written(using(use), color=color)}  (forgotten by {mention(use.forgotten_by)})")
+        else:
+            lines.append(f"{written(using(use), color=color)}  (forget: tandem lessons forget {use.id})")
+    return lines
+
+
 def outcome_text(state: RunState, *, color: bool = False) -> str:
     lines = [f"── Run {state.id}: {state.status} ──", *filter(None, [finished_line(state)])]
     lines += [step_line(s) for s in (*state.history, *state.plan)]
+    if state.pending is None and "after_plan" not in state.anchors:  # no plan review showed them
+        lines += lesson_lines(state.lessons_applied, color=color)
     if state.output:
         lines.append(written(state.output, color=color))
     if state.error:

@@ -12,7 +12,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent.lessons import using
 from agent.models import Reading, RunState
 from agent.not_done import finished_line
 from agent.review_view import ReviewView
@@ -28,9 +27,11 @@ from feishu.elements import (
     step_body,
     steps_md,
 )
+from feishu.lessons import used_lines
 from feishu.wording import Lang, clip, escape, lang_of, prose, say, who
 
 OUTPUT_LIMIT = 3000
+LESSONS_SHOWN = 5  # on the run card, which keeps room for its steps and decisions
 INTENTS = ("auto", "replan", "retry_step", "refine_output")
 CLARIFY_INTENTS = ("approve", "replan", "retry_step", "refine_output", "cancel")
 _TEMPLATE = {"before_risky_step": "orange", "step_failed": "red", "recovery": "orange", "takeover": "purple"}
@@ -143,9 +144,7 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
         parts.append(md(f"**{title}**\n{steps_md(view.steps)}" if view.steps else say("nothing_ran", lang)))
     elif view.steps:
         parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps)}"))
-    for use in view.lessons:
-        forget = button(say("forget", lang), value("forget_lesson", view, lesson=use.id))
-        parts += [md(f"💡 {prose(using(use), 700)}"), buttons(forget)]
+    parts += used_lines(view.lessons, lang, view.run_id, view.review_id)
     if view.step is not None and view.anchor != "takeover":
         parts += step_body(view.step, lang, max(len(view.steps), view.step.number))
         if view.step.error:
@@ -191,6 +190,7 @@ def run_card(state: RunState, decisions: Sequence[str] = (), status: str = "", w
     elements = [md(f"**{head}**"), note(meta)]
     if state.plan:
         elements.append(md(steps_md(state.plan)))
+    elements += used_lines(state.lessons_applied[:LESSONS_SHOWN], lang, state.id)
     if state.phase == "done" and state.output:
         elements.append(md(f"**{say('outcome', lang)}**\n{escape(clip(state.output, OUTPUT_LIMIT))}"))
     if state.phase == "failed":

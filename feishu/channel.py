@@ -122,6 +122,8 @@ class FeishuChannel:
                 await reply(line_card(f"👉 {self._people(state, review)} this now waits on you.", lang))
             case "decided" | "closed":
                 await self._mark(state, delivery)
+            case "redrawn":
+                await self._redraw(state, message.review_id or "")
             case "remind":
                 review = await self._review(state, message.review_id or "")
                 await reply(line_card(f"⏰ {self._people(state, review)} {prose(message.text, 500)}", lang))
@@ -180,6 +182,15 @@ class FeishuChannel:
         record = await self.store.get_review(review_id)
         card = decided(posted.blocks[0], delivery_line(delivery, record))
         await self.api.patch_card(posted.ts, card)
+
+    async def _redraw(self, state: RunState, review_id: str) -> None:
+        """Draw the pending review's card again from the run as it is now (once answered, it has no buttons)."""
+        posted = await self.store.message(review_key(review_id))
+        if state.pending is None or state.pending.id != review_id or posted is None:
+            return
+        card = self.review_card(state, state.pending)
+        await self.api.patch_card(posted.ts, card)
+        await self.store.save_message(review_key(review_id), state.id, posted.channel, posted.ts, [card])
 
     async def update_card(self, state: RunState) -> None:
         lines = decision_lines(await self.store.events(state.id))

@@ -24,9 +24,10 @@ from feishu.channel import card_data, review_key
 from feishu.deps import FeishuDeps
 from feishu.elements import decided
 from feishu.events import said
+from feishu.lessons import lessons_card
 from feishu.lines import record_line
 from feishu.payloads import CardCallback, Click
-from feishu.wording import plain
+from feishu.wording import lang_of, plain
 
 log = logging.getLogger("tandem.feishu")
 
@@ -52,7 +53,11 @@ async def on_click(deps: FeishuDeps, callback: CardCallback) -> dict[str, Any]:
     if click.action == "forget_lesson":  # about a lesson, not a decision on the review
         chat = callback.event.context.open_chat_id
         outcome = await deps.usecases.forget_lesson(click.lesson, user, chat, run_id=click.run or None)
-        return toast("success" if isinstance(outcome, LessonForgotten) else "error", plain(said(outcome)))
+        answer = toast("success" if isinstance(outcome, LessonForgotten) else "error", plain(said(outcome)))
+        if isinstance(outcome, LessonForgotten) and not click.run:  # the lessons list: shown again without it
+            listed = lessons_card(await deps.usecases.lessons(chat), lang_of(outcome.lesson.text))
+            return {**answer, "card": card_data(listed)}
+        return answer  # a run's card: its thread says so and its cards are drawn again (from the outbox)
     record = await deps.store.get_review(click.review)
     if record is None:
         return toast("error", messages.UNKNOWN_REVIEW)

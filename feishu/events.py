@@ -29,6 +29,7 @@ from feishu.api import FeishuError
 from feishu.cards import line_card, placeholder_card
 from feishu.deps import FeishuDeps
 from feishu.elements import Card
+from feishu.lessons import lessons_card
 from feishu.lines import decision_lines
 from feishu.payloads import MessageEvent
 from feishu.report import chat_report
@@ -114,7 +115,10 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
         await tell(deps, event, "\n".join(rows) or "No always-allow rules here: every risky step asks.")
         return
     if word == "lessons":
-        await tell(deps, event, await lessons_text(deps, chat, user, arg))
+        if arg.split(" ", 1)[0].lower() == "forget":
+            await tell(deps, event, await forget_text(deps, chat, user, arg.partition(" ")[2]))
+        else:
+            await show(deps, event, lessons_card(await usecases.lessons(chat), lang_of(event.event.message.text)))
         return
     run_id = await usecases.find(arg, chat)
     if run_id is None:
@@ -131,17 +135,11 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
     await tell(deps, event, text)
 
 
-async def lessons_text(deps: FeishuDeps, chat: str, user: str, arg: str) -> str:
-    """``lessons``: what corrections taught plans in this chat; ``lessons forget ID`` stops one."""
-    verb, _, lesson_id = arg.partition(" ")
-    if verb.lower() == "forget" and lesson_id.strip():
-        outcome = await deps.usecases.forget_lesson(lesson_id.strip(), user, chat)
-        if isinstance(outcome, LessonForgotten):
-            return messages.LESSON_FORGOTTEN.format(line=escape(outcome.lesson.line))
-        return said(outcome)
-    lessons = await deps.usecases.lessons(chat)
-    rows = [f"• {escape(x.line)} ({who(x.by)}; lesson `{x.id}`)" for x in lessons]
-    return "\n".join(rows) or messages.NO_LESSONS
+async def forget_text(deps: FeishuDeps, chat: str, user: str, lesson_id: str) -> str:
+    """``lessons forget ID``: stop using a lesson of this chat (the list's Forget button does the same)."""
+    if not lesson_id.strip():
+        return messages.FORGET_WHICH
+    return said(await deps.usecases.forget_lesson(lesson_id.strip(), user, chat))
 
 
 async def thread_reply(deps: FeishuDeps, event: MessageEvent, run_id: str) -> None:

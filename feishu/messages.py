@@ -33,3 +33,5 @@ TENANT_UNKNOWN = "Tandem cannot check this workspace right now; nothing changed.
 REFUSED = "This card is not from Tandem's workspace; nothing changed."
 LESSON_FORGOTTEN = "Forgotten: {line}. The next plans here start without it."
 NO_LESSONS = "No lessons here yet: each correction of a plan or a step becomes one."
+FORGET_WHICH = "Say which lesson: `lessons forget <id>` (`lessons` lists them with their ids)."
+LESSONS_FOOTER = "New plans here start from these. A later correction of the same thing replaces one."

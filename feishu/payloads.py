@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 
 class _In(BaseModel):
@@ -148,13 +148,19 @@ class Click(_In):
     """A button's object value, as Tandem's cards set it."""
 
     action: ClickAction
-    review: str = Field(min_length=1, max_length=100)
+    review: str = Field(default="", max_length=100)  # every action but forget_lesson is about a review
     run: str = ""
     answer: Any = None
     intent: str | None = None
     step: int | None = None
     text: str = Field(default="", max_length=2000)
     lesson: str = Field(default="", max_length=100)
+
+    @model_validator(mode="after")
+    def _about_a_review(self) -> Click:
+        if self.action != "forget_lesson" and not self.review:
+            raise ValueError(f"a {self.action} button names the review it decides")
+        return self
 
 
 Inbound = UrlVerification | MessageEvent | CardCallback | OtherEvent

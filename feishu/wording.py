@@ -53,6 +53,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "step_of": ("Step {n} of {total}", "第 {n} 步，共 {total} 步"),
     "plan": ("Plan", "计划"),
     "forget": ("Forget", "忘掉这条经验"),
+    "forgotten_by": ("Forgotten by {who}", "已由 {who} 忘掉"),
+    "lessons": ("Lessons here · {n}", "本群的经验 · {n}"),
     "output": ("Output", "输出"),
     "result": ("Result", "结果"),
     "done_so_far": ("Done so far", "已完成"),

@@ -19,6 +19,8 @@ from typing import TypeVar
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
+from agent.models import Lesson
+
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
@@ -306,3 +308,12 @@ def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
     db = Database(conn)
     apply_migrations(db, migrations)
     return db
+
+
+@migrations()
+def m009_lesson_keys(db: Database) -> None:
+    """Lessons are keyed by what they changed (a value, a step's place, a presentation wish): stored ones get
+    the new key, so a later correction of the same thing replaces them and a different one never does."""
+    rows = db.execute("SELECT id, data FROM lessons").fetchall()
+    for lesson_id, data in rows:
+        db.execute("UPDATE lessons SET key = ? WHERE id = ?", [Lesson.model_validate_json(data).key, lesson_id])

@@ -97,6 +97,7 @@ class FeishuFake:
     api_url: str = ""
     messages: dict[str, Posted] = field(default_factory=dict)
     ephemerals: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    ephemeral_chats: dict[str, str] = field(default_factory=dict)  # an ephemeral card's message id: its chat
     calls: list[str] = field(default_factory=list)
     tokens: set[str] = field(default_factory=set)
     failures: list[tuple[str, int, int]] = field(default_factory=list)
@@ -224,7 +225,9 @@ class FeishuFake:
             return self._denied()
         body = await request.json()
         self.ephemerals.append((str(body.get("chat_id")), str(body.get("open_id")), dict(body.get("card") or {})))
-        return web.json_response({"code": 0, "data": {"message_id": self._new_id("om")}})
+        message_id = self._new_id("om")
+        self.ephemeral_chats[message_id] = str(body.get("chat_id"))
+        return web.json_response({"code": 0, "data": {"message_id": message_id}})
 
     async def _user(self, request: web.Request) -> web.Response:
         if not self._authorized(request):
@@ -367,7 +370,7 @@ class FeishuFake:
         tenant: str | None = None,
     ) -> dict[str, Any]:
         """``card.action.trigger`` for ``person`` clicking a button (or submitting a form) on a card."""
-        posted = self.messages[message_id]
+        chat = self.messages[message_id].chat_id if message_id in self.messages else self.ephemeral_chats[message_id]
         action: dict[str, Any] = {"value": value, "tag": "button"}
         if form_value is not None:
             action["form_value"] = form_value
@@ -376,7 +379,7 @@ class FeishuFake:
             "token": f"c-{self._new_id('cb')}",
             "action": action,
             "host": "im_message",
-            "context": {"open_message_id": message_id, "open_chat_id": posted.chat_id},
+            "context": {"open_message_id": message_id, "open_chat_id": chat},
         }
         return {"schema": "2.0", "header": self._header("card.action.trigger", event_id, tenant), "event": event}
 
@@ -413,8 +416,13 @@ class FeishuFake:
         """Click the button with callback ``value``; the answer's card replaces the clicked one."""
         answer = await self.deliver(self.click_event(person, message_id, value, form_value))
         card = answer.body.get("card")
-        if answer.status == 200 and isinstance(card, dict) and card.get("type") == "raw":
-            self.messages[message_id].card = card["data"]
+        if (
+            answer.status == 200
+            and isinstance(card, dict)
+            and card.get("type") == "raw"
+            and message_id in self.messages
+        ):
+            self.messages[message_id].card = card["data"]  # (an ephemeral card is the asker's own: not kept here)
         return answer
 
     def button(self, message_id: str, action: str, **match: Any) -> dict[str, Any]:

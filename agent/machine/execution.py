@@ -46,9 +46,9 @@ def _on_plan(s: RunState, event: PlanProposed) -> Result:
         return _takeover(s, event, "The planner found nothing to do for this task.")
     if len(event.steps) > s.policy.max_steps:
         return _takeover(s, event, f"The plan has {len(event.steps)} steps; the limit is {s.policy.max_steps}.")
-    for use in event.lessons:
-        if all(u.id != use.id for u in s.lessons_applied):
-            s.lessons_applied.append(use)
+    # the lessons that shaped this plan, and only those (one forgotten meanwhile stays shown as forgotten)
+    was = {u.id: u for u in s.lessons_applied}
+    s.lessons_applied = [was.get(use.id, use) for use in event.lessons]
     old = s.rejected_plans[-1] if s.rejected_plans else []
     learned = lessons.replanned(s, old, event.steps) if s.learning is not None else []
     state, effects = _planned(s, event)

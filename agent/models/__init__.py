@@ -69,7 +69,7 @@ from agent.models.events import (
     TimedOut,
     _Event,
 )
-from agent.models.lessons import AddedStep, Lesson, LessonIntent, LessonUse
+from agent.models.lessons import Lesson, LessonIntent, LessonKind, LessonUse, StepPlace, says, wish
 from agent.models.origin import (
     FeishuChat,
     Origin,
@@ -133,9 +133,9 @@ __all__ = [
     "Approve",
     "AddLesson",
     "AddRule",
-    "AddedStep",
     "Lesson",
     "LessonIntent",
+    "LessonKind",
     "LessonUse",
     "Learning",
     "AlwaysOffer",
@@ -198,6 +198,7 @@ __all__ = [
     "Status",
     "Step",
     "StepFinished",
+    "StepPlace",
     "SuspendRule",
     "StepPaused",
     "StepProposedEvent",
@@ -212,4 +213,6 @@ __all__ = [
     "_Tagged",
     "param_shape",
     "params_digest",
+    "says",
+    "wish",
 ]

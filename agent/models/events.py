@@ -22,7 +22,7 @@ class _Event(_Tagged):
 class PlanProposed(_Event):
     kind: Literal["plan_proposed"] = "plan_proposed"
     steps: list[ProposedStep]
-    lessons: list[LessonUse] = Field(default_factory=list)  # what earlier corrections taught, given to the planner
+    lessons: list[LessonUse] = Field(default_factory=list)  # the lessons of earlier corrections that shaped the plan
     unknown: str | None = None
     """A value the correction behind this replan asks for that the tools do not know ("There is no service
     `orders`. Known: …"): said when the plan comes back unchanged."""

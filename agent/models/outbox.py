@@ -18,6 +18,7 @@ OutgoingKind = Literal[
     "escalate",  # nobody decided in time: tell the escalation channel
     "decided",  # a review was answered: show who decided, drop its buttons
     "closed",  # a review became moot (the run moved on): drop its buttons
+    "redrawn",  # the pending review's message is drawn again from the run as it is now (a lesson was forgotten)
     "remind",  # nudge the people a review waits on
     "notify",  # a line of news in the run's thread
     "read_as",  # how a person's free text was read (before what it caused)

@@ -1,11 +1,15 @@
-"""Lessons in the offline planner: corrected values and added steps from earlier corrections.
+"""Lessons in the offline planner: corrected values, and steps added or moved by earlier corrections.
 
-A lesson about a tool and target the draft plan uses sets the corrected values (``use``)
-where the task names none or names the very value that was corrected (``instead_of``); a
-value the task names that nobody corrected stands. A change of what a step acts on with nothing
-else to tell it by ("restart checkout instead of payments": no target left) was a choice for that
-task, not a rule, and is not applied. It puts the step it asked for (``add_steps``) before the
-step it belongs to, on the same target. Feedback given in this run comes after and wins.
+A lesson applies only to a draft step of the tool and target it is about. It sets the corrected
+values (``use``) where the task names none: the task's own words win ("error logs" stays
+``level=error`` whatever a lesson said), except where the person corrected the very value the
+task names, though their task had said it too (``overrides_task_words``: "scale payments to 2
+replicas", "use 4 replicas"). A change of what a step acts on with nothing else to tell it by
+("restart checkout instead of payments": no target left) was a choice for that task, not a rule,
+and is not applied. It puts a step it asked for (``add_steps``) next to the step it belongs to, on
+the same target, and moves a step it moved (``move_steps``) the same way. A step it left out
+(``remove_steps``) is not left out here: every draft is something the task asked for. Feedback
+given in this run comes after and wins.
 """
 
 from __future__ import annotations
@@ -23,32 +27,60 @@ def _about(lesson: JSON, draft: Draft) -> bool:
     return lesson.get("tool") == draft.tool.name and all(draft.params.get(k) == v for k, v in target.items())
 
 
+def _values(lesson: JSON, drafts: list[Draft], task: str) -> None:
+    said = str(lesson.get("said", ""))
+    use_all: dict[str, Any] = lesson.get("use") or {}
+    if not (lesson.get("target") or not any(isinstance(v, str) for v in use_all.values())):
+        return
+    was: dict[str, Any] = lesson.get("instead_of") or {}
+    over: list[str] = lesson.get("overrides_task_words") or []
+    for d in [d for d in drafts if _about(lesson, d)]:
+        named = extract_params(d.tool, d.clause, task=task, defaults=False)
+        use = {
+            k: v
+            for k, v in use_all.items()
+            if d.tool.param(k) and (k not in named or (k in over and named[k] == was.get(k)))
+        }
+        changes = {k: v for k, v in use.items() if d.params.get(k) != v}
+        if changes:
+            d.params.update(changes)
+            listed = ", ".join(f"{k}={v}" for k, v in changes.items())
+            d.note += f" Used {listed} as an earlier correction said: “{said[:120]}”."
+
+
+def _next_to(lesson: JSON, drafts: list[Draft], place: JSON) -> int | None:
+    """Where a step of ``place`` goes: the index of the step it belongs before (or after + 1)."""
+    for i, d in enumerate(drafts):
+        before = d.tool.name == place.get("before")
+        if (before or d.tool.name == place.get("after")) and _about(lesson, d):
+            return i if before else i + 1
+    return None
+
+
+def _steps(lesson: JSON, drafts: list[Draft], box: Toolbox) -> None:
+    said = str(lesson.get("said", ""))
+    for added in lesson.get("add_steps") or []:
+        tool = box.by_name.get(str(added.get("tool")))
+        at = _next_to(lesson, drafts, added)
+        if tool is None or at is None or any(d.tool.name == tool.name for d in drafts):
+            continue
+        near = drafts[at if at < len(drafts) else at - 1]
+        params = {p.name: near.params[p.name] for p in tool.params if p.name in near.params}
+        drafts.insert(at, Draft(tool, params, said, "lesson", note=" (An earlier correction asked for this step.)"))
+    for moved in lesson.get("move_steps") or []:
+        here = next((i for i, d in enumerate(drafts) if d.tool.name == moved.get("tool")), None)
+        at = _next_to(lesson, drafts, moved)
+        if here is None or at is None or (here < at if moved.get("before") else here >= at):
+            continue  # not there, or already where the lesson wants it
+        step = drafts.pop(here)
+        step.note += f" Moved as an earlier correction said: “{said[:120]}”."
+        drafts.insert(at if here > at else at - 1, step)
+
+
 def apply_lessons(drafts: list[Draft], lessons: list[JSON], box: Toolbox, task: str) -> list[Draft]:
     """The drafts with what ``lessons`` teach applied (oldest lesson first, so the newest wins)."""
     out = list(drafts)
     for lesson in reversed(lessons):  # given best first; a later (newer, better) one is applied last
-        said = str(lesson.get("said", ""))
-        use_all: dict[str, Any] = lesson.get("use") or {}
-        targeted = bool(lesson.get("target")) or not any(isinstance(v, str) for v in use_all.values())
-        for d in [d for d in out if targeted and _about(lesson, d)]:
-            named = extract_params(d.tool, d.clause, task=task, defaults=False)
-            was: dict[str, Any] = lesson.get("instead_of") or {}
-            use = {k: v for k, v in use_all.items() if d.tool.param(k) and (k not in named or named[k] == was.get(k))}
-            changes = {k: v for k, v in use.items() if d.params.get(k) != v}
-            if changes:
-                d.params.update(changes)
-                listed = ", ".join(f"{k}={v}" for k, v in changes.items())
-                d.note += f" Used {listed} as an earlier correction said: “{said[:120]}”."
-        for added in lesson.get("add_steps") or []:
-            tool = box.by_name.get(str(added.get("tool")))
-            if tool is None or any(d.tool.name == tool.name for d in out):
-                continue
-            for i, d in enumerate(out):
-                before = d.tool.name == added.get("before")
-                if not (before or d.tool.name == added.get("after")) or not _about(lesson, d):
-                    continue
-                params = {p.name: d.params[p.name] for p in tool.params if p.name in d.params}
-                step = Draft(tool, params, said, "lesson", note=" (An earlier correction asked for this step.)")
-                out.insert(i if before else i + 1, step)
-                break
+        _values(lesson, out, task)
+        _steps(lesson, out, box)
     return out

@@ -6,10 +6,12 @@ import logging
 from collections.abc import Sequence
 
 from agent import machine
-from agent.errors import InvalidDecision, NotAllowed, StaleDecision, TandemError
+from agent.errors import ConcurrentUpdate, InvalidDecision, NotAllowed, StaleDecision, TandemError
 from agent.logs import ctx
-from agent.models import AuditEvent, CancelRequested, Origin, Outbound, Recovered, RunState, Terminal
+from agent.machine import lessons
+from agent.models import AuditEvent, CancelRequested, Origin, Outbound, Outgoing, Recovered, RunState, Terminal
 from agent.ports import Change
+from agent.review_view import lessons_shown
 from agent.runtime.decisions import Decisions
 from agent.runtime.home import at_home
 from agent.runtime.outbox import delivery_channel, outgoing_for
@@ -87,3 +89,33 @@ class Runtime(Decisions, Scheduling):
             except TandemError as exc:
                 log.warning("could not recover run %s: %s", run_id, exc)
         return recovered
+
+    @at_home
+    async def forgot_lesson(self, run_id: str, lesson_id: str, by: str, at: float) -> RunState:
+        """A lesson this run's plan used was forgotten (the store already says so): the run shows who forgot
+        it, its thread is told, and its pending review and card are drawn again. While a step is in flight
+        the run is its worker's to write, so then the thread is only told."""
+        async with self._lock(run_id):
+            for _ in range(3):
+                state, version = await self.store.load(run_id)
+                new, effects = lessons.forgotten(state, lesson_id, by, at)
+                if not effects:
+                    return state
+                audit = [AuditEvent(at=at, actor=by, kind="lesson_forgotten", payload={"lesson": lesson_id})]
+                messages = outgoing_for(state, None, effects)
+                review = new.pending
+                if review is not None and any(u.id == lesson_id for u in lessons_shown(new, review)):
+                    messages.insert(-1, Outgoing(kind="redrawn", review_id=review.id))
+                channel = delivery_channel(new)
+                outbox = Outbound(channel, messages) if channel is not None else None
+                if state.inflight is not None:
+                    await self.store.append_events(run_id, audit, outbox)
+                    new = state
+                else:
+                    try:
+                        await self.store.commit(new, version, audit, outbox=outbox)
+                    except ConcurrentUpdate:  # the run moved on in another process: mark it as it is now
+                        continue
+                await self._notify(Change(new, effects, None, by))
+                return new
+        raise ConcurrentUpdate(f"Run {run_id} kept changing while Tandem noted a forgotten lesson.")

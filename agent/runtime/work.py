@@ -44,6 +44,7 @@ from agent.not_done import not_done, partly
 from agent.offline.asked import asked_value, negated_only
 from agent.offline.tools_match import tool_view
 from agent.ports import Brain
+from agent.runtime.credit import credited
 from agent.runtime.stopping import CANCEL_GRACE, LateCalls, OutOfTime, within
 from agent.tools import ToolRegistry
 
@@ -87,14 +88,18 @@ class Worker:
         match effect:
             case MakePlan():
                 lessons = await self.recall(state)
+                feedback = [f.text for f in state.feedback]
+                rejected = state.rejected_plans[-1] if state.rejected_plans else []
+                completed = state.history + [s for s in state.plan if s.status == "done"]
+                limit = state.policy.max_steps
                 try:
                     steps = await self.brain.plan(
                         state.task,
                         self.tools,
-                        feedback=[f.text for f in state.feedback],
-                        rejected=state.rejected_plans[-1] if state.rejected_plans else [],
-                        completed=state.history + [s for s in state.plan if s.status == "done"],
-                        max_steps=state.policy.max_steps,
+                        feedback=feedback,
+                        rejected=rejected,
+                        completed=completed,
+                        max_steps=limit,
                         # at most two questions per run, then the planner's best guess goes to review
                         ask_below=self.config.confidence_threshold if state.planner_questions < 2 else 0.0,
                         lessons=lessons,
@@ -103,7 +108,17 @@ class Worker:
                     return PlanQuestion(at=at(), nonce=nonce(), question=ask.question, options=ask.options)
                 except LLMError as exc:
                     return PlanFailed(at=at(), nonce=nonce(), error=str(exc))
-                uses = [use_of(x) for x in lessons]
+                made = await credited(
+                    lessons,
+                    steps,
+                    state.task,
+                    self.tools,
+                    feedback=feedback,
+                    rejected=list(rejected),
+                    completed=completed,
+                    max_steps=limit,
+                )
+                uses = [use_of(x) for x in made]
                 unknown = self._unknown_asked(state) if effect.anchor is not None else None
                 return PlanProposed(at=at(), nonce=nonce(), steps=steps, lessons=uses, unknown=unknown)
             case RunStep():

@@ -13,15 +13,30 @@ sets (claims on due reviews) are ``timestamptz`` from the database's clock.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from psycopg import AsyncConnection
+
+from agent.models import Lesson
 
 # Keys of the advisory locks this store takes (two-int form: (namespace, key)).
 LOCK_NAMESPACE = 0x74616E64  # "tand"
 MIGRATION_LOCK = 1
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (
+
+async def _lesson_keys(conn: AsyncConnection[Any]) -> None:
+    """Lessons are keyed by what they changed (a value, a step's place, a presentation wish): stored ones get
+    the new key, so a later correction of the same thing replaces them and a different one never does."""
+    cur = await conn.execute("SELECT id, data FROM lessons")
+    for lesson_id, data in await cur.fetchall():
+        key = Lesson.model_validate_json(str(data)).key
+        await conn.execute("UPDATE lessons SET key = %s WHERE id = %s", [key, lesson_id])
+
+
+MigrationStep = str | Callable[[AsyncConnection[Any]], Awaitable[None]]  # SQL, or Python for what SQL cannot say
+
+MIGRATIONS: tuple[tuple[str, MigrationStep], ...] = (
     (
         "m001_runs_reviews_rules_chat",
         """
@@ -166,6 +181,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             WHERE kind = 'suspend_rule';
         """,
     ),
+    ("m006_lesson_keys", _lesson_keys),
 )
 
 
@@ -183,7 +199,10 @@ async def migrate(conn: AsyncConnection[Any]) -> list[str]:
         for name, sql in MIGRATIONS:
             if name in done:
                 continue
-            await conn.execute(sql)
+            if isinstance(sql, str):
+                await conn.execute(sql)
+            else:
+                await sql(conn)
             await conn.execute("INSERT INTO tandem_migrations (name) VALUES (%s)", [name])
             applied.append(name)
     return applied

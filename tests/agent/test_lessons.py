@@ -12,7 +12,7 @@ import pytest
 from agent.brain import LLMBrain
 from agent.config import LessonsRule, PolicyConfig
 from agent.lessons import pick, using
-from agent.models import AddedStep, Approve, Lesson, RunState, SlackThread
+from agent.models import Approve, Lesson, RunState, SlackThread, StepPlace
 from agent.offline import OfflineModel
 from agent.runtime import Runtime
 from agent.tools import Risk, ToolRegistry, load_tools, tool
@@ -112,7 +112,7 @@ async def test_replan_correction_teaches_the_step_to_add_before_a_restart(store:
     _, state = await uc.runtime.say(state.id, "check the logs first", ALICE)
     assert [s.tool for s in state.plan] == ["read_logs", "restart_service"]
     [lesson] = await store.lessons("C0OPS")
-    assert lesson.intent == "replan" and lesson.added == [AddedStep(tool="read_logs", before="restart_service")]
+    assert lesson.intent == "replan" and lesson.added == [StepPlace(tool="read_logs", before="restart_service")]
     state = await uc.runtime.start("restart checkout", BOB, origin=OPS)
     assert [(s.tool, s.params["service"]) for s in state.plan] == [
         ("read_logs", "checkout"),
@@ -198,6 +198,8 @@ def lesson(lesson_id: str, at: float, **fields: object) -> Lesson:
         "text": "t",
         "by": ALICE,
         "created_at": at,
+        "tool": "scale_service",
+        "after": {"replicas": 4},
     }
     data.update(fields)
     return Lesson.model_validate(data)
@@ -277,3 +279,84 @@ async def test_preferred_region_from_a_correction_is_used_next_time(store: Async
     assert state.plan[0].params == {"service": "payments", "region": "eu-west-1"}
     other = await runtime.start("move checkout to us-east-1", BOB, origin=OPS)
     assert other.plan[0].params == {"service": "checkout", "region": "us-east-1"}  # another target
+
+
+async def test_replan_that_moves_a_step_teaches_the_move_and_the_next_plan_reads_first(store: AsyncStore) -> None:
+    uc = usecases(store, Clock())
+    state = await uc.runtime.start("restart payments and read its logs", ALICE, origin=OPS)
+    assert [s.tool for s in state.plan] == ["restart_service", "read_logs"]
+    _, state = await uc.runtime.say(state.id, "read the logs first", ALICE)
+    assert [s.tool for s in state.plan] == ["read_logs", "restart_service"]
+    [lesson] = await store.lessons("C0OPS")
+    assert lesson.moved == [StepPlace(tool="read_logs", before="restart_service")] and lesson.added == []
+    state = await uc.runtime.start("restart checkout and read its logs", BOB, origin=OPS)
+    assert [s.tool for s in state.plan] == ["read_logs", "restart_service"]
+    assert [u.id for u in state.lessons_applied] == [lesson.id]
+
+
+async def test_plan_correction_then_table_wish_in_one_run_keep_both_lessons(store: AsyncStore) -> None:
+    uc = usecases(store, Clock())
+    state = await uc.runtime.start("restart payments and read its logs", ALICE, origin=OPS)
+    _, state = await uc.runtime.say(state.id, "read the logs first", ALICE)
+    while state.pending is not None and state.pending.anchor != "before_result":
+        state = await uc.runtime.decide(state.id, Approve(), ALICE)
+    _, state = await uc.runtime.say(state.id, "show it as a table", ALICE)
+    kinds = sorted((x.kind, x.text) for x in await store.lessons("C0OPS"))
+    assert kinds == [("presentation", "show it as a table"), ("steps", "read the logs first")]
+
+
+async def test_task_saying_error_logs_keeps_level_error_and_credits_no_lesson(store: AsyncStore) -> None:
+    uc = usecases(store, Clock())
+    state = await uc.runtime.start("read payments logs", ALICE, origin=OPS)
+    _, state = await uc.runtime.say(state.id, "use level warning", ALICE)
+    assert state.plan[0].params["level"] == "warning"
+    errors = await uc.runtime.start("read payments error logs", BOB, origin=OPS)
+    assert errors.plan[0].params["level"] == "error" and errors.lessons_applied == []
+    plain = await uc.runtime.start("read payments logs", BOB, origin=OPS)
+    assert plain.plan[0].params["level"] == "warning" and len(plain.lessons_applied) == 1
+
+
+async def test_lesson_the_task_already_agrees_with_is_not_credited(store: AsyncStore) -> None:
+    uc = usecases(store, Clock())
+    await corrected_to_four(uc)
+    state = await uc.runtime.start("scale payments to 4 replicas", BOB, origin=OPS)
+    assert state.plan[0].params["replicas"] == 4 and state.lessons_applied == []
+
+
+async def test_model_plan_that_ignores_a_lesson_does_not_credit_it(store: AsyncStore) -> None:
+    clock = Clock()
+    await corrected_to_four(usecases(store, clock))
+    answer = {"steps": [{"tool": "scale_service", "params": {"service": "payments", "replicas": 3}, "reason": "r"}]}
+    model = ScriptedModel(json.dumps(answer))
+    runtime = Runtime(store, LLMBrain(model), TOOLS, clock=clock)
+    state = await runtime.start("scale payments to 3 replicas", BOB, origin=OPS)
+    assert "overrides_task_words" in model.requests[0].messages[-1]["content"]  # the model was told the lesson
+    assert state.plan[0].params["replicas"] == 3 and state.lessons_applied == []
+
+
+async def test_forget_from_the_run_that_used_it_marks_the_run_and_tells_its_thread(store: AsyncStore) -> None:
+    uc = usecases(store, Clock())
+    await corrected_to_four(uc)
+    [lesson] = await store.lessons("C0OPS")
+    used = await uc.runtime.start("scale payments to 2 replicas", BOB, origin=OPS)
+    outcome = await uc.forget_lesson(lesson.id, BOB, "C0OPS", run_id=used.id)
+    assert isinstance(outcome, LessonForgotten) and outcome.run == used.id
+    state, _ = await store.load(used.id)
+    assert [(u.id, u.forgotten_by) for u in state.lessons_applied] == [(lesson.id, BOB)]
+    assert state.pending is not None and state.pending.anchor == "after_plan"  # the run itself is as it was
+    assert "lesson_forgotten" in [e.kind for e in await store.events(used.id)]
+
+
+async def test_forget_from_a_finished_run_that_used_it_still_marks_the_run(store: AsyncStore) -> None:
+    uc = usecases(store, Clock())
+    first = await uc.runtime.start("read payments logs", ALICE, origin=OPS)
+    _, first = await uc.runtime.say(first.id, "use level warning", ALICE)
+    [lesson] = await store.lessons("C0OPS")
+    used = await uc.runtime.start("read payments logs", BOB, origin=OPS)
+    while used.pending is not None:
+        used = await uc.runtime.decide(used.id, Approve(), BOB)
+    assert used.status == "done" and [u.id for u in used.lessons_applied] == [lesson.id]
+    outcome = await uc.forget_lesson(lesson.id, BOB, "C0OPS", run_id=used.id)
+    assert isinstance(outcome, LessonForgotten) and outcome.run == used.id
+    state, _ = await store.load(used.id)
+    assert state.status == "done" and state.lessons_applied[0].forgotten_by == BOB

@@ -22,3 +22,9 @@ async def test_bench_lessons_prints_the_figures_per_run(capsys: pytest.CaptureFi
     assert await main([]) == 0
     out = capsys.readouterr().out
     assert "lessons off" in out and "from the second run on:" in out and "target" in out
+
+
+async def test_bench_lessons_plan_correction_then_table_wish_keeps_the_plan_lesson(tmp_path: Path) -> None:
+    both = SCENARIOS[3]
+    on = await replay(both, lessons=True, folder=tmp_path)
+    assert on == [2] + [1] * (len(both.tasks) - 1)  # later runs still ask for the table, never again for the logs

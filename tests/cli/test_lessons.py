@@ -38,7 +38,7 @@ def test_lessons_cli_lists_the_correction_uses_it_and_forgets_it(tmp_path: Path)
     )
     assert lesson["run_id"] == first["id"] and lesson["text"] == "use 4 replicas"
     listed = ok(tmp_path, "lessons")
-    assert lesson["id"] in listed and "use replicas=4 in `scale_service` for payments" in listed
+    assert lesson["id"] in listed and "use replicas=4 (not 2) in `scale_service` for payments" in listed
 
     second = started(tmp_path, "bob")
     assert second["plan"][0]["params"] == {"service": "payments", "replicas": 4}
@@ -70,3 +70,22 @@ def test_review_text_of_a_plan_names_the_lessons_it_used_and_how_to_forget_them(
     shown = review_text(state, review)
     assert "Using what @alice said on Nov 18" in shown and "replicas=4" in shown
     assert "tandem lessons forget l1" in shown
+
+
+def test_read_only_run_shows_the_lesson_on_its_result_and_error_logs_stay_error(tmp_path: Path) -> None:
+    first = json.loads(ok(tmp_path, "run", "--detach", "read payments logs", "--as", "alice"))
+    ok(tmp_path, "answer", first["id"], "--say", "use level warning", "--as", "alice")
+    [lesson] = json.loads(ok(tmp_path, "lessons", "--json"))
+
+    errors = json.loads(ok(tmp_path, "run", "--detach", "read payments error logs", "--as", "bob"))
+    assert errors["plan"][0]["params"]["level"] == "error" and errors["lessons_applied"] == []
+    assert "Using what" not in ok(tmp_path, "show", errors["id"])
+
+    again = json.loads(ok(tmp_path, "run", "--detach", "read payments logs", "--as", "bob"))
+    assert again["plan"][0]["params"]["level"] == "warning" and [u["id"] for u in again["lessons_applied"]] == [
+        lesson["id"]
+    ]
+    shown = ok(tmp_path, "show", again["id"])  # no plan review: the result review says which lesson shaped it
+    assert (
+        "Result:" in shown and "Using what @alice said on" in shown and f"tandem lessons forget {lesson['id']}" in shown
+    )

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agent.config import PolicyConfig
-from agent.models import AlwaysOffer, Anchor, FeishuChat, GateDecision, Reading, Risk
+from agent.models import AlwaysOffer, Anchor, FeishuChat, GateDecision, LessonUse, Reading, Risk
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 from feishu.cards import clarify_card, placeholder_card, read_as_card, review_card, run_card
@@ -149,3 +149,14 @@ def test_review_card_with_an_always_offer_shows_its_history_and_the_choice() -> 
     assert "<at id=ou_bob></at>" in text and "approve_always" in choices_of(card)
     run.plan[1].risk = Risk.DEPLOY
     assert "unchanged" not in text_of(review_card(review_view(run, rv, SafetyPolicy())))
+
+
+def test_result_card_without_a_plan_review_and_run_card_name_the_lessons() -> None:
+    use = LessonUse(id="l1", line="use level=warning in `read_logs` for payments", by="ou_a", at=1_700_000_000.0)
+    s, rv = reviewing("before_result", lessons_applied=[use], anchors=frozenset({"before_result"}))
+    card = review_card(review_view(s, rv, SafetyPolicy()))
+    forget = {"action": "forget_lesson", "review": rv.id, "run": s.id, "lesson": "l1"}
+    assert "level=warning" in text_of(card) and forget in [b["value"] for b in _behaviors(card)]
+    gone = use.model_copy(update={"forgotten_by": "ou_b", "forgotten_at": 1_700_000_005.0})
+    shown = run_card(s.model_copy(update={"lessons_applied": [gone]}))
+    assert "Forgotten by <at id=ou_b></at>" in text_of(shown) and "forget_lesson" not in json.dumps(shown)

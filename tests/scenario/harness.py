@@ -43,7 +43,7 @@ class Env:
     def reviews(self, card: Message) -> list[Message]:
         """Messages in the run's thread that still carry buttons."""
         decisive = {"tandem.approve", "tandem.reject", "tandem.cancel", "tandem.request_changes"}
-        return [m for m in self.thread(card) if m.bot_id and decisive & {b.get("action_id") for b in _buttons(m)}]
+        return [m for m in self.thread(card) if m.bot_id and decisive & {b.get("action_id") for b in buttons_of(m)}]
 
     def open_review(self, card: Message) -> Message | None:
         reviews = self.reviews(card)
@@ -76,7 +76,7 @@ class Env:
         return await self.ws.click(user, OPS, message.ts, action_id, value)
 
 
-def _buttons(message: Message) -> list[dict[str, Any]]:
+def buttons_of(message: Message) -> list[dict[str, Any]]:
     found = []
     for block in message.blocks:
         if block.get("type") == "actions":
@@ -88,11 +88,11 @@ def _buttons(message: Message) -> list[dict[str, Any]]:
 
 
 def button_value(message: Message, action_id: str) -> str:
-    for button in _buttons(message):
+    for button in buttons_of(message):
         if button.get("action_id") == action_id:
             return str(button.get("value", ""))
     raise AssertionError(
-        f"no {action_id} button on {message.text!r}: {[b.get('action_id') for b in _buttons(message)]}"
+        f"no {action_id} button on {message.text!r}: {[b.get('action_id') for b in buttons_of(message)]}"
     )
 
 

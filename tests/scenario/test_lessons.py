@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, button_value, gate_of, running, text_of
+from tests.scenario.harness import OPS, Env, button_value, buttons_of, gate_of, running, text_of
+from workspace.models import Message
 
 TASK = "scale payments to 2 replicas"
 
@@ -33,14 +34,25 @@ async def test_thread_correction_teaches_the_next_plan_and_forget_stops_it(tmp_p
         second = env.cards()[-1]
         plan = await env.next_review(second)
         shown = text_of(plan)
-        assert "Using what <@U0ALICE> said on" in shown and "`replicas=4`" in shown
+        assert "Using what <@U0ALICE> said on" in shown and "`replicas=4`" in shown and "replicas=4 (not 2)" in shown
         assert lesson.id in button_value(plan, ids.FORGET_LESSON)
 
         await env.click("bob", plan, ids.FORGET_LESSON)  # the requester of a run that used it
-        await env.idle()
-        told = env.ws.state.ephemerals_for("U0BOB")[-1]
-        assert "Forgotten:" in text_of(told)  # type: ignore[arg-type]
+        await env.wait(lambda: any("forgot a lesson" in text_of(m) for m in env.thread(second)))
+        told = next(m for m in env.thread(second) if "forgot a lesson" in text_of(m))
+        assert "<@U0BOB> forgot a lesson: use replicas=4" in text_of(told)
+        assert env.ws.state.ephemerals_for("U0BOB") == []  # answered in the run's thread, not beside it
         assert await store.lessons(OPS) == []
+
+        def redrawn() -> Message | None:
+            now = next(m for m in env.thread(second) if m.ts == plan.ts)
+            return now if "Forgotten by <@U0BOB>" in text_of(now) else None
+
+        await env.wait(redrawn)
+        review = redrawn()
+        assert review is not None and ids.FORGET_LESSON not in [b.get("action_id") for b in buttons_of(review)]
+        assert ids.APPROVE in [b.get("action_id") for b in buttons_of(review)]  # still open for a decision
+        await env.wait(lambda: "Forgotten by <@U0BOB>" in text_of(env.cards()[-1]))
 
         third = await plan_of(env, "bob")
         assert "Using what" not in third and "`replicas=2`" in third
@@ -55,8 +67,52 @@ async def test_slash_lessons_lists_them_with_forget(tmp_path: Path) -> None:
         await env.idle()
         listing = env.ws.state.ephemerals_for("U0ALICE")[-1]
         text = text_of(listing)  # type: ignore[arg-type]
-        assert "Lessons in this channel" in text and "use replicas=4 in `scale_service` for payments" in text
+        assert "Lessons in this channel" in text and "use replicas=4 (not 2) in `scale_service` for payments" in text
         await env.ws.click("alice", OPS, listing.ts, ids.FORGET_LESSON, button_value(listing, ids.FORGET_LESSON))  # type: ignore[arg-type]
         await env.idle()
-        assert "Forgotten:" in text_of(env.ws.state.ephemerals_for("U0ALICE")[-1])  # type: ignore[arg-type]
         assert await env.bot.deps.store.lessons(OPS) == []
+        shown = [e for e in env.ws.state.ephemerals_for("U0ALICE") if e.ts == listing.ts]  # the list, in place
+        assert len(shown) == 1 and "Forgotten:" in text_of(shown[0]) and "None yet" in text_of(shown[0])  # type: ignore[arg-type]
+        assert ids.FORGET_LESSON not in [b.get("action_id") for b in buttons_of(shown[0])]  # type: ignore[arg-type]
+
+
+async def test_plan_correction_then_table_wish_in_one_run_keep_both_lessons(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card = await env.start("restart payments and read its logs")
+        plan = await env.next_review(card)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "read the logs first")
+        replanned = await env.next_review(card, after=plan)
+        assert text_of(replanned).index("read_logs") < text_of(replanned).index("restart_service")
+        await env.click("alice", replanned, ids.APPROVE)
+        gate = await env.next_review(card, after=replanned)
+        await env.click("alice", gate, ids.APPROVE)
+        result = await env.next_review(card, after=gate)
+        assert "Result ready for review" in text_of(result)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "show it as a table")
+        await env.next_review(card, after=result)
+        lines = sorted(x.line for x in await env.bot.deps.store.lessons(OPS))
+        assert lines == ["present the result: “show it as a table”", "run `read_logs` before `restart_service`"]
+
+        second = await env.start("restart checkout and read its logs", "bob")
+        review = text_of(await env.next_review(second))
+        assert review.index("read_logs") < review.index("restart_service")  # the move was learned
+        assert "run `read_logs` before `restart_service`" in review and "show it as a table" not in review
+
+
+async def test_task_saying_error_logs_keeps_level_error_and_lists_no_lesson(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card = await env.start("read payments logs")
+        result = await env.next_review(card)  # read-only: no plan review, the result comes first
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "use level warning")
+        await env.next_review(card, after=result)
+        [lesson] = await env.bot.deps.store.lessons(OPS)
+        assert lesson.after == {"level": "warning"}
+
+        errors = await env.start("read payments error logs", "bob")
+        shown = text_of(await env.next_review(errors))
+        assert "level=error" in shown and "level=warning" not in shown and "Using what" not in shown
+
+        again = await env.start("read payments logs", "bob")
+        shown = text_of(await env.next_review(again))
+        assert "level=warning" in shown and "Using what <@U0ALICE> said on" in shown  # on the result review
+        await env.wait(lambda: "Using what <@U0ALICE> said on" in text_of(env.cards()[-1]))  # and on the run card

@@ -27,6 +27,7 @@ from agent.models import (
     RuleSuspension,
     RunState,
     SlackThread,
+    StepPlace,
 )
 from agent.ports import Store
 
@@ -687,3 +688,42 @@ async def test_forget_lesson_returns_it_once_and_stops_finding_it(store: Store) 
     assert await store.lessons("C1") == [] and await store.find_lessons("C1", "scale payments") == []
     kept = await store.get_lesson("a")
     assert kept is not None and kept.forgotten_by == "U2" and not kept.active
+
+
+async def test_plan_correction_and_presentation_wish_of_one_run_both_stay(store: Store) -> None:
+    moved = lesson(
+        "a", tool="restart_service", target={}, before={}, after={}, text="read the logs first", intent="replan"
+    )
+    moved = moved.model_copy(update={"moved": [StepPlace(tool="read_logs", before="restart_service")]})
+    table = lesson(
+        "b", at=T0 + 1, tool=None, target={}, before={}, after={}, text="show it as a table", intent="refine_output"
+    )
+    await learned(store, moved, table)
+    assert [x.id for x in await store.lessons("C1")] == ["b", "a"]
+    again = lesson(
+        "c",
+        at=T0 + 2,
+        tool=None,
+        target={},
+        before={},
+        after={},
+        text="Show it as a table, please",
+        intent="refine_output",
+    )
+    await store.commit(run(phase="executing"), 2, [], lessons=[again])  # the same wish: replaces the first
+    assert [x.id for x in await store.lessons("C1")] == ["c", "a"]
+
+
+async def test_value_lessons_of_different_parameters_both_stay_and_a_step_lesson_replaces_its_place(
+    store: Store,
+) -> None:
+    replicas = lesson("a")
+    timeout = lesson("b", at=T0 + 1, before={"timeout": 30}, after={"timeout": 60}, text="give it 60 s")
+    added = lesson("c", at=T0 + 2, tool="restart_service", target={}, before={}, after={}, text="check logs first")
+    added = added.model_copy(update={"added": [StepPlace(tool="read_logs", before="restart_service")]})
+    await learned(store, replicas, timeout, added)
+    assert [x.id for x in await store.lessons("C1")] == ["c", "b", "a"]
+    left_out = lesson("d", at=T0 + 3, tool="restart_service", target={}, before={}, after={}, text="skip the logs")
+    left_out = left_out.model_copy(update={"removed": [StepPlace(tool="read_logs", before="restart_service")]})
+    await store.commit(run(phase="executing"), 2, [], lessons=[left_out])  # the latest word on that step's place
+    assert [x.id for x in await store.lessons("C1")] == ["d", "b", "a"]
