@@ -33,6 +33,7 @@ from feishu.lessons import lessons_card
 from feishu.lines import decision_lines
 from feishu.payloads import MessageEvent
 from feishu.report import chat_report
+from feishu.rules import rules_text
 from feishu.wording import escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
@@ -110,9 +111,7 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
         await (tell(deps, event, answer) if isinstance(answer, str) else show(deps, event, answer))
         return
     if word == "rules":
-        rules = await deps.store.rules(chat)
-        rows = [f"• `{r.tool}` runs without asking (set by {who(r.created_by)}; rule `{r.id}`)" for r in rules]
-        await tell(deps, event, "\n".join(rows) or "No always-allow rules here: every risky step asks.")
+        await tell(deps, event, await rules_text(usecases, chat, user, arg))
         return
     if word == "lessons":
         if arg.split(" ", 1)[0].lower() == "forget":

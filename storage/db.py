@@ -220,6 +220,15 @@ def m008_rule_suspensions(db: Database) -> None:
     )
 
 
+@migrations()
+def m009_rule_scopes(db: Database) -> None:
+    """A rule covers its tool for the target values it was given on (``target``, JSON); NULL is tool-wide,
+    as every rule stored before is. Widening a rule to every target keeps who did it and when."""
+    db.execute("ALTER TABLE rules ADD COLUMN target TEXT")
+    db.execute("ALTER TABLE rules ADD COLUMN widened_by TEXT")
+    db.execute("ALTER TABLE rules ADD COLUMN widened_at REAL")
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     code: int = getattr(exc, "sqlite_errorcode", 0)  # extended codes (e.g. BUSY_SNAPSHOT) share the low byte
     return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
@@ -311,7 +320,7 @@ def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
 
 
 @migrations()
-def m009_lesson_keys(db: Database) -> None:
+def m010_lesson_keys(db: Database) -> None:
     """Lessons are keyed by what they changed (a value, a step's place, a presentation wish): stored ones get
     the new key, so a later correction of the same thing replaces them and a different one never does."""
     rows = db.execute("SELECT id, data FROM lessons").fetchall()

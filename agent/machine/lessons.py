@@ -28,6 +28,7 @@ from agent.models import (
     StepPlace,
     mention,
     says,
+    target_of,
 )
 from agent.policy import rule_scope
 
@@ -63,7 +64,7 @@ def _lessons(s: RunState, learning: Learning, changes: Sequence[dict[str, Any]])
 def _values(task: str, tool: str, was: dict[str, Any], now: dict[str, Any]) -> list[dict[str, Any]]:
     """One change per parameter given a new value; the step's unchanged text values say what it acts on."""
     changed = sorted(k for k, v in now.items() if was.get(k) != v)
-    target = {k: v for k, v in now.items() if k not in changed and isinstance(v, str)}
+    target = {k: v for k, v in target_of(now).items() if k not in changed}
     return [
         {
             "tool": tool,

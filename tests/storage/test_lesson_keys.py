@@ -66,7 +66,7 @@ async def test_sqlite_lesson_stored_with_the_old_key_is_rekeyed_and_replaced_lat
             "INSERT INTO lessons (id, scope, key, created_at, data) VALUES ('old', 'C1', ?, ?, ?)",
             [OLD_KEY, T0, OLD_DATA],
         )
-        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm009_lesson_keys'")
+        db.execute("DELETE FROM _sqlite_migrations WHERE name = 'm010_lesson_keys'")
     async with AsyncStore(path) as store:
         await _rekeyed_and_replaced(store)
 
@@ -80,6 +80,6 @@ async def test_postgres_lesson_stored_with_the_old_key_is_rekeyed_and_replaced_l
             "INSERT INTO lessons (id, scope, key, created_at, data, words) VALUES ('old', 'C1', %s, %s, %s, %s)",
             [OLD_KEY, T0, OLD_DATA, "use 4 replicas scale service payments"],
         )
-        await conn.execute("DELETE FROM tandem_migrations WHERE name = 'm006_lesson_keys'")
+        await conn.execute("DELETE FROM tandem_migrations WHERE name = 'm007_lesson_keys'")
     async with PgStore(url) as store:
         await _rekeyed_and_replaced(store)
