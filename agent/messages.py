@@ -101,3 +101,10 @@ def offer_text(offer: AlwaysOffer) -> str:
             "Approving it with always allow stops asking for it in this channel."
         )
     return f"{head}: {when}. Approving it with always allow stops asking for it in this channel."
+
+
+def asked_line(by: str, question: str, answer: str) -> str:
+    """A question asked at a review and its answer, as the run's thread shows it."""
+    flat = " ".join(question.split())
+    quoted = flat if len(flat) <= 300 else flat[:299] + "…"
+    return f"❓ {mention(by)} asked: “{quoted}”\n{answer}"
