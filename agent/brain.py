@@ -5,16 +5,16 @@ its schema gets ONE repair round (the bad answer goes back with what is wrong);
 after that each purpose has a documented fallback:
 
 - plan -> :class:`PlanError`; revise -> :class:`ReviseError`
-- classify -> ``Reading(intent="retry_step", confidence=0)``; never raises
+- classify -> the offline reader's reading; never raises
 - summarize / refine -> a plain text built from the steps, so the result is never lost
 - propose -> ``TakeoverReading(kind="unclear")``
 
 How sure a reading is comes from evidence Tandem controls, never from the model's own
 ``confidence``: the offline reader reads every reply first; when it is certain
-(:data:`~agent.offline.CERTAIN`) no model is asked. Otherwise the model's reading is sure when
-the offline reader agrees with it, or when the offline reader found nothing to go on and the
-reading names only steps that exist; a model's approval or cancel against the offline
-reader's reading, or any other disagreement, is asked about first.
+(:data:`~agent.offline.CERTAIN`) no model is asked. Otherwise the two readings are combined by
+:func:`agent.readings.combine`, so adding a model never makes a reading worse: a model's reading
+that makes no sense where the reply was typed is never taken, and a model overrides the offline
+reader only where that found nothing to go on.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from agent.offline import (
     render_summary,
 )
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
+from agent.readings import ReadingKind, combine
 from agent.tools import ToolRegistry
 
 __all__ = ["UNREADABLE", "LLMBrain", "Unusable", "parse_json_object"]
@@ -50,7 +51,13 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
-_INTENT_ALIASES = {"retry": "retry_step", "refine": "refine_output", "approved": "approve", "cancelled": "cancel"}
+_INTENT_ALIASES = {
+    "retry": "retry_step",
+    "refine": "refine_output",
+    "approved": "approve",
+    "cancelled": "cancel",
+    "ask": "question",
+}
 UNREADABLE = "could not read the model's answer"
 
 
@@ -88,7 +95,7 @@ class _TextAnswer(_Answer):
 
 
 class _ClassifyAnswer(_Answer):
-    intent: Literal["approve", "cancel", "replan", "retry_step", "refine_output"]
+    intent: ReadingKind
     target_step: int | None = None
     reason: str = ""
     confidence: float = 0.5
@@ -278,9 +285,11 @@ class LLMBrain:
         try:
             read = await self._ask(request, parse)
         except Exception as exc:  # classify never raises: a person's words must always get an answer
-            log.warning("classifier fell back to retry_step: %s", exc)
-            return Reading(intent="retry_step", confidence=0.0, reason=UNREADABLE, fallback=True)
-        return _weighed(read, local, {s.number for s in context.steps})
+            log.warning("the model's reading could not be had; the offline reading stands: %s", exc)
+            why = f"{UNREADABLE}; the offline reading stands"
+            return local.model_copy(update={"reason": f"{local.reason} ({why})" if local.reason else why})
+        steps = [s.number for s in context.steps]
+        return combine(read, local, anchor=context.anchor, step=context.step, steps=steps)
 
     async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
         request = prompts.propose_request(instruction, task, steps, tools)
@@ -324,48 +333,6 @@ def _parts(context: dict[str, Any]) -> PlanParts | None:
     except Exception as exc:  # a heuristic bug costs the check, never the plan
         log.warning("could not check the replan against the task: %s", exc)
         return None
-
-
-# --- how sure a model's reading is ----------------------------------------------------
-
-AGREED = 0.9
-"""The model and the offline reader read the reply the same way."""
-UNOPPOSED = 0.6
-"""The offline reader found nothing to go on; the model's reading names only steps that exist."""
-STANDS = 0.5
-"""An offline reading of a correction this sure is taken over a model's approval or cancel."""
-DISPUTED = 0.3
-"""The readings differ, or the model's names a step that does not exist: ask the person first."""
-
-
-def _weighed(model: Reading, local: Reading, steps: set[int]) -> Reading:
-    """The model's reading with a confidence derived from evidence, not from the model's own figure."""
-    same_step = model.target_step is None or local.target_step is None or model.target_step == local.target_step
-    if model.target_step is not None and model.target_step not in steps:
-        sure, why = DISPUTED, f"names step {model.target_step}, which the plan does not have"
-    elif model.intent == local.intent and same_step:
-        sure, why = AGREED, "the offline reader agrees"
-        model = model.model_copy(update={"target_step": model.target_step or local.target_step})
-        if not model.suggested_fix and local.suggested_fix:
-            model = model.model_copy(update={"suggested_fix": local.suggested_fix})
-    elif (
-        model.intent in ("approve", "cancel")
-        and local.intent not in ("approve", "cancel")
-        and local.confidence >= STANDS
-    ):
-        # going on or stopping everything against a correction the offline reader stands by: the correction
-        # is taken, as it leads to another review ("don't restart, roll back instead" is no cancel)
-        why = f"the model read {model.intent}, the offline reader {local.intent}; a correction leads to another review"
-        return local.model_copy(update={"reason": f"{local.reason} ({why})"})
-    elif model.intent in ("approve", "cancel") or local.intent == "approve":
-        # going on and stopping everything are never taken from a model alone
-        sure, why = DISPUTED, f"the offline reader read {local.intent}, so it is not taken as {model.intent}"
-    elif local.confidence < 0.5:
-        sure, why = UNOPPOSED, "the offline reader found nothing to go on"
-    else:
-        sure, why = DISPUTED, f"the offline reader read {local.intent}"
-    reason = f"{model.reason} ({why})" if model.reason else why
-    return model.model_copy(update={"confidence": sure, "reason": reason})
 
 
 # --- parsing helpers -------------------------------------------------------------

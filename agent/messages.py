@@ -148,3 +148,10 @@ RULE_IN_POLICY = "That rule is set in the policy file ([rules] always_allow); ch
 
 def rule_widened(rule: Rule, by: str) -> str:
     return f"From now on `{rule.tool}` runs without asking in this channel for every target (widened by {mention(by)})."
+
+
+def asked_line(by: str, question: str, answer: str) -> str:
+    """A question asked at a review and its answer, as the run's thread shows it."""
+    flat = " ".join(question.split())
+    quoted = flat if len(flat) <= 300 else flat[:299] + "…"
+    return f"❓ {mention(by)} asked: “{quoted}”\n{answer}"

@@ -28,6 +28,7 @@ from typing import Any
 from agent.models import Lesson, PlannedStep, Step
 from agent.offline.vocabulary import split_clauses
 from agent.ports import ClassifyContext, LLMRequest, Purpose
+from agent.readings import KINDS, POSSIBLE, ReadingKind
 from agent.tools import ToolRegistry
 
 __all__ = [
@@ -56,7 +57,7 @@ PLAN_SHAPE = (
 REVISE_SHAPE = '{"params": {"<name>": <value>}, "reason": "<what changed and why>"}'
 TEXT_SHAPE = '{"text": "<markdown for a chat message>"}'
 CLASSIFY_SHAPE = (
-    '{"intent": "approve" | "cancel" | "replan" | "retry_step" | "refine_output", '
+    '{"intent": "approve" | "cancel" | "replan" | "retry_step" | "refine_output" | "question", '
     '"target_step": <step number> | null, "reason": "<short>", "suggested_fix": "<the new value or change>" | null}'
 )
 PROPOSE_SHAPE = (
@@ -127,7 +128,11 @@ to that step's number and "suggested_fix" to the new value.
 want, a step to add or drop, something to do first.
 - "refine_output": only the presentation of a result already shown changes (table, sorting, shorter, \
 language). Nothing is re-run. A step to add, drop, move or change ("also check X", "add a step", \
-"do X first") is replan or retry_step, never refine_output.
+"do X first") is replan or retry_step, never refine_output. Before the result is shown there is no \
+output to rework: refine_output is then never the answer.
+- "question": they only ask something ("why restart it?", "what will this change?", "为什么要重启？", \
+"what did the logs say?") and ask for no change; it is answered and nothing changes. A request phrased \
+as a question ("can you use 5 replicas?", "why not roll back instead?") is not a question.
 Examples (anchor: reply -> intent):
 - before_risky_step: "replicas should be 5, not 3" -> retry_step (the step under review), fix "5"
 - before_risky_step: "环境写错了，应该用 checkout" -> retry_step (the step under review), fix "checkout"
@@ -141,7 +146,10 @@ Examples (anchor: reply -> intent):
 - step_failed: "ignore it and continue" -> approve
 - before_result: "show it as a table" / "用表格展示" / "sort by p99" / "make it shorter" -> refine_output
 - before_result: "ok, but 按 error rate 排序" -> refine_output
-The anchor says where the run is paused; read the reply for that place (see "At this anchor").
+- before_risky_step: "why restart it?" / "为什么要重启？" -> question (the step under review)
+- before_risky_step: "Don't deploy yet. Check the error logs first, then ask me again" -> replan
+The anchor says where the run is paused; read the reply for that place (see "At this anchor"), and \
+answer only with an intent listed under "Possible here".
 {_JSON_ONLY}{CLASSIFY_SHAPE}"""
 
 ANCHOR_GUIDE = {
@@ -163,7 +171,7 @@ ANCHOR_GUIDE = {
 CLASSIFY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "intent": {"type": "string", "enum": ["approve", "cancel", "replan", "retry_step", "refine_output"]},
+        "intent": {"type": "string", "enum": list(KINDS)},
         "target_step": {"type": ["integer", "null"]},
         "reason": {"type": "string"},
         "suggested_fix": {"type": ["string", "null"]},
@@ -312,6 +320,8 @@ def classify_request(text: str, context: ClassifyContext) -> LLMRequest:
     parts = [f"Task: {context.task}", f"Anchor (where the run is paused): {context.anchor}"]
     if context.anchor in ANCHOR_GUIDE:
         parts.append(f"At this anchor: {ANCHOR_GUIDE[context.anchor]}")
+    possible = [k for k in KINDS if k in POSSIBLE.get(context.anchor, frozenset(KINDS))]
+    parts.append(f"Possible here: {', '.join(possible)}")
     if context.step is not None:
         parts.append(f"Step under review: {context.step}")
     if context.steps:
@@ -323,7 +333,12 @@ def classify_request(text: str, context: ClassifyContext) -> LLMRequest:
     parts.append(f"The person wrote: {text}")
     parts.append(f"Reply with {CLASSIFY_SHAPE}")
     request = _request("classify", CLASSIFIER, parts, data)
-    return request.model_copy(update={"answer_schema": CLASSIFY_SCHEMA})
+    schema = {**CLASSIFY_SCHEMA, "properties": {**CLASSIFY_SCHEMA["properties"], "intent": _enum(possible)}}
+    return request.model_copy(update={"answer_schema": schema})
+
+
+def _enum(values: list[ReadingKind]) -> dict[str, Any]:
+    return {"type": "string", "enum": list(values)}
 
 
 def propose_request(instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> LLMRequest:

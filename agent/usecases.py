@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from agent.authz import Refusal
 from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UseTheButton
@@ -37,6 +37,7 @@ from agent.runtime import Runtime
 
 log = logging.getLogger("tandem.rules")
 GroupsOf = Callable[[str], Awaitable[Sequence[str]]]
+T = TypeVar("T")
 MIN_PREFIX = 4  # a run id typed in a chat needs at least this many characters
 CANCEL_ATTEMPTS = 5  # a stop that loses a race to another process is tried again on the fresh run this often
 
@@ -60,6 +61,16 @@ class Asked:
 
     reading: Reading
     text: str
+
+
+@dataclass(frozen=True)
+class Answered:
+    """Free text only asked something: the answer (from the run's plan, reasons and outputs) was posted in
+    the run's thread, and nothing changed; the review is still pending."""
+
+    reading: Reading
+    text: str
+    answer: str
 
 
 @dataclass(frozen=True)
@@ -115,12 +126,12 @@ class LessonForgotten:
     run: str | None = None
 
 
-Outcome = Applied | Asked | Refused | AlreadyDecided | NeedsButton | NotApplied
+Outcome = Applied | Asked | Answered | Refused | AlreadyDecided | NeedsButton | NotApplied
 
 
 class UseCases:
-    """approve, approve_always, answer, decide, say, clarify, cancel, revoke_rule, widen_rule, lessons,
-    forget_lesson, waiting_for, history."""
+    """approve, approve_always, answer, decide, say, clarify, reply_to_question, cancel, revoke_rule, widen_rule,
+    lessons, forget_lesson, waiting_for, history."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
         self.runtime = runtime
@@ -166,7 +177,8 @@ class UseCases:
     async def say(
         self, run_id: str, text: str, by: str, *, review_id: str | None = None, rejecting: bool = False
     ) -> Outcome:
-        """A person's free text at the pending review: read it, then apply it, or ask when unsure.
+        """A person's free text at the pending review: read it, then apply it, or ask when unsure; a reply
+        that only asks something is answered in the run's thread and changes nothing.
 
         ``rejecting``: the text came with "Request changes" (a modal, ``--reject``), so it is never
         applied as an approval: a reading of approve is asked about, with no Approve to pick.
@@ -179,10 +191,21 @@ class UseCases:
             return AlreadyDecided(str(exc), exc.decided_by, exc.decided_at)
         except TandemError as exc:
             return NotApplied(str(exc))
+        if decision is None:
+            assert reading is not None
+            return await self.reply_to_question(run_id, review_id, reading, text, by)
         contradicts = rejecting and reading is not None and reading.intent == "approve"
         if reading is not None and (self.runtime.unsure(reading) or contradicts):
             return await self.clarify(run_id, review_id, reading, text, by, decision, rejecting=rejecting)
         return await self.decide(review_id, decision, by, reading=reading)
+
+    async def reply_to_question(self, run_id: str, review_id: str, reading: Reading, text: str, by: str) -> Outcome:
+        """Answer a question asked at the review, in the run's thread; nothing changes (refused like a
+        correction would be)."""
+        groups = await self.groups_of(by)
+        answering = self.runtime.answer(run_id, review_id, text, by, step=reading.target_step, groups=groups)
+        answer = await _refusable(answering)
+        return answer if not isinstance(answer, str) else Answered(reading, text, answer)
 
     async def clarify(
         self,
@@ -196,18 +219,12 @@ class UseCases:
         rejecting: bool = False,
     ) -> Outcome:
         """Ask ``by`` what they meant, with one choice per reading; refused like the decision would be."""
-        try:
-            groups = await self.groups_of(by)
-            await self.runtime.clarify(
-                run_id, review_id, reading, text, by, decision, groups=groups, rejecting=rejecting
-            )
-        except NotAllowed as exc:
-            return Refused(exc.refusal)
-        except StaleDecision as exc:
-            return AlreadyDecided(str(exc), exc.decided_by, exc.decided_at)
-        except TandemError as exc:
-            return NotApplied(str(exc))
-        return Asked(reading, text)
+        groups = await self.groups_of(by)
+        asking = self.runtime.clarify(
+            run_id, review_id, reading, text, by, decision, groups=groups, rejecting=rejecting
+        )
+        failed = await _refusable(asking)
+        return failed if failed is not None else Asked(reading, text)
 
     # --- runs ----------------------------------------------------------------------------------
 
@@ -363,3 +380,15 @@ class UseCases:
         answered = await self.store.get_review(review_id)
         verb = decided_verb(answered.answer if answered else None)
         return AlreadyDecided(str(exc), exc.decided_by, exc.decided_at, verb)
+
+
+async def _refusable(work: Awaitable[T]) -> T | Refused | AlreadyDecided | NotApplied:
+    """What ``work`` returns, or why it did not take effect (refused, already decided, failed)."""
+    try:
+        return await work
+    except NotAllowed as exc:
+        return Refused(exc.refusal)
+    except StaleDecision as exc:
+        return AlreadyDecided(str(exc), exc.decided_by, exc.decided_at)
+    except TandemError as exc:
+        return NotApplied(str(exc))

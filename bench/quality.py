@@ -6,6 +6,7 @@
     python -m bench.quality --ask-always             # the model reads every reply (sureness still from evidence)
     python -m bench.quality --replans                # whether a replan keeps the task (bench/replans.py)
     python -m bench.quality --refines                # whether a reworked result keeps its facts (bench/refines.py)
+    python -m bench.quality --context [--holdout]    # replies typed at a review of the run they talk about
     python -m bench.quality --replans --limit 4      # (--limit slices the replan and refine cases too)
     TANDEM_MODEL=openai/<model> TANDEM_LLM_API_BASE=http://127.0.0.1:<port>/v1 python -m bench.quality
     (TANDEM_LLM_TIMEOUT=<seconds> gives a slow local model longer than the default 60 s a call)
@@ -36,15 +37,17 @@ import json
 import os
 import time
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from agent.brain import LLMBrain
 from agent.llm import make_model
 from agent.models import Reading, Risk, Step
 from agent.policy import SafetyPolicy
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
+from agent.readings import ReadingKind, nearest
 from agent.settings import CoreSettings, read_settings
 from agent.tools import known_values, load_tools
 
@@ -90,7 +93,9 @@ class Outcome:
         """As labeled: an unclear reply is right when it is asked about; any other needs intent and step."""
         if self.item.intent == "unclear":
             return self.asked
-        if self.intent != self.item.intent:
+        if self.intent != nearest(
+            cast(ReadingKind, self.item.intent), self.item.anchor, self.item.step
+        ):  # as the runtime applies it
             return False
         return self.item.target is None or self.reading.target_step == self.item.target
 
@@ -128,15 +133,32 @@ class CountingModel:
 
 
 def load_items(path: Path = ITEMS) -> list[Item]:
+    return load_labeled(path, Item, INTENTS, ANCHORS)
+
+
+L = TypeVar("L", bound="Labeled")
+
+
+class Labeled(Protocol):
+    @property
+    def intent(self) -> str: ...
+
+    @property
+    def anchor(self) -> str: ...
+
+
+def load_labeled(path: Path, kind: Callable[..., L], intents: Sequence[str], anchors: Sequence[str]) -> list[L]:
+    """One labeled reply per line of ``path``; a line that is not one, or has an unknown intent or anchor,
+    stops the bench with its number."""
     items = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            item = Item(**json.loads(line))
+            item = kind(**json.loads(line))
         except (ValueError, TypeError) as exc:
             raise SystemExit(f"{path.name} line {number} is not a labeled reply: {exc}") from None
-        if item.intent not in INTENTS or item.anchor not in ANCHORS:
+        if item.intent not in intents or item.anchor not in anchors:
             raise SystemExit(f"{path.name} line {number}: unknown intent or anchor in {line}")
         items.append(item)
     return items
@@ -286,7 +308,16 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--replans", action="store_true", help="plan the multi-part tasks of bench/data/replans.jsonl")
     parser.add_argument("--refines", action="store_true", help="rework the results of bench/data/refines.jsonl")
+    parser.add_argument(
+        "--context", action="store_true", help="read replies in the context of their run (bench/context.py)"
+    )
     args = parser.parse_args(argv)
+    if args.context:
+        from bench import context  # it imports this module
+
+        for line in asyncio.run(context.run_context(args.limit, holdout=args.holdout)):
+            print(line)
+        return
     if args.replans or args.refines:
         from bench import refines, replans  # they import this module
 

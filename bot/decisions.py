@@ -12,7 +12,7 @@ from typing import assert_never
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.models import Decision, Reading, SlackThread
-from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
+from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from blocks.decided import already_decided
 from blocks.text import Blocks, escape, mention, mention_group
 from bot import messages
@@ -71,7 +71,7 @@ async def read_and_apply(
     """Read free text as a decision and apply it; when unsure, ask with one button per reading.
     ``rejecting``: it came with "Request changes", so it never approves."""
     outcome = await deps.usecases.say(run_id, text, user, review_id=review_id, rejecting=rejecting)
-    if not isinstance(outcome, Applied | Asked):
+    if not isinstance(outcome, Applied | Asked | Answered):  # an answer was posted in the thread
         await tell(client, channel, user, outcome, await thread_of(deps, run_id, channel))
 
 
@@ -88,7 +88,7 @@ async def tell(
     """Say privately (in the run's thread) what did not take effect; what did shows through the outbox."""
     blocks: Blocks | None = None
     match outcome:
-        case Applied() | Asked():
+        case Applied() | Asked() | Answered():
             return
         case Refused(refusal=refusal):
             text = refusal.describe(user=mention, group=mention_group)

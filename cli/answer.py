@@ -9,7 +9,7 @@ from typing import assert_never
 from agent.errors import TandemError, UseTheButton
 from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState, mention, moment
 from agent.ports import Store
-from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
+from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from cli.render import plain
 from cli.wiring import Services
 
@@ -22,8 +22,9 @@ async def resolve(store: Store, run_id: str) -> str:
     return matches[0]
 
 
-async def answer(services: Services, args: argparse.Namespace) -> RunState:
-    """Apply the one decision ``args`` asks for; free text (``--say``, ``--reject`` alone) is read first."""
+async def answer(services: Services, args: argparse.Namespace) -> RunState | Answered:
+    """Apply the one decision ``args`` asks for; free text (``--say``, ``--reject`` alone) is read first.
+    Free text that only asks something is answered (:class:`Answered`) and changes nothing."""
     if args.intent and args.reject is None:
         raise TandemError("--intent goes with --reject TEXT.")
     run_id = await resolve(services.store, args.run_id)
@@ -59,6 +60,10 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState:
         return await runtime.decide(run_id, decision, user, review_id=review)
     text = args.reject if args.reject is not None else args.say
     reading, said, review_id = await runtime.read(run_id, text, review_id=review)
+    if said is None:  # a question: answered (also in the run's thread), nothing changes
+        assert reading is not None
+        replied = await services.usecases.reply_to_question(run_id, review_id, reading, text, user)
+        return replied if isinstance(replied, Answered) else _applied(replied)
     if reading is not None:
         print(f"Read as: {reading.intent} ({reading.reason})", file=sys.stderr)
         if args.reject is not None and reading.intent == "approve":
@@ -103,7 +108,7 @@ def _applied(outcome: Outcome) -> RunState:
             raise TandemError(plain(f"Already {verb} by {mention(by)} at {moment(at)}; nothing changed."))
         case AlreadyDecided(message=message) | NotApplied(message=message) | NeedsButton(message=message):
             raise TandemError(plain(message))
-        case Asked():
+        case Asked() | Answered():
             raise TandemError("Nothing changed.")
         case _:
             assert_never(outcome)

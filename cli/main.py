@@ -25,6 +25,7 @@ from agent.messages import plural
 from agent.models import RunState
 from agent.policy import SafetyPolicy
 from agent.settings import CoreSettings, LogSettings, read_settings
+from agent.usecases import Answered
 from agent.views import run_json
 from cli.answer import answer, resolve
 from cli.lessons import lessons_command
@@ -89,8 +90,11 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                     return 0
                 return await interact(services, state, args.user)
             case "answer":
-                state = await answer(services, args)
-                await _print_json(services, state)
+                result = await answer(services, args)
+                if isinstance(result, Answered):  # a question: the answer, and nothing changed
+                    print(plain(result.answer))
+                    return 0
+                await _print_json(services, result)
                 return 0
             case "resume":
                 run_id = await resolve(services.store, args.run_id)

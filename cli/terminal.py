@@ -18,7 +18,7 @@ from agent.models import (
     Reading,
     RunState,
 )
-from agent.usecases import AlreadyDecided, Applied, Asked, NeedsButton, NotApplied, Refused
+from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from cli.mrkdwn import use_color
 from cli.render import outcome_text, plain, review_text
 from cli.wiring import Services
@@ -97,6 +97,11 @@ async def interact(services: Services, state: RunState, user: str) -> int:
                 state = await _request_changes(services, state, user)
             else:
                 reading, decision, review_id = await runtime.read(state.id, text, review_id=review.id)
+                if decision is None:  # a question: answered, nothing changes
+                    assert reading is not None
+                    asked = await services.usecases.reply_to_question(state.id, review_id, reading, text, user)
+                    state = await _shown(services, state, asked)
+                    continue
                 if reading is not None:
                     if reading.fallback:
                         print("Tandem could not read that; nothing changed. Say it in other words, or use a/r/c.")
@@ -129,7 +134,11 @@ async def _decide_or_say(
     reading: Reading | None = None,
 ) -> RunState:
     """Apply a decision through the use cases; say what did not take effect, and go on from the run as it is."""
-    outcome = await services.usecases.decide(review_id, decision, user, reading=reading)
+    return await _shown(services, state, await services.usecases.decide(review_id, decision, user, reading=reading))
+
+
+async def _shown(services: Services, state: RunState, outcome: Outcome) -> RunState:
+    """Say what did not take effect (or the answer to a question), and go on from the run as it is."""
     match outcome:
         case Applied(state=applied):
             return applied
@@ -141,6 +150,8 @@ async def _decide_or_say(
             print(f"error: {plain(message)}", file=sys.stderr)
         case Asked():
             pass
+        case Answered(answer=answer):
+            print(plain(answer))
         case _:
             assert_never(outcome)
     fresh, _ = await services.store.load(state.id)
@@ -177,6 +188,8 @@ async def _request_changes(services: Services, state: RunState, user: str) -> Ru
                 f"Not sure what should change (best guess: {reading_text(reading)}); nothing changed. "
                 "Pick 1, 2 or 3 next time, or say it in other words."
             )
+        case Answered(answer=answer):
+            print(plain(answer))
         case Refused(refusal=refusal):
             print(f"error: {plain(refusal.describe())}", file=sys.stderr)
         case AlreadyDecided(message=message) | NeedsButton(message=message) | NotApplied(message=message):

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from agent.logs import ctx
 from agent.models import Approve, Cancel, Correct, Decision, Finish, HandBack
-from agent.usecases import Applied, Asked, LessonForgotten, NotApplied, Outcome
+from agent.usecases import Answered, Applied, Asked, LessonForgotten, NotApplied, Outcome
 from feishu import messages
 from feishu.channel import card_data, review_key
 from feishu.deps import FeishuDeps
@@ -147,10 +147,12 @@ async def settle(deps: FeishuDeps, review_id: str, user: str, work: Awaitable[Ou
         deps.channel.forget(review_id, user)
     if outcome in done:
         result = outcome.result()
-        if not isinstance(result, Applied | Asked):
+        if not isinstance(result, Applied | Asked | Answered):
             return toast("error", plain(said(result)))
         if isinstance(result, Asked):
             return toast("info", messages.ASKED)
+        if isinstance(result, Answered):
+            return toast("info", messages.ANSWERED)
     elif committed not in done:
         return toast("info", messages.WORKING)
     return await _decided_answer(deps, review_id, clicked)

@@ -16,6 +16,7 @@ from agent.models import FeishuChat
 from agent.usecases import (
     MIN_PREFIX,
     AlreadyDecided,
+    Answered,
     Applied,
     Asked,
     LessonForgotten,
@@ -150,7 +151,7 @@ async def thread_reply(deps: FeishuDeps, event: MessageEvent, run_id: str) -> No
         return
     text = event.event.message.text
     outcome = await deps.usecases.say(run_id, text, user, review_id=state.pending.id)
-    if not isinstance(outcome, Applied | Asked):
+    if not isinstance(outcome, Applied | Asked | Answered):  # an answer was posted in the thread
         await tell(deps, event, said(outcome))
 
 
@@ -163,7 +164,7 @@ def said(outcome: Outcome | LessonForgotten) -> str:
     match outcome:
         case LessonForgotten(lesson=lesson):
             return messages.LESSON_FORGOTTEN.format(line=escape(lesson.line))
-        case Applied() | Asked():
+        case Applied() | Asked() | Answered():
             return ""
         case Refused(refusal=refusal):
             return refusal_text(refusal)

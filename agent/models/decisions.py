@@ -57,16 +57,19 @@ Decision = Annotated[Approve | Cancel | Correct | Instruct | Finish | HandBack |
 
 
 class Reading(_Model):
-    """How the classifier read a person's free text."""
+    """How the classifier read a person's free text. A ``question`` asks about the run and decides nothing."""
 
-    intent: Literal["approve", "cancel", "replan", "retry_step", "refine_output"]
+    intent: Literal["approve", "cancel", "replan", "retry_step", "refine_output", "question"]
     target_step: int | None = None
     reason: str = ""
     confidence: float = 0.5
     suggested_fix: str | None = None
     fallback: bool = False  # the model's answer was unreadable: the documented retry_step fallback
 
-    def to_decision(self, text: str) -> Approve | Cancel | Correct:
+    def to_decision(self, text: str) -> Approve | Cancel | Correct | None:
+        """The decision the text makes; None for a question, which is answered and decides nothing."""
+        if self.intent == "question":
+            return None
         if self.intent == "approve":
             return Approve()
         if self.intent == "cancel":

@@ -3,6 +3,7 @@
 The reading looks for evidence in a fixed order, each kind found with a handful of patterns run
 once over the text (so reading stays linear in its length):
 
+0. a question that asks for no change ("why restart it?", "为什么要重启？"): answered, nothing changes;
 1. a cancel word; a plain approval (no change asked for, nothing negated);
 2. a step named ("step 2", "第二步");
 3. a presentation request (tables, sorting, length, language) at the result;
@@ -12,6 +13,9 @@ once over the text (so reading stays linear in its length):
    a step is under review;
 6. "again", "retry", "再试一次" at a step;
 7. anything else is vague and asked about first.
+
+A reading that makes no sense where the reply was typed (see :data:`agent.readings.POSSIBLE`) becomes
+the one the runtime would apply in its place.
 
 ``confidence`` says how much evidence there is, not a model's guess: :data:`CERTAIN` and above
 (a plain approval or cancel, a value tied to one step) is sure enough to act on without asking a model.
@@ -23,10 +27,10 @@ import re
 from functools import cache
 from typing import Any
 
+from agent.offline.actions import ACTIONS, NEAR, concepts_of, tools_named
+from agent.offline.asking import asks_why, only_asks
 from agent.offline.vocabulary import JSON, PARAM_WORDS, as_words, find_word, rx, zh_number
-
-CERTAIN = 0.9
-"""A reading at least this confident rests on unambiguous words; asking a model cannot improve it."""
+from agent.readings import CERTAIN, impossible, nearest
 
 _CANCEL = rx(
     r"\b(?:cancel|abort|stop|halt|forget (?:it|about it)|never ?mind|scrap (?:it|this|that)|call it off)\b",
@@ -69,6 +73,8 @@ _APPROACH = rx(
 )
 _ORDER = rx(r"\b(?:first|before|afterwards?)\b", "先|之前|然后|之后")
 _MORE = rx(r"\b(?:also|too|as well)\b", "还要|也要|另外|顺便")
+_TOO = rx(r"\b(?:too|as well)\b")
+_NOUNS = frozenset({"logs", "metrics", "cache"})  # "warnings too" adds to what a step reads, not a step
 _NEGATED_ACTION = rx(
     r"\b(?:don'?t|do not|dont|no need to|skip|without|never|not|instead of|rather than)\b",
     "不要|别|不用|不需要|跳过|不必|无需|而不是",
@@ -97,42 +103,10 @@ _FIX = re.compile(
     re.I,
 )
 _VERSION = re.compile(r"(?<![A-Za-z0-9.])v?\d+\.\d+(?:\.\d+)?(?![A-Za-z0-9.])", re.I)
-_CHANNEL = re.compile(r"(?<![\w#])#[\w-]+")
+_CHANNEL = re.compile(r"(?<![A-Za-z0-9_#])#[A-Za-z0-9_-]+")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d+(?![\d.])|[零一二两三四五六七八九十]+(?=个|条|行|分钟|小时|副本)")
 _AFTER_NUMBER = 12  # how far after a number its unit word may be ("5 replicas", "50 log lines")
 _BEFORE_NUMBER = 32  # how far before it its parameter may be named ("replicas should be 5")
-_TOOL_WORDS: dict[str, tuple[str, ...]] = {
-    "restart": ("restart", "reboot", "bounce", "重启", "重新启动"),
-    "deploy": ("deploy", "redeploy", "release", "roll out", "rollout", "upgrade", "部署", "发布", "上线", "升级"),
-    "rollback": ("rollback", "roll back", "roll it back", "rolling back", "revert", "downgrade", "回滚", "回退"),
-    "logs": ("log", "logs", "日志"),
-    "metrics": ("metric", "metrics", "dashboard", "指标", "监控", "cpu", "error rate"),
-    "scale": ("scale", "scaling", "scale up", "扩容", "缩容"),
-    "check": ("check", "inspect", "检查", "查看", "看看"),
-    "send": ("send", "notify", "tell", "message", "发消息", "通知", "告诉", "消息"),
-    "cache": ("cache", "caches", "清缓存", "缓存"),
-    "drop": ("drop", "clear", "purge", "flush", "清除", "清空", "清理", "清"),
-}
-_NEAR = 24  # how far after a negation or "also" the action it is about may be
-
-
-def _actions_pattern() -> re.Pattern[str]:
-    """Every action word in one pattern, one named group per action (``<action>`` English, ``<action>_zh``
-    Chinese): a text is searched once, not once per word. The English words share one word-boundary
-    check, so the search can skip ahead on their letters instead of trying every word at every place."""
-    english, chinese = [], []
-    for concept, words in _TOOL_WORDS.items():
-        ascii_words = [re.escape(w).replace(r"\ ", r"\s+") for w in words if w.isascii()]
-        other = [re.escape(w) for w in words if not w.isascii()]
-        if ascii_words:
-            english.append(f"(?P<{concept}>{'|'.join(ascii_words)})")
-        if other:
-            chinese.append(f"(?P<{concept}_zh>{'|'.join(other)})")
-    whole = rf"(?<![a-z0-9])(?:{'|'.join(english)})(?:s|es|ed|d|ing)?(?![a-z0-9])"
-    return re.compile("|".join([whole, *chinese]))
-
-
-_ACTIONS = _actions_pattern()
 
 
 def step_reference(text: str, total: int) -> int | None:
@@ -166,6 +140,9 @@ def cancels(text: str) -> bool:
     return not NOT.search(text[max(0, found.start() - 12) : found.start()])
 
 
+__all__ = ["CERTAIN", "NOT", "cancels", "classify_text", "step_reference"]
+
+
 def _reading(intent: str, target: Any, reason: str, confidence: float, fix: str | None = None) -> JSON:
     return {"intent": intent, "target_step": target, "reason": reason, "confidence": confidence, "suggested_fix": fix}
 
@@ -179,18 +156,6 @@ def _vague(ctx: JSON, reason: str, confidence: float) -> JSON:
     return _reading("replan", None, f"{reason}; asking for a new plan", confidence)
 
 
-def _tools_named(text: str, start: int = 0, end: int | None = None) -> set[str]:
-    """The actions ("restart", "回滚", "logs") named in ``text[start:end]``, as concept names."""
-    lowered = as_words(text)
-    found = _ACTIONS.finditer(lowered, start, len(lowered) if end is None else end)
-    return {str(m.lastgroup).removesuffix("_zh") for m in found}
-
-
-def _concepts_of(tool: str) -> set[str]:
-    parts = set(as_words(tool).split())
-    return {c for c, words in _TOOL_WORDS.items() if c in parts or parts & set(words)}
-
-
 def _steps(ctx: JSON) -> list[JSON]:
     return [s for s in ctx.get("steps") or [] if isinstance(s, dict)]
 
@@ -199,16 +164,16 @@ def _new_direction(text: str, ctx: JSON) -> str | None:
     """Why the text changes the plan's direction (None if it does not)."""
     if _APPROACH.search(text):
         return "asks for a different approach"
-    named = _tools_named(text)
+    named = tools_named(text)
     if not named:
         return None
     if _action_after(_NEGATED_ACTION, _EXCUSE_WITHOUT.sub(" ", text)):
         return "does not want one of the actions"
     if _ORDER.search(text):
         return "changes the order of the work"
-    if _action_after(_MORE, text):
+    if _action_after(_MORE, text) or _too_after_action(text):
         return "adds to the work"
-    planned: set[str] = set().union(set(), *(_concepts_of(str(s.get("tool"))) for s in _steps(ctx)))
+    planned: set[str] = set().union(set(), *(concepts_of(str(s.get("tool"))) for s in _steps(ctx)))
     if planned & {"logs", "metrics"}:
         planned.add("check")  # "restart it, then check the logs": reading them is the check
     if named - planned:
@@ -216,10 +181,17 @@ def _new_direction(text: str, ctx: JSON) -> str | None:
     return None
 
 
+def _too_after_action(text: str) -> bool:
+    """True when "too" or "as well" closely follows an action word ("tell #releases too")."""
+    lowered = as_words(text)
+    actions = (m for m in ACTIONS.finditer(lowered) if str(m.lastgroup).removesuffix("_zh") not in _NOUNS)
+    return any(_TOO.search(lowered, m.end(), m.end() + NEAR) for m in actions)
+
+
 def _action_after(words: re.Pattern[str], text: str) -> bool:
     """True when an action word follows one of ``words`` closely ("don't restart", "also check")."""
     lowered = as_words(text)
-    return any(_ACTIONS.search(lowered, m.end(), m.end() + _NEAR) for m in words.finditer(text))
+    return any(ACTIONS.search(lowered, m.end(), m.end() + NEAR) for m in words.finditer(text))
 
 
 def _values(text: str, ctx: JSON) -> list[tuple[str, str]]:
@@ -307,7 +279,41 @@ def _value_change(values: list[tuple[str, str]], ctx: JSON) -> tuple[int | None,
 
 
 def classify_text(text: str, ctx: JSON) -> JSON:
-    """The heuristic reading of a person's words at a review (the classifier's JSON)."""
+    """The heuristic reading of a person's words at a review (the classifier's JSON), possible at its anchor."""
+    reading = _classify(text, ctx)
+    anchor, step = str(ctx.get("anchor")), ctx.get("step")
+    numbers = [int(s["number"]) for s in _steps(ctx) if isinstance(s.get("number"), int)]
+    target = reading["target_step"]
+    if target is not None and target not in numbers:
+        reading["target_step"] = target = None
+    if impossible(reading["intent"], target, anchor, step, numbers) is not None:
+        kind = nearest(reading["intent"], anchor, step)
+        if kind == "retry_step" and target is None and step is None:
+            kind = "replan"
+        reading["intent"] = kind
+        reading["target_step"] = (target or step) if kind == "retry_step" else None
+    return reading
+
+
+def _question(clean: str, ctx: JSON, values: list[tuple[str, str]]) -> JSON | None:
+    """A question that asks for no change, about the step it names (or the one under review)."""
+    current = {str(v).lower() for s in _steps(ctx) for v in (s.get("params") or {}).values()}
+    fresh = any(v.lower() not in current for _, v in values)
+    if not (asks_why(clean) or (only_asks(clean) and not fresh)):
+        return None
+    steps = _steps(ctx)
+    target = step_reference(clean, len(steps))
+    if target is None:
+        named = tools_named(clean)
+        about = [int(s["number"]) for s in steps if named & concepts_of(str(s.get("tool")))]
+        holding = {int(s["number"]) for s in steps for p, v in values if str((s.get("params") or {}).get(p)) == v}
+        about = about or sorted(holding)
+        target = about[0] if len(about) == 1 else ctx.get("step")
+    sure = 0.9 if _QUESTION.search(clean) else 0.8
+    return _reading("question", target, "asks about the run; nothing changes", sure)
+
+
+def _classify(text: str, ctx: JSON) -> JSON:
     clean = " ".join(text.strip().split())
     steps = _steps(ctx)
     anchor = ctx.get("anchor")
@@ -323,6 +329,8 @@ def classify_text(text: str, ctx: JSON) -> JSON:
     values = _values(clean, ctx)
     hedged = bool(_HEDGE.search(clean)) or bool(_QUESTION.search(clean))
 
+    if (asked := _question(clean, ctx, values)) is not None:
+        return asked
     if cancels(clean) and target is None and direction is None:
         return _reading("cancel", None, "asked to stop the run", 0.95)
     if approves and not (changes or again or refine or direction or values or target or hedged):

@@ -6,10 +6,23 @@ import logging
 from collections.abc import Sequence
 
 from agent import usage
+from agent.answers import answer_text
 from agent.errors import ConcurrentUpdate, NoPendingReview, NotAllowed, StaleDecision
 from agent.logs import ctx
-from agent.messages import stale_decision
-from agent.models import Answer, AuditEvent, Decided, Decision, Handoff, Instruct, Outbound, Outgoing, Reading, RunState
+from agent.messages import asked_line, stale_decision
+from agent.models import (
+    Answer,
+    AuditEvent,
+    Correct,
+    Decided,
+    Decision,
+    Handoff,
+    Instruct,
+    Outbound,
+    Outgoing,
+    Reading,
+    RunState,
+)
 from agent.ports import Change, ClassifyContext
 from agent.runtime.audit import usage_line
 from agent.runtime.engine import Engine, Held
@@ -75,9 +88,10 @@ class Decisions(Engine):
     @at_home
     async def read(
         self, run_id: str, text: str, *, review_id: str | None = None
-    ) -> tuple[Reading | None, Decision, str]:
-        """How a person's free text will be applied: (reading, decision, review id). Changes nothing
-        but the audit trail, which records the model calls the reading took."""
+    ) -> tuple[Reading | None, Decision | None, str]:
+        """How a person's free text will be applied: (reading, decision, review id); no decision for a
+        question, which :meth:`answer` answers. Changes nothing but the audit trail, which records the
+        model calls the reading took."""
         state, _ = await self.store.load(run_id)
         review_id = await self._check_review(state, review_id)
         if state.takeover:
@@ -101,6 +115,32 @@ class Decisions(Engine):
         if reading.intent == "retry_step" and reading.target_step is None:
             reading = reading.model_copy(update={"target_step": pending.step})
         return reading, reading.to_decision(text), review_id
+
+    @at_home
+    async def answer(
+        self, run_id: str, review_id: str, text: str, by: str, *, step: int | None = None, groups: Sequence[str] = ()
+    ) -> str:
+        """Answer a question asked at the pending review from the run's plan, reasons and outputs, in the
+        run's thread (through the outbox); the review stays pending and nothing else changes: no correction,
+        no retry counted, no lesson. Refused like a correction would be. Returns the answer."""
+        state, _ = await self.store.load(run_id)
+        review_id = await self._check_review(state, review_id)
+        assert state.pending is not None
+        at = self.clock()
+        refusal = self.safety.check(state, state.pending, by, Correct(intent="replan", feedback=text), groups)
+        if refusal is not None:
+            payload = {"review": review_id, "decision": "question", "action": refusal.action}
+            await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
+            raise NotAllowed(refusal)
+        reply = answer_text(state, step)
+        line = AuditEvent(
+            at=at, actor=by, kind="question_answered", payload={"review": review_id, "text": text[:500], "step": step}
+        )
+        shown_in = delivery_channel(state)
+        message = Outgoing(kind="notify", review_id=review_id, text=asked_line(by, text, reply))
+        await self.store.append_events(run_id, [line], Outbound(shown_in, [message]) if shown_in is not None else None)
+        await self._notify(Change(state, [], None, by))
+        return reply
 
     def unsure(self, reading: Reading | None) -> bool:
         """True when a reading is too uncertain to act on (an unreadable one always is): ask the person."""
@@ -154,6 +194,10 @@ class Decisions(Engine):
         """Free text from a person: classified (or, in takeover, taken as an instruction) and applied
         as far as the policy lets text decide (NeedsClarification, UseTheButton otherwise)."""
         reading, decision, review_id = await self.read(run_id, text, review_id=review_id)
+        if decision is None:  # a question: answered, nothing decided
+            assert reading is not None
+            await self.answer(run_id, review_id, text, by, step=reading.target_step, groups=groups)
+            return reading, (await self.store.load(run_id))[0]
         state = await self.decide(run_id, decision, by, review_id=review_id, groups=groups, reading=reading)
         return reading, state
 

@@ -11,6 +11,7 @@ from agent.brain import UNREADABLE, LLMBrain, parse_json_object
 from agent.errors import LLMError, PlanError, ReviseError
 from agent.human import PlannerQuestion
 from agent.models import Risk, Step
+from agent.offline import OfflineModel
 from agent.ports import ClassifyContext, LLMRequest
 from agent.tools import ToolRegistry, tool
 from tests.fakes import ScriptedModel
@@ -247,13 +248,14 @@ async def test_classify_offline_reader_certain_asks_no_model() -> None:
     assert reading.confidence >= 0.9 and model.requests == []
 
 
-async def test_classify_without_reading_first_asks_the_model_and_weighs_it() -> None:
+async def test_classify_without_reading_first_asks_the_model_but_a_certain_offline_reading_stands() -> None:
     model = ScriptedModel(json.dumps({"intent": "replan", "confidence": 1.0}))
 
     reading = await LLMBrain(model, read_first=False).classify("use 5 replicas", CONTEXT)
 
     assert model.purposes == ["classify"]
-    assert (reading.intent, reading.confidence) == ("replan", 0.3)  # against a certain offline reading
+    assert (reading.intent, reading.target_step, reading.suggested_fix) == ("retry_step", 1, "5")
+    assert "the model read replan" in reading.reason
 
 
 async def test_classify_unsure_offline_asks_the_model_with_the_anchor() -> None:
@@ -267,14 +269,26 @@ async def test_classify_unsure_offline_asks_the_model_with_the_anchor() -> None:
     assert "可以，执行吧" in model.requests[0].messages[0]["content"]
 
 
+async def test_classify_request_names_only_the_readings_possible_at_the_anchor() -> None:
+    model = ScriptedModel(json.dumps({"intent": "retry_step", "target_step": 1}))
+
+    await LLMBrain(model).classify("that is not what I meant", CONTEXT)
+
+    enum = model.requests[0].answer_schema["properties"]["intent"]["enum"]  # type: ignore[index]
+    assert "refine_output" not in enum and {"approve", "cancel", "replan", "retry_step", "question"} <= set(enum)
+    assert "Possible here: approve, cancel, replan, retry_step, question" in model.requests[0].messages[1]["content"]
+
+
 # At a step gate the offline reader reads "x" as a vague retry_step of the step (confidence 0.3).
 @pytest.mark.parametrize(
     ("raw", "intent", "confidence"),
     [
-        ({"intent": "Approve", "confidence": 1.7}, "approve", 0.3),  # an approval against the offline reading
-        ({"intent": "cancel", "confidence": 1.0}, "cancel", 0.3),  # so is stopping the run
-        ({"intent": "refine", "confidence": -1}, "refine_output", 0.6),  # the offline reader had nothing
+        ({"intent": "Approve", "confidence": 1.7}, "approve", 0.3),  # never taken from a model alone
+        ({"intent": "cancel", "confidence": 1.0}, "cancel", 0.3),  # neither is stopping the run
+        ({"intent": "replan", "confidence": -1}, "replan", 0.6),  # the offline reader had nothing
+        ({"intent": "ask", "confidence": 0.2}, "question", 0.6),  # a question changes nothing
         ({"intent": "retry step", "confidence": 0.1}, "retry_step", 0.9),  # both read the same
+        ({"intent": "refine", "confidence": 1.0}, "retry_step", 0.3),  # no output to rework at a gate
         ({"intent": "retry_step", "target_step": 7, "confidence": 1.0}, "retry_step", 0.3),  # no step 7
     ],
 )
@@ -286,14 +300,58 @@ async def test_classify_confidence_comes_from_evidence_not_the_model(
     assert (reading.intent, reading.confidence) == (intent, confidence)
 
 
-async def test_classify_model_against_a_confident_offline_reading_is_unsure() -> None:
+RESTART = ClassifyContext(
+    task="restart api and check it",
+    anchor="before_risky_step",
+    step=1,
+    steps=[step(1, "restart", service="api"), step(2, "check", service="api")],
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "anchor", "step_number"),
+    [
+        ("先别重启，先看日志找到原因再说", "after_plan", None),
+        ("Don't restart yet. Check the api error logs first, then ask me again", "before_risky_step", 1),
+        ("Don't restart yet. Check the api error logs first, then ask me again", "recovery", 1),
+        ("no restart, just check it", "after_plan", None),
+    ],
+)
+async def test_classify_model_reading_impossible_at_the_anchor_never_replaces_the_offline_one(
+    text: str, anchor: str, step_number: int | None
+) -> None:
+    context = RESTART.model_copy(update={"anchor": anchor, "step": step_number})
+    offline = await LLMBrain(OfflineModel()).classify(text, context)
+    model = ScriptedModel(json.dumps({"intent": "refine_output", "confidence": 1.0}))
+
+    reading = await LLMBrain(model, read_first=False).classify(text, context)
+
+    assert model.purposes == ["classify"]
+    assert (reading.intent, reading.target_step, reading.confidence) == (
+        offline.intent,
+        offline.target_step,
+        offline.confidence,
+    )
+    assert reading.intent == "replan" and "refine_output makes no sense" in reading.reason
+
+
+async def test_classify_model_retry_with_no_step_at_the_plan_review_is_not_taken() -> None:
+    context = RESTART.model_copy(update={"anchor": "after_plan", "step": None})
+    model = ScriptedModel(json.dumps({"intent": "retry_step", "target_step": None}))
+
+    reading = await LLMBrain(model).classify("hmm, not like this", context)
+
+    assert reading.intent == "replan" and "no step is under review and none is named" in reading.reason
+
+
+async def test_classify_model_against_a_sure_offline_correction_leaves_the_correction() -> None:
     context = ClassifyContext(task="scale api", anchor="after_plan", steps=[step()])
     model = ScriptedModel(json.dumps({"intent": "retry_step", "target_step": 1, "confidence": 1.0}))
 
     reading = await LLMBrain(model).classify("rethink this", context)
 
-    assert reading.intent == "retry_step" and reading.confidence < 0.5
-    assert "offline reader read replan" in reading.reason
+    assert reading.intent == "replan" and reading.confidence >= 0.5
+    assert "the model read retry_step" in reading.reason
 
 
 @pytest.mark.parametrize("intent", ["cancel", "approve"])
@@ -307,21 +365,65 @@ async def test_classify_model_stop_or_go_against_a_sure_offline_correction_takes
     assert f"the model read {intent}" in reading.reason
 
 
-async def test_classify_garbage_twice_falls_back_to_retry_step() -> None:
+async def test_classify_model_correction_against_an_offline_approval_asks_first() -> None:
+    context = RESTART.model_copy(update={"anchor": "after_plan", "step": None})
+    text = "lgtm, retry if it fails"
+    offline = await LLMBrain(OfflineModel()).classify(text, context)
+    model = ScriptedModel(json.dumps({"intent": "replan", "confidence": 1.0}))
+
+    reading = await LLMBrain(model).classify(text, context)
+
+    assert offline.intent == "approve" and offline.confidence >= 0.5
+    assert reading.intent == "approve" and reading.confidence < 0.5  # asked about, never applied as it stands
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cancel",
+        "取消吧",
+        "don't restart, scale it instead",
+        "restart db, not api",
+        "先别重启，先看日志",
+        "ok but use 5 replicas",
+        "why restart it?",
+        "nope",
+    ],
+)
+@pytest.mark.parametrize("answer", ["approve", "cancel", "replan", "retry_step", "refine_output", "question"])
+@pytest.mark.parametrize("anchor", ["after_plan", "before_risky_step", "before_result"])
+async def test_classify_no_scripted_model_turns_a_correction_or_cancel_into_an_approval(
+    text: str, answer: str, anchor: str
+) -> None:
+    context = RESTART.model_copy(update={"anchor": anchor, "step": 1 if anchor == "before_risky_step" else None})
+    model = ScriptedModel(json.dumps({"intent": answer, "target_step": 1, "confidence": 1.0}))
+
+    offline = await LLMBrain(OfflineModel()).classify(text, context)
+    reading = await LLMBrain(model, read_first=False).classify(text, context)
+
+    assert offline.intent != "approve"
+    assert reading.intent != "approve" or reading.confidence < 0.5  # an approval here is only ever asked about
+    if offline.confidence >= 0.5:
+        assert reading.intent == offline.intent  # the offline reader's sure reading stands, or the model agrees
+        assert offline.target_step is None or reading.target_step == offline.target_step
+
+
+async def test_classify_garbage_twice_leaves_the_offline_reading() -> None:
     model = ScriptedModel("approve!!", '{"intent": "maybe"}')
 
     reading = await LLMBrain(model).classify("x", CONTEXT)
 
-    assert (reading.intent, reading.confidence, reading.reason) == ("retry_step", 0.0, UNREADABLE)
+    assert (reading.intent, reading.target_step, reading.confidence) == ("retry_step", 1, 0.3)
+    assert UNREADABLE in reading.reason
     assert len(model.requests) == 2
 
 
-async def test_classify_model_failure_falls_back_without_raising() -> None:
+async def test_classify_model_failure_leaves_the_offline_reading_without_raising() -> None:
     model = ScriptedModel(LLMError("provider down"))
 
-    reading = await LLMBrain(model).classify("x", CONTEXT)
+    reading = await LLMBrain(model).classify("that is not what I meant", CONTEXT)
 
-    assert (reading.intent, reading.confidence) == ("retry_step", 0.0)
+    assert (reading.intent, reading.confidence) == ("retry_step", 0.45)
 
 
 # --- summarize / refine -------------------------------------------------------------

@@ -75,3 +75,61 @@ async def test_offline_reader_unclear_reply_is_asked_first(text: str) -> None:
     reading = await BRAIN.classify(text, _context("before_risky_step"))
 
     assert not POLICY.text_sure(reading) and reading.confidence < CERTAIN
+
+
+@pytest.mark.parametrize(
+    ("text", "anchor", "target"),
+    [
+        ("why scale it?", "before_risky_step", 1),
+        ("为什么要扩容？", "before_risky_step", 1),
+        ("what will this change?", "after_plan", None),
+        ("what did the logs say?", "before_result", 2),
+        ("日志里有什么？", "before_result", 2),
+        ("why 3 replicas", "after_plan", 1),
+        ("wait, is step 2 reading errors only?", "after_plan", 2),
+        ("why checkout and not payments?", "before_risky_step", 1),
+    ],
+)
+async def test_offline_reader_question_is_read_as_one_about_its_step(
+    text: str, anchor: str, target: int | None
+) -> None:
+    reading = await BRAIN.classify(text, _context(anchor))
+
+    assert (reading.intent, reading.target_step) == ("question", target)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("can you use 5 replicas?", "retry_step"),
+        ("why not read the logs first?", "replan"),
+        ("能不能先看日志？", "replan"),
+        ("use 5 replicas?", "retry_step"),
+        ("wait what", "retry_step"),
+    ],
+)
+async def test_offline_reader_request_phrased_as_a_question_is_no_question(text: str, intent: str) -> None:
+    reading = await BRAIN.classify(text, _context("before_risky_step"))
+
+    assert reading.intent == intent
+
+
+@pytest.mark.parametrize(
+    ("anchor", "intent", "target"),
+    [
+        ("after_plan", "replan", None),  # no output yet: a presentation wish changes the plan
+        ("before_risky_step", "retry_step", 1),  # or the step under review
+        ("recovery", "retry_step", 1),
+        ("after_risky_step", "refine_output", None),  # kept for the result
+        ("before_result", "refine_output", None),
+    ],
+)
+async def test_offline_reader_never_reads_what_makes_no_sense_at_the_anchor(
+    anchor: str, intent: str, target: int | None
+) -> None:
+    context = _context(anchor).model_copy(update={"step": 1 if anchor in ("recovery", "before_risky_step") else None})
+    context = context.model_copy(update={"step": 1}) if anchor == "after_risky_step" else context
+
+    reading = await BRAIN.classify("show it as a table", context)
+
+    assert (reading.intent, reading.target_step) == (intent, target)

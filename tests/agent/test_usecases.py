@@ -29,6 +29,7 @@ from agent.runtime import Runtime
 from agent.tools import Risk, ToolRegistry, tool
 from agent.usecases import (
     AlreadyDecided,
+    Answered,
     Applied,
     Asked,
     NeedsButton,
@@ -165,6 +166,40 @@ async def test_unsure_reading_asks_and_applies_nothing(store: AsyncStore) -> Non
     assert isinstance(outcome, Asked) and outcome.reading == unsure
     after, _ = await store.load(state.id)
     assert after.pending == state.pending and after.retries == 0
+
+
+QUESTION = Reading(intent="question", target_step=2, reason="asks", confidence=0.9)
+
+
+async def test_question_at_a_gate_is_answered_in_the_thread_and_changes_nothing(store: AsyncStore) -> None:
+    uc = usecases(store, reading=QUESTION)
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+    assert state.pending is not None
+    state = (await uc.approve(state.pending.id, ALICE)).state  # type: ignore[union-attr]
+    assert state.pending is not None and state.pending.anchor == "before_risky_step"
+
+    outcome = await uc.say(state.id, "why bounce it?", ALICE)
+
+    assert isinstance(outcome, Answered)
+    assert outcome.answer.startswith("Step 2 `bounce` service=api: r. It has not run yet.")
+    assert "Step 1 `peek` returned: api ok" in outcome.answer
+    after, _ = await store.load(state.id)
+    assert after.pending == state.pending and after.retries == 0 and after.feedback == []
+    assert RAN == ["peek api"]
+    posted = [d.message for d in await store.due_deliveries("slack", 10**10, 60) if d.message.kind == "notify"]
+    assert len(posted) == 1 and "asked: “why bounce it?”" in posted[0].text and outcome.answer in posted[0].text
+    assert [e.kind for e in await store.events(state.id)][-1] == "question_answered"
+
+
+async def test_question_from_an_outsider_is_refused_and_nothing_is_posted(store: AsyncStore) -> None:
+    uc = usecases(store, reading=QUESTION)
+    state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
+
+    outcome = await uc.say(state.id, "why bounce it?", CAROL)
+
+    assert isinstance(outcome, Refused)
+    posted = [d.message for d in await store.due_deliveries("slack", 10**10, 60) if d.message.kind == "notify"]
+    assert posted == []
 
 
 async def test_cancel_from_an_outsider_is_refused_and_the_requester_may(store: AsyncStore) -> None:

@@ -5,11 +5,20 @@ Behaviour only; the figures are ``python -m bench.quality``'s business.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
 from agent.offline import OfflineModel
+from bench.context import ANCHORS as CONTEXT_ANCHORS
+from bench.context import HOLDOUT, REPLIES, load_replies, run_context
+from bench.context import context as context_of
 from bench.quality import ANCHORS, INTENTS, context, load_items, load_plans, run
 from bench.refines import load_cases as load_refines
 from bench.refines import problems, run_refines
 from bench.replans import load_cases, run_replans
+from tests.fakes.openai_server import serve_openai
 
 
 async def test_quality_bench_offline_slice_prints_every_figure() -> None:
@@ -81,3 +90,47 @@ def test_refine_check_allows_less_only_when_the_answer_says_what_was_left_out() 
     everything = " ".join(table.facts)
     assert problems(table, everything) == ["no table"]
     assert problems(table, f"| fact |\n| --- |\n| {everything} |") == []
+
+
+async def test_context_bench_offline_slice_prints_right_asked_and_wrong() -> None:
+    lines = await run_context(limit=10, model_name="offline")
+
+    assert lines[0] == "replies in context: offline, context_replies.jsonl, 10 replies"
+    labels = [line.split("  ")[0].strip() for line in lines]
+    for label in ("right", "asked first", "wrong", "corrections/cancels as approval", "questions acted on as a change"):
+        assert label in labels, f"{label!r} missing from the report"
+
+
+@pytest.mark.parametrize("path", [REPLIES, HOLDOUT])
+def test_context_sets_cover_each_anchor_question_and_both_languages(path: Path) -> None:
+    replies = load_replies(path)
+    assert len(replies) >= 70
+    assert {r.anchor for r in replies} == set(CONTEXT_ANCHORS)
+    assert {r.intent for r in replies} >= {"approve", "cancel", "replan", "retry_step", "refine_output", "question"}
+    assert {r.lang for r in replies} == {"en", "zh"}
+    gated = {r.plan[r.step - 1]["tool"] for r in replies if r.anchor == "before_risky_step" and r.step}
+    assert gated >= {"restart_service", "deploy_service", "scale_service", "rollback_service", "drop_cache"}
+    for reply in replies:
+        numbers = [s.number for s in context_of(reply).steps]
+        assert reply.target is None or reply.target in numbers, f"#{reply.id} targets a step the plan lacks"
+
+
+async def test_context_bench_through_litellm_keeps_the_offline_figures_against_impossible_readings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A model (a local OpenAI-compatible fake, through litellm) that names a step no plan has: every
+    reading it gives is impossible, so the offline readings stand and the figures do not move."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-dummy")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    offline = await run_context(limit=16, model_name="offline", holdout=True)
+    async with serve_openai() as server:
+        server.reply(*[json.dumps({"intent": "approve", "target_step": 99, "reason": "r"})] * 16)
+
+        lines = await run_context(limit=16, model_name="openai/test-model", api_base=server.base_url, holdout=True)
+
+    assert lines[0] == "replies in context: openai/test-model, context_holdout.jsonl, 16 replies"
+    assert len(server.requests) > 0 and server.unscripted == 0
+    figures = ("right", "asked first", "wrong", "corrections/cancels as approval")
+    assert [line for line in lines if line.startswith(figures)] == [
+        line for line in offline if line.startswith(figures)
+    ]

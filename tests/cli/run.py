@@ -21,3 +21,10 @@ def tandem_in(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=60,
     )
+
+
+def tandem_ok(cwd: Path, *args: str) -> str:
+    """``tandem`` as :func:`tandem_in` runs it, which must exit 0; its standard output."""
+    proc = tandem_in(cwd, *args)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout

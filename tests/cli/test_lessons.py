@@ -10,14 +10,9 @@ from typing import Any
 from agent.models import LessonUse, Review, RunState
 from cli.render import review_text
 from tests.cli.run import tandem_in
+from tests.cli.run import tandem_ok as ok
 
 TASK = "scale payments to 2 replicas"
-
-
-def ok(cwd: Path, *args: str) -> str:
-    proc = tandem_in(cwd, *args)
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
 
 
 def started(cwd: Path, user: str) -> dict[str, Any]:

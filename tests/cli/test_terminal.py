@@ -104,3 +104,15 @@ def test_result_on_a_terminal_is_bold_unless_no_color(tmp_path: Path, no_color: 
     assert bool(re.search(rf"\x1b\[1m{TITLE}\x1b\[22m", shown)) is not no_color
     assert ("\x1b[" not in shown) is no_color and re.search(TITLE, shown)
     assert "*Done" not in shown and "```" not in shown
+
+
+def test_question_at_the_terminal_is_answered_and_the_same_review_waits(tmp_path: Path) -> None:
+    proc = tandem(tmp_path, "run", TASK, stdin="why restart it?\n")
+
+    run_id = proc.stdout.split("── Plan review · run ", 1)[1][:12]
+    answered = proc.stdout.split("── Plan review · run ", 1)[1]
+    assert "Step 1 `restart_service` service=payments" in answered and "It has not run yet." in answered
+    assert "Paused." in proc.stdout
+    shown = json.loads(tandem(tmp_path, "show", run_id, "--json").stdout)
+    assert shown["pending_review"]["anchor"] == "after_plan" and shown["retries"] == 0 and shown["feedback"] == []
+    assert [e["kind"] for e in shown["events"]].count("question_answered") == 1
