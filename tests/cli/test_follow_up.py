@@ -31,6 +31,8 @@ def test_answer_say_on_done_check_refines_it_and_it_is_done_again(tmp_path: Path
     assert after["status"] == "done" and after["output"] != run["output"] and "|" in after["output"]
     shown = tandem_in(tmp_path, "show", run["id"])
     assert shown.returncode == 0 and "done" in shown.stdout and "Reopened by" in shown.stdout
+    listed = tandem_in(tmp_path, "runs", "--json")
+    assert [(r["id"], r["status"]) for r in json.loads(listed.stdout)] == [(run["id"], "done")], "the same status"
 
 
 def test_answer_reject_with_intent_on_done_check_replans(tmp_path: Path) -> None:

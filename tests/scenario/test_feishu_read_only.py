@@ -47,6 +47,7 @@ async def test_feishu_read_only_check_is_done_and_a_reply_refines_it(tmp_path: P
         assert after.status == "done" and "|" in (after.output or "") and after.output != before.output
         assert any("Reopened by" in text(m) for m in env.bot_thread(root))
         assert "|" in text(root) and "Done" in text(root), "the run card shows the new result"
+        assert "Reopened by" in text(root) and "show it as a table" in text(root), "and who reopened it, why"
 
 
 async def test_feishu_outsider_reply_in_a_done_thread_is_refused(tmp_path: Path) -> None:

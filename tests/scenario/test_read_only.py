@@ -55,6 +55,7 @@ async def test_presentation_wish_in_a_done_thread_refines_the_result(tmp_path: P
         assert [s.attempts for s in after.plan] == [s.attempts for s in before.plan], "nothing ran again"
         assert any("Reopened by" in text_of(m) and "show it as a table" in text_of(m) for m in env.thread(card))
         assert "|" in _card(env, card) and "Done" in _card(env, card), "the card shows the new result"
+        assert "Reopened" in _card(env, card) and "show it as a table" in _card(env, card), "and who reopened it, why"
         assert env.reviews(card) == []
 
 
