@@ -210,8 +210,10 @@ class SafetyPolicy:
         """None when a correction may reopen ``state``; else why not. Only a run that is done reopens (a
         cancelled or failed one was stopped for a reason: start a new run), not one a person finished in
         takeover, and only within :data:`REOPEN_WITHIN` of finishing."""
-        if state.status != "done":
+        if state.status in ("cancelled", "failed"):
             return f"Run {state.id} is {state.status}, so a reply does not reopen it; start a new run."
+        if state.status != "done":  # e.g. someone else's reply reopened it a moment ago
+            return f"Run {state.id} is open again ({state.status.replace('_', ' ')}); reply when it asks or is done."
         if state.takeover:
             return (
                 f"Run {state.id} was finished by a person in takeover, so a reply does not reopen it; start a new run."

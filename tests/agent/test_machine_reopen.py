@@ -130,6 +130,12 @@ def test_ended_run_is_not_reopened(end: str) -> None:
         reopen(state, "replan", "try again")
 
 
+def test_run_that_is_open_again_is_not_reopened_twice() -> None:
+    state, _ = reopen(done_check(), "refine_output", "as a table")
+    with pytest.raises(InvalidDecision, match="is open again \\(executing\\); reply when it asks or is done"):
+        reopen(state, "replan", "check auth")
+
+
 def test_done_run_past_the_window_is_not_reopened() -> None:
     state = done_check()
     late = {"at": state.updated_at + REOPEN_WITHIN + 1, "nonce": "late"}
