@@ -155,3 +155,16 @@ def asked_line(by: str, question: str, answer: str) -> str:
     flat = " ".join(question.split())
     quoted = flat if len(flat) <= 300 else flat[:299] + "…"
     return f"❓ {mention(by)} asked: “{quoted}”\n{answer}"
+
+
+# --- a reply in the thread of a finished run (see agent.follow_up) ---
+
+FOLLOW_UP_NOTED = "Run `{run}` is done, so that changes nothing. To change the result, say what should be different."
+FOLLOW_UP_NOTHING_TO_STOP = "Run `{run}` is already done; there is nothing to stop."
+FOLLOW_UP_UNSURE = (
+    "Not sure what you meant (best guess {intent}, {confidence:.0%} sure), so run `{run}` stays done. "
+    "Say it in other words, e.g. “show it as a table” or “check auth instead”."
+)
+FOLLOW_UP_NOT_A_CORRECTION = (
+    "A request for changes never approves, so run `{run}` stays done. Say what should be different."
+)

@@ -13,7 +13,9 @@ the configuration (:class:`~agent.config.PolicyConfig`), the run and its review:
 * **has a gate earned the "always allow" offer** from its history (:meth:`SafetyPolicy.always_offer`);
 * **does a re-run need a person** (:meth:`SafetyPolicy.rerun_needs_person`);
 * **may free text decide this** (:meth:`SafetyPolicy.text_sure`, :meth:`SafetyPolicy.text_may_approve`);
-* **who may approve, steer, stop or see this run** (:meth:`SafetyPolicy.check`, :meth:`SafetyPolicy.may_stop`).
+* **who may approve, steer, stop or see this run** (:meth:`SafetyPolicy.check`, :meth:`SafetyPolicy.may_stop`);
+* **may a reply reopen this finished run**, and who may (:meth:`SafetyPolicy.reopen_refusal`,
+  :meth:`SafetyPolicy.may_reopen`): a done run, for a day after it finished, by whoever may correct it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from agent.models import (
     AlwaysOffer,
     Anchor,
     Cancel,
+    Correct,
     Decision,
     GateDecision,
     Lesson,
@@ -49,6 +52,8 @@ GATES: frozenset[Anchor] = frozenset({"before_risky_step", "recovery", "takeover
 # Free text ("yes", "可以，执行吧") approves at most this much; above it, the gate's own button (or --approve).
 TEXT_APPROVES_UP_TO = Risk.WRITE
 TIMEOUT = "tandem (timeout)"
+REOPEN_WITHIN = 24 * 3600.0
+"""How long after it is done a correction in its thread reopens a run (later: start a new run)."""
 
 
 def rule_scope(state: RunState) -> str | None:
@@ -220,6 +225,28 @@ class SafetyPolicy:
             return None
         users = tuple(sorted(everyone.users | {state.requester}))
         return Refusal(actor, "steer or stop this run", users, tuple(sorted(everyone.groups)))
+
+    def may_reopen(self, state: RunState, actor: str, groups: Iterable[str] = ()) -> Refusal | None:
+        """Reopening a done run with a correction is open to whoever may correct its result: the requester
+        and the approvers (it runs nothing a gate would not stop)."""
+        result = Review(id="", anchor="before_result", created_at=state.updated_at)
+        return authz.check(self.config, state, result, actor, Correct(intent="replan", feedback=""), groups)
+
+    def reopen_refusal(self, state: RunState, at: float) -> str | None:
+        """None when a correction may reopen ``state``; else why not. Only a run that is done reopens (a
+        cancelled or failed one was stopped for a reason: start a new run), not one a person finished in
+        takeover, and only within :data:`REOPEN_WITHIN` of finishing."""
+        if state.status in ("cancelled", "failed"):
+            return f"Run {state.id} is {state.status}, so a reply does not reopen it; start a new run."
+        if state.status != "done":  # e.g. someone else's reply reopened it a moment ago
+            return f"Run {state.id} is open again ({state.status.replace('_', ' ')}); reply when it asks or is done."
+        if state.takeover:
+            return (
+                f"Run {state.id} was finished by a person in takeover, so a reply does not reopen it; start a new run."
+            )
+        if at - state.updated_at > REOPEN_WITHIN:
+            return f"Run {state.id} finished more than a day ago, so a reply does not reopen it; start a new run."
+        return None
 
     def waits_on(self, state: RunState, actor: str, groups: Iterable[str] = ()) -> bool:
         """True when ``actor`` is one of the people the run's pending review waits for."""

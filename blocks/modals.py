@@ -135,6 +135,14 @@ def _step_text(step: Step) -> str:
     return "\n".join(lines)
 
 
+def result_details(state: RunState) -> View_:
+    """The written result in full, then every step's full output (a result review's, or a done run's)."""
+    ran = [s for s in state.plan if s.result is not None or s.error]
+    outputs = "\n\n".join(f"{_step_text(s)}\n→ {as_text(s.error or s.result)}" for s in ran)
+    text = (state.output or "") + (f"\n\n*Full step outputs*\n\n{outputs}" if outputs else "")
+    return details_modal("Result", text, code=False)
+
+
 def review_details(state: RunState, review: Review) -> View_:
     """The details modal behind a review's Show details button: the full text that was cut."""
     step = step_of(state, review)
@@ -148,10 +156,7 @@ def review_details(state: RunState, review: Review) -> View_:
             text = "\n\n".join(_step_text(s) for s in state.plan)
             return details_modal("Plan details", text, heading=plan_heading)
         case "before_result":
-            ran = [s for s in state.plan if s.result is not None or s.error]
-            outputs = "\n\n".join(f"{_step_text(s)}\n→ {as_text(s.error or s.result)}" for s in ran)
-            text = (state.output or "") + (f"\n\n*Full step outputs*\n\n{outputs}" if outputs else "")
-            return details_modal("Result", text, code=False)
+            return result_details(state)
         case "takeover":
             ran = [s for s in state.plan if s.status != "pending"]
             text = "\n\n".join(f"{_step_text(s)}\n→ {as_text(s.error or s.result)}" for s in ran)

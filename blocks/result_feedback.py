@@ -1,11 +1,15 @@
-"""👍/👎 under a finished run's result: Slack's ``feedback_buttons`` in a ``context_actions`` block."""
+"""Under a done run's result: 👍/👎 (Slack's ``feedback_buttons`` in a ``context_actions`` block), and the
+full result behind "Show details" (a run delivered without a result review has no review to open it from)."""
 
 from __future__ import annotations
 
 import json
 
 from blocks import ids
-from blocks.text import Block
+from blocks.text import Block, actions, details_button
+
+RUN_DETAILS = "run:"
+"""A "Show details" value that names a run (its result), not a review."""
 
 
 def vote_value(run_id: str, vote: str) -> str:
@@ -33,3 +37,8 @@ def result_feedback(run_id: str) -> Block:
             }
         ],
     }
+
+
+def result_details_button(run_id: str) -> Block:
+    """Opens the run's full result and its steps' full outputs (see ``blocks.modals.result_details``)."""
+    return actions(details_button(RUN_DETAILS + run_id))

@@ -27,7 +27,7 @@ from agent.ports import Change, Store
 from blocks import review_blocks
 from blocks.clarify import clarify, resolved
 from blocks.decided import DecisionLine, classified_reply, decided, decision_text, line_for
-from blocks.result_feedback import result_feedback
+from blocks.result_feedback import result_details_button, result_feedback
 from blocks.run_card import run_card
 from blocks.text import context, escaped, mention_any, section, waiting_for
 from bot.render import decision_lines
@@ -161,9 +161,11 @@ class SlackChannel:
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {escaped(state.error, 2000)}" if state.error else ""
-                line = (finished_line(state) if status == "done" else None) or _OUTCOME.get(status, status) + error
-                votes = [result_feedback(state.id)] if status == "done" else []
-                await post.blocks([context(line), *votes], line)
+                ok = status == "done"
+                line = (finished_line(state) if ok else None) or _OUTCOME.get(status, status) + error
+                votes = [result_feedback(state.id)] if ok else []
+                details = [result_details_button(state.id)] if ok and state.output else []
+                await post.blocks([context(line), *details, *votes], line)
             case "card":
                 wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
                 if wait > 0:

@@ -11,6 +11,7 @@ from typing import assert_never
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.follow_up import Unchanged, follow_up
 from agent.models import Decision, Reading, SlackThread
 from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from blocks.decided import already_decided
@@ -73,6 +74,22 @@ async def read_and_apply(
     outcome = await deps.usecases.say(run_id, text, user, review_id=review_id, rejecting=rejecting)
     if not isinstance(outcome, Applied | Asked | Answered):  # an answer was posted in the thread
         await tell(client, channel, user, outcome, await thread_of(deps, run_id, channel))
+
+
+async def follow_up_and_tell(
+    deps: Deps, client: AsyncWebClient, run_id: str, text: str, user: str, channel: str | None
+) -> None:
+    """A reply in a finished run's thread: a correction reopens the run (shown through the outbox);
+    whatever changed nothing is said privately, in the thread."""
+    outcome = await follow_up(deps.usecases, run_id, text, user)
+    thread = await thread_of(deps, run_id, channel)
+    match outcome:
+        case Unchanged(message=message):
+            await ephemeral(client, channel, user, escape(message), thread_ts=thread)
+        case Applied() | Refused() | NotApplied():
+            await tell(client, channel, user, outcome, thread)
+        case _:
+            assert_never(outcome)
 
 
 async def thread_of(deps: Deps, run_id: str, channel: str | None) -> str | None:

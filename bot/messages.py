@@ -20,6 +20,7 @@ UNKNOWN_SUBCOMMAND = (
 UNKNOWN_RUN = (
     "No run `{run}` in this channel (give at least {min} characters of its id). `/tandem list` shows the open ones."
 )
+RUN_GONE = "That run is gone (it was pruned); there is nothing to show."
 CANCELLED = "🛑 Run `{run}` cancelled."
 FAILED = "Tandem could not do that: {error}"
 STARTING_FAILED = "Tandem could not start the run: {error}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.models import AuditEvent, Review
-from agent.runtime.audit import decided_of
+from agent.runtime.audit import decided_of, reopened_for
 from blocks.decided import DecisionLine, line_for
 
 
@@ -33,4 +33,6 @@ def decision_lines(events: list[AuditEvent]) -> list[DecisionLine]:
         elif e.kind == "cancel_requested":
             reason = str(e.payload.get("reason", ""))
             lines.append(DecisionLine(actor=e.actor, verb="Cancelled", at=e.at, detail=reason, outcome="cancelled"))
+        elif e.kind == "reopened":
+            lines.append(DecisionLine(actor=e.actor, verb="Reopened", at=e.at, detail=reopened_for(e), outcome="info"))
     return lines

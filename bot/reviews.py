@@ -7,9 +7,11 @@ import json
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.errors import UnknownRun
 from agent.models import Approve, Cancel
 from blocks import ids
-from blocks.modals import feedback_modal, review_details
+from blocks.modals import feedback_modal, result_details, review_details
+from blocks.result_feedback import RUN_DETAILS
 from blocks.text import section
 from bot import messages
 from bot.decisions import decide_click
@@ -55,7 +57,16 @@ def register(app: AsyncApp, deps: Deps) -> None:
         loading = {"type": "modal", "title": {"type": "plain_text", "text": "Details"}, "blocks": [section("Loading…")]}
         opened = await client.views_open(trigger_id=click.trigger_id or "", view=loading)
         view_id = opened["view"]["id"]
-        record = await deps.store.get_review(click.action.value or "")
+        value = click.action.value or ""
+        if value.startswith(RUN_DETAILS):  # a done run's result, shown under it in the thread
+            try:
+                state, _ = await deps.store.load(value.removeprefix(RUN_DETAILS))
+            except UnknownRun:
+                await client.views_update(view_id=view_id, view={**loading, "blocks": [section(messages.RUN_GONE)]})
+                return
+            await client.views_update(view_id=view_id, view=result_details(state))
+            return
+        record = await deps.store.get_review(value)
         if record is None:
             await client.views_update(view_id=view_id, view={**loading, "blocks": [section(messages.UNKNOWN_REVIEW)]})
             return

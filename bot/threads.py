@@ -9,7 +9,7 @@ from agent.models import SlackThread
 from blocks.help import help_blocks
 from bot import messages
 from bot.commands import start_run
-from bot.decisions import read_and_apply
+from bot.decisions import follow_up_and_tell, read_and_apply
 from bot.deps import Deps
 from bot.intake import on_event
 from bot.payloads import MessageEvent, SlashCommand
@@ -57,9 +57,14 @@ async def thread_reply(deps: Deps, client: AsyncWebClient, message: MessageEvent
     if not await deps.store.claim_delivery(f"msg:{message.channel}:{message.ts}", deps.clock()):
         return
     state, _ = await deps.store.load(run_id)
-    if state.finished or state.pending is None:
-        template = messages.RUN_FINISHED if state.finished else messages.NOTHING_PENDING
-        text = template.format(run=run_id, status=state.status.replace("_", " "))
+    if state.finished:  # its thread stays open: a correction reopens it
+        deps.spawn(
+            follow_up_and_tell(deps, client, run_id, message.text, message.user, message.channel),
+            name="thread:follow_up",
+        )
+        return
+    if state.pending is None:
+        text = messages.NOTHING_PENDING.format(run=run_id, status=state.status.replace("_", " "))
         await client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=text)
         return
     deps.spawn(

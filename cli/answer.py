@@ -7,6 +7,7 @@ import sys
 from typing import assert_never
 
 from agent.errors import TandemError, UseTheButton
+from agent.follow_up import Unchanged, follow_up, reopen
 from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState, mention, moment
 from agent.ports import Store
 from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
@@ -31,6 +32,8 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState | Ans
     runtime, user = services.runtime, args.user
     # Every decision applies to the review pending now (or the one named), never to whatever comes next.
     state, _ = await services.store.load(run_id)
+    if state.finished and args.review is None and (args.say is not None or args.reject is not None):
+        return await _follow_up(services, args, run_id)  # its thread stays open: a correction reopens it
     review = args.review or (state.pending.id if state.pending is not None else None)
     if args.approve:
         pending = state.pending
@@ -88,6 +91,28 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState | Ans
         raise TandemError(
             f"{exc} Approve it with `tandem answer {run_id} --approve --review {exc.review_id}`."
         ) from None
+
+
+async def _follow_up(services: Services, args: argparse.Namespace, run_id: str) -> RunState:
+    """``--say`` / ``--reject`` on a finished run: the same use case as a reply in its Slack or Feishu thread."""
+    if args.reject is not None and args.intent:
+        decision = Correct(intent=args.intent, target_step=args.step, feedback=args.reject)
+        outcome = await reopen(services.usecases, run_id, decision, args.user)
+    else:
+        text = args.reject if args.reject is not None else args.say
+        outcome = await follow_up(services.usecases, run_id, text, args.user, rejecting=args.reject is not None)
+    match outcome:
+        case Applied(state=state, reading=reading):
+            if reading is not None:
+                print(f"Read as: {reading.intent} ({reading.reason})", file=sys.stderr)
+            print(f"Run {run_id} reopened; it is {state.status.replace('_', ' ')} now.", file=sys.stderr)
+            return state
+        case Unchanged(message=message):
+            raise TandemError(plain(message))
+        case Refused() | NotApplied():
+            return _applied(outcome)
+        case _:
+            assert_never(outcome)
 
 
 async def _approve_always(services: Services, state: RunState, review: str | None, user: str) -> RunState:

@@ -219,6 +219,15 @@ def line_card(text: str, lang: Lang = "en", *, title: str = "Tandem") -> Card:
     return card(title, [md(text)], template="grey")
 
 
+def finished_card(text: str, run_id: str, lang: Lang = "en") -> Card:
+    """The end of a run; a done one asks whether its result was useful (👍/👎, see :mod:`agent.votes`)."""
+    votes = [buttons(*(button(label, {"action": "vote", "run": run_id, "vote": v}) for v, label in _VOTES))]
+    return card("Tandem", [md(text), *(votes if run_id else [])], template="grey")
+
+
+_VOTES = (("up", "👍"), ("down", "👎"))
+
+
 def read_as_card(reading: Reading, review_id: str, run_id: str, lang: Lang) -> Card:
     """How a reply was read, with a form to say what was meant instead (applies to what waits now)."""
     n = reading.target_step if reading.target_step is not None else "?"

@@ -24,7 +24,7 @@ from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from agent.review_view import review_view
 from feishu.api import FeishuApi, FeishuError
-from feishu.cards import clarify_card, line_card, read_as_card, review_card, run_card
+from feishu.cards import clarify_card, finished_card, line_card, read_as_card, review_card, run_card
 from feishu.elements import Card, decided
 from feishu.lines import decision_lines, delivery_line, status_detail
 from feishu.wording import clip, escape, lang_of, prose, who
@@ -142,7 +142,8 @@ class FeishuChannel:
                 status = str(message.data.get("status", state.status))
                 error = f" {prose(state.error, 2000)}" if state.error else ""
                 done = finished_line(state) if status == "done" else None
-                await reply(line_card(done or _OUTCOME.get(status, status) + error, lang))
+                votes_on = state.id if status == "done" else ""
+                await reply(finished_card(done or _OUTCOME.get(status, status) + error, votes_on, lang))
             case "card":
                 wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
                 if wait > 0:

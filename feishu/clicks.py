@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from agent.logs import ctx
 from agent.models import Approve, Cancel, Correct, Decision, Finish, HandBack
 from agent.usecases import Answered, Applied, Asked, LessonForgotten, NotApplied, Outcome
+from agent.votes import Voted, vote
 from feishu import messages
 from feishu.channel import card_data, review_key
 from feishu.deps import FeishuDeps
@@ -58,6 +59,11 @@ async def on_click(deps: FeishuDeps, callback: CardCallback) -> dict[str, Any]:
             listed = lessons_card(await deps.usecases.lessons(chat), lang_of(outcome.lesson.text))
             return {**answer, "card": card_data(listed)}
         return answer  # a run's card: its thread says so and its cards are drawn again (from the outbox)
+    if click.action == "vote":  # about the result of a finished run, not a decision
+        voted = await vote(deps.store, deps.clock(), click.run, click.vote, user)
+        if isinstance(voted, Voted):
+            return toast("success", messages.VOTED[voted.vote])
+        return toast("error", messages.NOT_A_TANDEM_BUTTON if voted.why == "malformed" else messages.VOTE_UNKNOWN_RUN)
     record = await deps.store.get_review(click.review)
     if record is None:
         return toast("error", messages.UNKNOWN_REVIEW)
@@ -109,7 +115,7 @@ def _work(
             # A request for changes never approves ("looks good, but…" is asked about, with no Approve).
             changes = click.action == "request_changes"
             return usecases.say(run_id, feedback, user, review_id=None if not changes else review, rejecting=changes)
-        case "forget_lesson":  # answered in on_click
+        case "forget_lesson" | "vote":  # answered in on_click
             return messages.NOT_A_TANDEM_BUTTON
         case "clarify":
             text = click.text

@@ -12,6 +12,7 @@ from typing import assert_never
 
 from agent.authz import Refusal
 from agent.errors import TandemError
+from agent.follow_up import Unchanged, follow_up
 from agent.models import FeishuChat
 from agent.usecases import (
     MIN_PREFIX,
@@ -145,11 +146,15 @@ async def forget_text(deps: FeishuDeps, chat: str, user: str, lesson_id: str) ->
 async def thread_reply(deps: FeishuDeps, event: MessageEvent, run_id: str) -> None:
     user = event.event.sender.sender_id.open_id
     state, _ = await deps.store.load(run_id)
-    if state.finished or state.pending is None:
-        template = messages.RUN_FINISHED if state.finished else messages.NOTHING_PENDING
-        await tell(deps, event, template.format(run=run_id, status=state.status.replace("_", " ")))
-        return
     text = event.event.message.text
+    if state.finished:  # its thread stays open: a correction reopens it
+        answer = await follow_up(deps.usecases, run_id, text, user)
+        if not isinstance(answer, Applied):
+            await tell(deps, event, prose(answer.message) if isinstance(answer, Unchanged) else said(answer))
+        return
+    if state.pending is None:
+        await tell(deps, event, messages.NOTHING_PENDING.format(run=run_id, status=state.status.replace("_", " ")))
+        return
     outcome = await deps.usecases.say(run_id, text, user, review_id=state.pending.id)
     if not isinstance(outcome, Applied | Asked | Answered):  # an answer was posted in the thread
         await tell(deps, event, said(outcome))

@@ -22,7 +22,7 @@ from agent.models import (
     RunState,
     utc_time,
 )
-from agent.runtime.audit import decided_of
+from agent.runtime.audit import decided_of, reopened_for
 from feishu.wording import clip, escape, who
 
 
@@ -74,6 +74,8 @@ def decision_lines(events: list[AuditEvent]) -> list[str]:
             lines.append(decision_line(event, anchor, step))
         elif e.kind == "cancel_requested":
             lines.append(_line("🛑", "Cancelled", e.actor, e.at, str(e.payload.get("reason", ""))))
+        elif e.kind == "reopened":
+            lines.append(_line("🔁", "Reopened", e.actor, e.at, reopened_for(e)))
     return lines
 
 

@@ -8,11 +8,12 @@ NOTHING_PENDING = (
     "Nothing in run `{run}` is waiting for a decision right now (it is {status}). "
     "Reply again when Tandem asks, or say `cancel {run}` to the bot."
 )
-RUN_FINISHED = "Run `{run}` is already {status}; nothing changed. Mention the bot with a task to start a new one."
 EMPTY_FEEDBACK = "Say what should change: Tandem uses your words to correct course."
 EMPTY_ANSWER = "Type an answer first: the tool is waiting for it."
 WORKING = "Got it; Tandem is working on it."
 APPLIED = "Done; the run's thread shows what follows."
+VOTED = {"up": "Thanks: noted 👍 for this result.", "down": "Thanks: noted 👎. Say in the thread what was missing."}
+VOTE_UNKNOWN_RUN = "That run is gone; nothing was recorded."
 DUPLICATE = "Already handled; nothing changed."
 ASKED = "Not sure what you meant: Tandem asked in the thread. Nothing changed yet."
 ANSWERED = "Answered in the thread. Nothing changed; the review still waits for a decision."

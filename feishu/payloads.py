@@ -141,6 +141,7 @@ ClickAction = Literal[
     "hand_back",
     "clarify",
     "override",
+    "vote",
 ]
 
 
@@ -148,8 +149,9 @@ class Click(_In):
     """A button's object value, as Tandem's cards set it."""
 
     action: ClickAction
-    review: str = Field(default="", max_length=100)  # every action but forget_lesson is about a review
+    review: str = Field(default="", max_length=100)  # every button but a vote and a lesson's is about a review
     run: str = ""
+    vote: str = Field(default="", max_length=10)
     answer: Any = None
     intent: str | None = None
     step: int | None = None

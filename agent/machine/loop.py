@@ -11,6 +11,7 @@ from agent.machine.execution import _on_plan, _on_rule_checked, _on_step_finishe
 from agent.machine.handoffs import _on_plan_question, _on_step_paused
 from agent.machine.helpers import Result, _ask, _finish, _takeover, _work
 from agent.machine.recovery import _on_recovered
+from agent.machine.reopen import _on_reopened
 from agent.machine.takeover import _on_step_proposed
 from agent.machine.timeouts import _on_timed_out
 from agent.models import (
@@ -27,6 +28,7 @@ from agent.models import (
     PlanQuestion,
     Recovered,
     RefineOutput,
+    Reopened,
     Reschedule,
     ReviseFailed,
     ReviseStep,
@@ -59,7 +61,11 @@ def transition(state: RunState, event: Event, policy: SafetyPolicy = DEFAULT_POL
     one opens (``AskHuman`` with a new id, its quorum and deadline set by ``policy``),
     the pending one closes (``CloseReview``, answered or moot) or is rescheduled.
     """
-    if state.finished:
+    if isinstance(event, Reopened):  # a done run's thread stays open to corrections, as far as the policy lets
+        refused = policy.reopen_refusal(state, event.at)
+        if refused is not None:
+            raise InvalidDecision(refused)
+    elif state.finished:
         raise InvalidDecision(f"Run {state.id} is already {state.status}; nothing more can happen to it.")
     # A fresh copy (3x cheaper than deepcopy): the caller's state is never mutated.
     s = RunState.model_validate(state.model_dump())
@@ -159,6 +165,8 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
             return _on_plan_question(s, event)
         case RuleChecked():
             return _on_rule_checked(s, event, policy)
+        case Reopened():
+            return _on_reopened(s, event, policy)
         case _:
             assert_never(event)
 

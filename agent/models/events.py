@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from agent.models.base import _Tagged
-from agent.models.decisions import Decision, Reading
+from agent.models.decisions import Correct, Decision, Reading
 from agent.models.lessons import LessonUse
 from agent.models.reviews import Handoff
 from agent.models.rules import GateDecision, Rule
@@ -132,6 +132,16 @@ class CancelRequested(_Event):
     reason: str = ""
 
 
+class Reopened(_Event):
+    """A person's correction in the thread of a run that is done: the run opens again to apply it
+    (as at its result review), where the policy lets it (see ``SafetyPolicy.reopen_refusal``)."""
+
+    kind: Literal["reopened"] = "reopened"
+    by: str
+    decision: Correct
+    reading: Reading | None = None  # set when the correction was read from free text
+
+
 Event = Annotated[
     PlanProposed
     | PlanFailed
@@ -146,6 +156,7 @@ Event = Annotated[
     | StepPaused
     | TimedOut
     | PlanQuestion
-    | RuleChecked,
+    | RuleChecked
+    | Reopened,
     Field(discriminator="kind"),
 ]

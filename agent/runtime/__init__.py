@@ -7,6 +7,7 @@ that dies anywhere resumes from the last transition (see ``recover``).
 
 * :mod:`~agent.runtime.runtime`: the entry points that start, cancel and recover runs.
 * :mod:`~agent.runtime.decisions`: people's decisions and free text (``decide``, ``read``, ``say``).
+* :mod:`~agent.runtime.reopening`: a correction in a done run's thread reopens it (``read_follow_up``, ``reopen``).
 * :mod:`~agent.runtime.scheduler`: reminders and deadlines that have come (``tick``).
 * :mod:`~agent.runtime.engine`: the loop itself: apply an event, persist, notify, perform the effects.
 * :mod:`~agent.runtime.work`: performing work (planner, tools, reviser, summarizer, proposer).

@@ -35,7 +35,7 @@ from agent.models import (
 from agent.policy import TIMEOUT
 from agent.usage import Tally
 
-__all__ = ["AUDITED_EFFECTS", "audit_lines", "decided_of", "usage_line"]
+__all__ = ["AUDITED_EFFECTS", "audit_lines", "decided_of", "reopened_for", "usage_line"]
 
 NOTES = ("gate",)
 """Keys a ``decided`` line carries beside its event's own fields (facts for later reads, not the event)."""
@@ -77,6 +77,12 @@ def decided_of(line: AuditEvent) -> Decided:
     """The decision a ``decided`` audit line records, as the event it was."""
     fields = {k: v for k, v in line.payload.items() if k not in NOTES}
     return Decided.model_validate({**fields, "at": line.at, "by": line.actor})
+
+
+def reopened_for(line: AuditEvent) -> str:
+    """What a ``reopened`` line's correction said (the person's words)."""
+    decision = line.payload.get("decision")
+    return str(decision.get("feedback", "")) if isinstance(decision, dict) else ""
 
 
 def usage_line(at: float, used: Tally) -> AuditEvent:

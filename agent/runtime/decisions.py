@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from agent import usage
 from agent.answers import answer_text
@@ -11,11 +11,13 @@ from agent.errors import ConcurrentUpdate, NoPendingReview, NotAllowed, StaleDec
 from agent.logs import ctx
 from agent.messages import asked_line, stale_decision
 from agent.models import (
+    Anchor,
     Answer,
     AuditEvent,
     Correct,
     Decided,
     Decision,
+    Event,
     Handoff,
     Instruct,
     Outbound,
@@ -56,33 +58,43 @@ class Decisions(Engine):
         came from free text: the machine applies it only as far as the policy lets text
         decide. An approval below the review's quorum is recorded and the review stays open.
         """
-        held = Held()  # the decision commits without waiting for the disk when only safe work follows it
+
+        async def decided(state: RunState) -> Event:
+            nonlocal review_id
+            review_id = await self._check_review(state, review_id)
+            pending = state.pending
+            assert pending is not None
+            at = self.clock()
+            refusal = self.safety.check(state, pending, by, decision, groups)
+            if refusal is not None:
+                payload = {"review": review_id, "decision": decision.kind, "action": refusal.action}
+                await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
+                raise NotAllowed(refusal)
+            return Decided(at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, reading=reading)
+
+        # Lost to another process's commit, the decision is made again on the run as it is now (the review
+        # may be answered by then: StaleDecision; or, below its quorum, still open for this approval).
+        return await self._commit_fresh(run_id, by, decided, "deciding")
+
+    async def _commit_fresh(
+        self, run_id: str, by: str, event_for: Callable[[RunState], Awaitable[Event]], doing: str
+    ) -> RunState:
+        """Commit the event ``event_for`` makes of the run as it is now (under the run's lock), then drive
+        the run on. When another process (a replica) committed to the run between our read and our write,
+        nothing of ours was written: the event is made again from the fresh run, up to DECIDE_ATTEMPTS times.
+        The commit does not wait for the disk when only safe work follows it (see ``Engine._apply``)."""
+        held = Held()
         for attempt in range(1, DECIDE_ATTEMPTS + 1):
             try:
                 async with self._lock(run_id):
                     state, version = await self.store.load(run_id)
-                    review_id = await self._check_review(state, review_id)
-                    pending = state.pending
-                    assert pending is not None
-                    at = self.clock()
-                    refusal = self.safety.check(state, pending, by, decision, groups)
-                    if refusal is not None:
-                        payload = {"review": review_id, "decision": decision.kind, "action": refusal.action}
-                        refused = AuditEvent(at=at, actor=by, kind="refused", payload=payload)
-                        await self.store.append_events(run_id, [refused])
-                        raise NotAllowed(refusal)
-                    event = Decided(
-                        at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, reading=reading
-                    )
+                    event = await event_for(state)
                     state, version, effects = await self._apply(state, version, event, by, held=held)
                 break
             except ConcurrentUpdate:
-                # Another process (a replica) committed to the run between our read and our write, and
-                # nothing of ours was written: decide again on the run as it is now (the review may be
-                # answered by then: StaleDecision; or, below its quorum, still open for this approval).
                 if attempt == DECIDE_ATTEMPTS:
                     raise
-                log.info("run %s moved on in another process; deciding again", run_id, extra=ctx(run=run_id))
+                log.info("run %s moved on in another process; %s again", run_id, doing, extra=ctx(run=run_id))
         return await self._drive(state, version, effects, held)
 
     @at_home
@@ -100,21 +112,26 @@ class Decisions(Engine):
         assert pending is not None
         if pending.anchor == "handoff" and pending.handoff is not None:
             return None, Answer(value=_answer_text(pending.handoff, text)), review_id  # a reply answers the question
+        reading = await self._classify(state, text, pending.anchor, pending.step)
+        if reading.intent == "retry_step" and reading.target_step is None:
+            reading = reading.model_copy(update={"target_step": pending.step})
+        return reading, reading.to_decision(text), review_id
+
+    async def _classify(self, state: RunState, text: str, anchor: Anchor, step: int | None) -> Reading:
+        """How the model reads ``text`` said at ``anchor`` of ``state`` (its calls are audited)."""
         context = ClassifyContext(
             task=state.task,
-            anchor=pending.anchor,
+            anchor=anchor,
             steps=state.plan,
-            step=pending.step,
+            step=step,
             output=state.output,
             known=known_values(self.tools, [s.tool for s in state.plan]),
         )
         with usage.counting() as used:
             reading = await self.brain.classify(text, context)
         if used.calls:
-            await self.store.append_events(run_id, [usage_line(self.clock(), used)])
-        if reading.intent == "retry_step" and reading.target_step is None:
-            reading = reading.model_copy(update={"target_step": pending.step})
-        return reading, reading.to_decision(text), review_id
+            await self.store.append_events(state.id, [usage_line(self.clock(), used)])
+        return reading
 
     @at_home
     async def answer(

@@ -1,4 +1,4 @@
-"""The Runtime: start, cancel and recover runs; decisions and the scheduler come from its bases."""
+"""The Runtime: start, cancel and recover runs; decisions, reopening and the scheduler come from its bases."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from agent.machine import lessons
 from agent.models import AuditEvent, CancelRequested, Origin, Outbound, Outgoing, Recovered, RunState, Terminal
 from agent.ports import Change
 from agent.review_view import lessons_shown
-from agent.runtime.decisions import Decisions
 from agent.runtime.home import at_home
 from agent.runtime.outbox import delivery_channel, outgoing_for
+from agent.runtime.reopening import Reopening
 from agent.runtime.scheduler import Scheduling
 
 log = logging.getLogger("tandem.runtime")
 
 
-class Runtime(Decisions, Scheduling):
+class Runtime(Reopening, Scheduling):
     @at_home
     async def start(self, task: str, requester: str, *, origin: Origin | None = None) -> RunState:
         """Create a run and drive it to its first pause."""

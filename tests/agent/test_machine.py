@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 from typing import Any
 
@@ -42,20 +41,11 @@ from agent.models import (
     StepRevised,
     Summarize,
 )
-
-_ticks = itertools.count(1)
-
-
-def _at() -> dict[str, Any]:
-    n = next(_ticks)
-    return {"at": 1000.0 + n, "nonce": f"n{n}"}
-
-
-def step(tool: str, risk: Risk = Risk.READ, **params: Any) -> ProposedStep:
-    return ProposedStep(tool=tool, params=params, reason=f"because {tool}", risk=risk)
-
+from tests.agent.machine_events import at, step
 
 READS = [step("check_service", service="payments"), step("read_logs", service="payments"), step("list_services")]
+REVIEWED = Policy(dynamic_anchors=False)
+"""Pauses at every configured anchor whatever the plan: for tests of what happens at a review."""
 RISKY = [
     step("check_service", service="payments"),
     step("restart_service", Risk.EXEC, service="payments"),
@@ -70,7 +60,7 @@ def new(policy: Policy | None = None) -> RunState:
 
 
 def planned(steps: list[ProposedStep], policy: Policy | None = None) -> tuple[RunState, list[Effect]]:
-    return machine.transition(new(policy), PlanProposed(steps=steps, **_at()))
+    return machine.transition(new(policy), PlanProposed(steps=steps, **at()))
 
 
 def decide(state: RunState, decision: Decision, by: str = "U1") -> tuple[RunState, list[Effect]]:
@@ -78,7 +68,7 @@ def decide(state: RunState, decision: Decision, by: str = "U1") -> tuple[RunStat
     and return the other effects."""
     assert state.pending is not None, "no pending review"
     review = state.pending.id
-    new, effects = machine.transition(state, Decided(review_id=review, decision=decision, by=by, **_at()))
+    new, effects = machine.transition(state, Decided(review_id=review, decision=decision, by=by, **at()))
     closes = [e for e in effects if isinstance(e, CloseReview)]
     if new.pending is None or new.pending.id != review:
         assert closes == [CloseReview(review_id=review, by=by, answer=decision.model_dump(mode="json"))], effects
@@ -91,12 +81,12 @@ def finish_step(state: RunState, ok: bool = True, result: Any = "fine") -> tuple
     assert isinstance(state.inflight, RunStep), state.inflight
     n = state.inflight.number
     return machine.transition(
-        state, StepFinished(number=n, ok=ok, result=result if ok else None, error=None if ok else "boom", **_at())
+        state, StepFinished(number=n, ok=ok, result=result if ok else None, error=None if ok else "boom", **at())
     )
 
 
 def output(state: RunState, text: str = "all good") -> tuple[RunState, list[Effect]]:
-    return machine.transition(state, OutputReady(text=text, **_at()))
+    return machine.transition(state, OutputReady(text=text, **at()))
 
 
 def anchor(state: RunState) -> str | None:
@@ -109,19 +99,34 @@ def test_start_new_run_asks_for_a_plan() -> None:
     assert isinstance(state.inflight, MakePlan)
 
 
-def test_plan_three_read_steps_pauses_after_plan() -> None:
-    state, effects = planned(READS)
+def test_plan_three_read_steps_pauses_after_plan_when_anchors_are_fixed() -> None:
+    state, effects = planned(READS, REVIEWED)
     assert anchor(state) == "after_plan"
     assert state.status == "awaiting_review"
     assert isinstance(effects[0], AskHuman) and effects[0].review.id == state.pending.id  # type: ignore[union-attr]
-    assert state.anchors == {"after_plan", "before_result"}
 
 
-def test_plan_two_read_steps_runs_without_plan_review() -> None:
-    state, effects = planned(READS[:2])
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_plan_of_read_steps_runs_without_plan_review(count: int) -> None:
+    state, effects = planned(READS[:count])
     assert state.pending is None
     assert effects == [RunStep(number=1)]
-    assert state.anchors == {"before_result"}
+    assert state.anchors == frozenset()
+
+
+def test_read_only_run_is_done_without_any_review() -> None:
+    state, _ = planned(READS)
+    asked = []
+    while not state.finished:
+        if isinstance(state.inflight, RunStep):
+            state, effects = finish_step(state)
+        else:
+            assert isinstance(state.inflight, Summarize), state.inflight
+            state, effects = output(state, "all healthy")
+        asked += [e for e in effects if isinstance(e, AskHuman)]
+    assert asked == []
+    assert state.status == "done" and state.output == "all healthy"
+    assert [s.status for s in state.plan] == ["done", "done", "done"]
 
 
 def test_plan_with_risky_step_keeps_every_anchor() -> None:
@@ -170,23 +175,23 @@ def test_risky_step_last_skips_after_risky_anchor() -> None:
 
 
 def test_replan_at_plan_review_asks_planner_with_rejected_plan() -> None:
-    state, _ = planned(READS)
+    state, _ = planned(READS, REVIEWED)
     state, effects = decide(state, Correct(intent="replan", feedback="checkout, not payments"))
     assert effects == [MakePlan(anchor="after_plan")]
     assert state.phase == "replanning" and state.status == "planning"
     assert state.retries == 1
     assert [p.tool for p in state.rejected_plans[-1]] == [s.tool for s in READS]
-    state, _ = machine.transition(state, PlanProposed(steps=[step("check_service", service="checkout")] * 3, **_at()))
+    state, _ = machine.transition(state, PlanProposed(steps=[step("check_service", service="checkout")] * 3, **at()))
     assert anchor(state) == "after_plan"
     assert state.feedback[-1].text == "checkout, not payments"
 
 
 def test_retry_step_at_plan_review_revises_without_running() -> None:
-    state, _ = planned(READS)
+    state, _ = planned(READS, REVIEWED)
     state, effects = decide(state, Correct(intent="retry_step", target_step=2, feedback="errors only"))
     assert effects == [ReviseStep(number=2, feedback="errors only", anchor="after_plan")]
     state, effects = machine.transition(
-        state, StepRevised(number=2, params={"service": "payments", "level": "error"}, **_at())
+        state, StepRevised(number=2, params={"service": "payments", "level": "error"}, **at())
     )
     assert anchor(state) == "after_plan"
     assert not any(isinstance(e, RunStep) for e in effects)
@@ -195,8 +200,8 @@ def test_retry_step_at_plan_review_revises_without_running() -> None:
     assert state.step(2).reason == "Changed to level=error from your feedback: “errors only”", "the reason follows"
 
 
-def _to_result(steps: list[ProposedStep]) -> RunState:
-    state, _ = planned(steps)
+def _to_result(steps: list[ProposedStep], policy: Policy = REVIEWED) -> RunState:
+    state, _ = planned(steps, policy)
     while True:
         if anchor(state) is not None:
             if anchor(state) == "before_result":
@@ -214,7 +219,7 @@ def test_retry_step_at_result_reruns_only_that_step() -> None:
     state = _to_result(READS)
     state, effects = decide(state, Correct(intent="retry_step", target_step=2, feedback="only errors"))
     assert effects == [ReviseStep(number=2, feedback="only errors", anchor="before_result")]
-    state, effects = machine.transition(state, StepRevised(number=2, params={"service": "payments"}, **_at()))
+    state, effects = machine.transition(state, StepRevised(number=2, params={"service": "payments"}, **at()))
     assert effects == [RunStep(number=2)]  # the same values again: the correction changed nothing, taught nothing
     assert state.step(1).attempts == 1 and state.step(3).attempts == 1
     state, effects = finish_step(state)
@@ -250,7 +255,7 @@ def test_two_unsatisfying_retries_of_one_step_escalate_to_replan() -> None:
     for _ in range(2):
         state, effects = decide(state, Correct(intent="retry_step", target_step=1, feedback="wrong service"))
         assert isinstance(effects[0], ReviseStep)
-        state, _ = machine.transition(state, StepRevised(number=1, params={"service": "auth"}, **_at()))
+        state, _ = machine.transition(state, StepRevised(number=1, params={"service": "auth"}, **at()))
         state, _ = finish_step(state)
         state, _ = output(state)
     state, effects = decide(state, Correct(intent="retry_step", target_step=1, feedback="still wrong"))
@@ -261,17 +266,17 @@ def test_two_unsatisfying_retries_of_one_step_escalate_to_replan() -> None:
 def test_two_failed_reruns_of_one_step_replan_automatically() -> None:
     state = _to_result(READS)
     state, _ = decide(state, Correct(intent="retry_step", target_step=1, feedback="use auth"))
-    state, _ = machine.transition(state, StepRevised(number=1, params={"service": "auth"}, **_at()))
+    state, _ = machine.transition(state, StepRevised(number=1, params={"service": "auth"}, **at()))
     state, _ = finish_step(state, ok=False)
     assert anchor(state) == "step_failed"
     state, _ = decide(state, Correct(intent="retry_step", target_step=1, feedback="use search"))
-    state, _ = machine.transition(state, StepRevised(number=1, params={"service": "search"}, **_at()))
+    state, _ = machine.transition(state, StepRevised(number=1, params={"service": "search"}, **at()))
     state, effects = finish_step(state, ok=False)
     assert MakePlan() in effects and state.pending is None
 
 
 def test_step_failure_pauses_and_continue_anyway_runs_next() -> None:
-    state, _ = planned(READS)
+    state, _ = planned(READS, REVIEWED)
     state, _ = decide(state, Approve())
     state, _ = finish_step(state, ok=False)
     assert anchor(state) == "step_failed" and state.step(1).error == "boom"
@@ -288,7 +293,7 @@ def test_revised_risky_step_needs_a_fresh_approval() -> None:
     state, _ = finish_step(state)
     assert anchor(state) == "after_risky_step"
     state, _ = decide(state, Correct(intent="retry_step", feedback="restart checkout instead"))
-    state, effects = machine.transition(state, StepRevised(number=2, params={"service": "checkout"}, **_at()))
+    state, effects = machine.transition(state, StepRevised(number=2, params={"service": "checkout"}, **at()))
     assert anchor(state) == "before_risky_step"
     assert not any(isinstance(e, RunStep) for e in effects)
     state, effects = decide(state, Approve())
@@ -304,7 +309,7 @@ def test_gate_rejection_revises_and_asks_again() -> None:
     first = state.pending
     state, effects = decide(state, Correct(intent="retry_step", feedback="restart checkout"))
     assert effects == [ReviseStep(number=2, feedback="restart checkout", anchor="before_risky_step", review_step=2)]
-    state, _ = machine.transition(state, StepRevised(number=2, params={"service": "checkout"}, **_at()))
+    state, _ = machine.transition(state, StepRevised(number=2, params={"service": "checkout"}, **at()))
     assert anchor(state) == "before_risky_step"
     assert state.pending.digest != first.digest  # type: ignore[union-attr]
 
@@ -337,14 +342,14 @@ def _random_walk(seed: int) -> list[tuple[RunState, list[Effect]]]:
         elif isinstance(state.inflight, ReviseStep):
             n = state.inflight.number
             params = {**state.step(n).params, "service": rng.choice(["auth", "search"])}
-            state, effects = machine.transition(state, StepRevised(number=n, params=params, **_at()))
+            state, effects = machine.transition(state, StepRevised(number=n, params=params, **at()))
         elif isinstance(state.inflight, MakePlan):
-            state, effects = machine.transition(state, PlanProposed(steps=rng.sample(RISKY, k=2), **_at()))
+            state, effects = machine.transition(state, PlanProposed(steps=rng.sample(RISKY, k=2), **at()))
         elif isinstance(state.inflight, (Summarize, RefineOutput)):
             state, effects = output(state)
         elif isinstance(state.inflight, ProposeStep):
             proposal = step("restart_service", Risk.EXEC, service="auth")
-            state, effects = machine.transition(state, StepProposedEvent(step=proposal, **_at()))
+            state, effects = machine.transition(state, StepProposedEvent(step=proposal, **at()))
         else:
             raise AssertionError(state.inflight)
         trace.append((state, effects))
@@ -365,11 +370,11 @@ def test_risky_step_never_runs_without_approval_of_its_exact_params(seed: int) -
 
 
 def test_takeover_instruction_becomes_one_approved_step() -> None:
-    state, _ = machine.transition(new(), PlanFailed(error="bad JSON", **_at()))
+    state, _ = machine.transition(new(), PlanFailed(error="bad JSON", **at()))
     assert state.status == "human_takeover" and anchor(state) == "takeover"
     state, effects = decide(state, Instruct(text="check payments"))
     assert effects == [ProposeStep(instruction="check payments")]
-    state, _ = machine.transition(state, StepProposedEvent(step=step("check_service", service="payments"), **_at()))
+    state, _ = machine.transition(state, StepProposedEvent(step=step("check_service", service="payments"), **at()))
     assert anchor(state) == "takeover_step"
     state, effects = decide(state, Approve())
     assert effects == [RunStep(number=1)]
@@ -382,10 +387,10 @@ def test_takeover_instruction_becomes_one_approved_step() -> None:
 
 
 def test_takeover_rejected_proposal_is_dropped_and_feedback_is_next_instruction() -> None:
-    state, _ = machine.transition(new(), PlanFailed(error="x", **_at()))
+    state, _ = machine.transition(new(), PlanFailed(error="x", **at()))
     state, _ = decide(state, Instruct(text="restart payments"))
     proposal = step("restart_service", Risk.EXEC, service="payments")
-    state, _ = machine.transition(state, StepProposedEvent(step=proposal, **_at()))
+    state, _ = machine.transition(state, StepProposedEvent(step=proposal, **at()))
     state, effects = decide(state, Correct(intent="retry_step", feedback="restart auth instead"))
     assert effects == [ProposeStep(instruction="restart auth instead")]
     assert state.plan == []
@@ -405,9 +410,9 @@ def test_hand_back_resets_retries_and_replans() -> None:
 
 
 def test_unclear_instruction_keeps_waiting_with_a_note() -> None:
-    state, _ = machine.transition(new(), PlanFailed(error="x", **_at()))
+    state, _ = machine.transition(new(), PlanFailed(error="x", **at()))
     state, _ = decide(state, Instruct(text="hmm"))
-    state, _ = machine.transition(state, StepProposedEvent(message="Say which service.", **_at()))
+    state, _ = machine.transition(state, StepProposedEvent(message="Say which service.", **at()))
     assert anchor(state) == "takeover" and state.pending.note == "Say which service."  # type: ignore[union-attr]
 
 
@@ -422,7 +427,7 @@ def test_recovery_of_inflight_step_depends_on_risk(risk: Risk, expect_review: bo
     if anchor(state) == "before_risky_step":
         state, _ = decide(state, Approve())
     assert isinstance(state.inflight, RunStep) and state.step(1).status == "running"
-    state, effects = machine.transition(state, Recovered(**_at()))
+    state, effects = machine.transition(state, Recovered(**at()))
     if expect_review:
         assert anchor(state) == "recovery" and effects == [AskHuman(review=state.pending)]  # type: ignore[arg-type]
         state, effects = decide(state, Approve())
@@ -434,12 +439,12 @@ def test_recovery_of_inflight_step_depends_on_risk(risk: Risk, expect_review: bo
 
 
 def test_recovery_reissues_interrupted_planning() -> None:
-    state, effects = machine.transition(new(), Recovered(**_at()))
+    state, effects = machine.transition(new(), Recovered(**at()))
     assert effects == [MakePlan()]
 
 
 def test_cancel_decision_ends_the_run() -> None:
-    state, _ = planned(READS)
+    state, _ = planned(READS, REVIEWED)
     state, effects = decide(state, Cancel(reason="not now"), by="U9")
     assert state.status == "cancelled" and state.pending is None
     assert effects[-1] == Finished(status="cancelled")
@@ -447,20 +452,20 @@ def test_cancel_decision_ends_the_run() -> None:
 
 def test_cancel_while_working_ignores_the_late_step_result() -> None:
     state, _ = planned(READS[:2])
-    state, _ = machine.transition(state, CancelRequested(by="U1", **_at()))
+    state, _ = machine.transition(state, CancelRequested(by="U1", **at()))
     assert state.status == "cancelled"
     with pytest.raises(InvalidDecision, match="already cancelled"):
-        machine.transition(state, StepFinished(number=1, ok=True, **_at()))
+        machine.transition(state, StepFinished(number=1, ok=True, **at()))
 
 
 def test_decision_for_another_review_is_refused() -> None:
-    state, _ = planned(READS)
+    state, _ = planned(READS, REVIEWED)
     with pytest.raises(InvalidDecision, match="not the pending review"):
-        machine.transition(state, Decided(review_id="other", decision=Approve(), by="U1", **_at()))
+        machine.transition(state, Decided(review_id="other", decision=Approve(), by="U1", **at()))
 
 
 def test_takeover_only_decisions_are_refused_outside_takeover() -> None:
-    state, _ = planned(READS)
+    state, _ = planned(READS, REVIEWED)
     with pytest.raises(InvalidDecision, match="only applies during human takeover"):
         decide(state, Finish())
 
@@ -472,18 +477,18 @@ def test_empty_or_oversized_plan_goes_to_takeover(steps: list[ProposedStep]) -> 
 
 
 def test_step_budget_exhausted_fails_the_run() -> None:
-    state, _ = planned(READS[:2], Policy(max_steps=2))
+    state, _ = planned(READS[:2], Policy(max_steps=2, anchors=frozenset({"before_result"}), dynamic_anchors=False))
     state, _ = finish_step(state)
     state, _ = finish_step(state)
     state, _ = output(state)
     state, _ = decide(state, Correct(intent="retry_step", target_step=1, feedback="again"))
-    state, effects = machine.transition(state, StepRevised(number=1, params={"service": "x"}, **_at()))
+    state, effects = machine.transition(state, StepRevised(number=1, params={"service": "x"}, **at()))
     assert state.status == "failed" and "at most 2 steps" in (state.error or "")
     assert effects[-1] == Finished(status="failed")
 
 
 def test_transition_does_not_mutate_its_input() -> None:
-    state, _ = planned(READS)
+    state, _ = planned(READS, REVIEWED)
     before = state.model_dump_json()
     decide(state, Approve())
     assert state.model_dump_json() == before
@@ -494,9 +499,9 @@ def test_transition_does_not_mutate_its_input() -> None:
     [("finish", "human_takeover", Summarize()), ("hand_back", "planning", MakePlan()), ("cancel", "cancelled", None)],
 )
 def test_takeover_wishes_typed_as_instructions_take_effect(wish: str, status: str, first: object) -> None:
-    state, _ = machine.transition(new(), PlanFailed(error="x", **_at()))
+    state, _ = machine.transition(new(), PlanFailed(error="x", **at()))
     state, _ = decide(state, Instruct(text=wish))
-    state, effects = machine.transition(state, StepProposedEvent(wish=wish, **_at()))  # type: ignore[arg-type]
+    state, effects = machine.transition(state, StepProposedEvent(wish=wish, **at()))  # type: ignore[arg-type]
     assert state.status == status
     if first is not None:
         assert first in effects
@@ -512,12 +517,12 @@ def test_steps_are_numbered_once_per_run_across_takeover_and_hand_back() -> None
             break
         state, _ = output(state, f"reworked {round_}")
     state, _ = decide(state, Instruct(text="check auth"))
-    state, _ = machine.transition(state, StepProposedEvent(step=step("check_service", service="auth"), **_at()))
+    state, _ = machine.transition(state, StepProposedEvent(step=step("check_service", service="auth"), **at()))
     assert state.pending is not None and state.pending.step == 4, "a takeover step goes on from the last number"
     state, _ = decide(state, Approve())
     state, _ = finish_step(state)
     state, _ = decide(state, HandBack(note="try checkout"))
-    state, _ = machine.transition(state, PlanProposed(steps=[step("check_service", service="checkout")] * 3, **_at()))
+    state, _ = machine.transition(state, PlanProposed(steps=[step("check_service", service="checkout")] * 3, **at()))
     numbers = [s.number for s in (*state.history, *state.plan)]
     assert numbers == [1, 2, 3, 4, 5, 6, 7], "no number repeats, and what ran stays in the history"
     assert [s.status for s in state.history] == ["done"] * 4

@@ -26,7 +26,7 @@ from agent.models import (
 from agent.ports import ClassifyContext
 from agent.review_view import review_view
 from agent.runtime import Runtime
-from agent.tools import Risk, ToolRegistry, tool
+from agent.tools import ToolRegistry
 from agent.usecases import (
     AlreadyDecided,
     Answered,
@@ -39,28 +39,7 @@ from agent.usecases import (
     UseCases,
 )
 from storage.facade import AsyncStore
-
-ALICE, BOB, CAROL, OPS = "U0ALICE", "U0BOB", "U0CAROL", "S0OPS"
-RAN: list[str] = []
-
-
-@tool(risk=Risk.READ)
-def peek(service: str) -> str:
-    """Read a service's state."""
-    RAN.append(f"peek {service}")
-    return f"{service} ok"
-
-
-@tool(risk=Risk.EXEC)
-def bounce(service: str) -> str:
-    """Restart a service."""
-    RAN.append(f"bounce {service}")
-    return f"{service} restarted"
-
-
-TOOLS = ToolRegistry()
-for fn in (peek, bounce):
-    TOOLS.add_function(fn)
+from tests.agent.service_tools import ALICE, BOB, CAROL, OPS, RAN, TOOLS
 
 
 class Brain:

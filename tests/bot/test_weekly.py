@@ -18,6 +18,7 @@ from agent.models import (
     Approve,
     Correct,
     Delivery,
+    Policy,
     ProposedStep,
     Reading,
     RunState,
@@ -84,7 +85,9 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
     config = PolicyConfig(report=RULE)
     async with run_workspace() as ws, AsyncStore(tmp_path / "weekly.db") as store:
         client = AsyncWebClient(token=ws.bot_token, base_url=ws.api_url)
-        rt = Runtime(store, OneStepBrain(), registry, config=config, clock=lambda: NOW[0])
+        # Every anchor is kept (a read-only run is otherwise done with no review to correct it at).
+        policy = Policy(dynamic_anchors=False)
+        rt = Runtime(store, OneStepBrain(), registry, policy=policy, config=config, clock=lambda: NOW[0])
         channel = SlackChannel(client, store, config=config)
         worker = DeliveryWorker(store, CHANNEL, channel, clock=lambda: NOW[0], retry_scale=0.001)
         yield World(ws, store, rt, worker, channel)

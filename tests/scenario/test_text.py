@@ -54,7 +54,9 @@ async def test_reply_with_slack_markup_typed_as_text_stays_text(tmp_path: Path) 
 
 async def test_one_step_result_says_1_step(tmp_path: Path) -> None:
     async with running(tmp_path) as env:
-        _, result = await _start(env, "check errors for payments")
+        card = await env.start("check errors for payments")  # it only reads: done with no result review
+        await env.wait(lambda: "Done" in text_of(env.ws.state.message(OPS, card.ts)))
+        result = text_of(env.ws.state.message(OPS, card.ts))
 
-        assert re.search(r"\b1 step\b.*: 1 succeeded, 0 failed\.", text_of(result))
-        assert "(s)" not in text_of(result)
+        assert re.search(r"\b1 step\b.*: 1 succeeded, 0 failed\.", result)
+        assert "(s)" not in result

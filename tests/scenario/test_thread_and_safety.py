@@ -46,13 +46,16 @@ async def test_thread_reply_is_classified_and_applied(tmp_path: Path, reply: str
             assert "checkout" in text_of(nxt)
 
 
-async def test_reply_when_nothing_is_pending_explains(tmp_path: Path) -> None:
+async def test_reply_to_a_cancelled_run_explains_and_does_not_reopen_it(tmp_path: Path) -> None:
     async with running(tmp_path) as env:
         card, plan = await _start(env)
         await env.click("alice", plan, ids.CANCEL)
         await env.wait(lambda: "Cancelled" in text_of(env.ws.state.message(OPS, card.ts)))
         await env.ws.reply_in_thread("alice", OPS, card.ts, "wait, also check auth")
-        await env.wait(lambda: any("already cancelled" in text_of(m) for m in env.thread(card)))
+        told = "is cancelled, so a reply does not reopen it; start a new run"
+        await env.ws.wait_until(lambda s: any(told in m.text for m in s.ephemerals_for("U0ALICE")))
+        state, _ = await env.bot.deps.store.load((await env.bot.deps.store.list_runs())[0].id)
+        assert state.status == "cancelled" and not any("Reopened" in text_of(m) for m in env.thread(card))
 
 
 async def test_bot_messages_in_thread_are_ignored(tmp_path: Path) -> None:
@@ -277,8 +280,11 @@ async def test_long_output_is_truncated_with_details_in_a_modal(tmp_path: Path) 
         await env.ws.slash_command("alice", OPS, "dump config payments")
         await env.wait(env.cards)
         card = env.cards()[0]
-        result = await env.next_review(card)
-        assert "setting_00000" in text_of(result) and "END-OF-CONFIG" not in text_of(result)
+        # it only reads: done with no result review; the full result is behind "Show details" under it
+        await env.wait(lambda: any(ids.DETAILS in str(m.blocks) for m in env.thread(card)))
+        result = next(m for m in env.thread(card) if ids.DETAILS in str(m.blocks))
+        shown = text_of(env.ws.state.message(OPS, card.ts))
+        assert "setting_00000" in shown and "END-OF-CONFIG" not in shown
         await env.click("alice", result, ids.DETAILS)
         await env.wait(lambda: any("setting_00500" in str(v.spec) for v in env.ws.state.open_modals("U0ALICE")))
         await env.idle()

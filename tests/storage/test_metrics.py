@@ -265,13 +265,11 @@ async def test_metrics_model_calls_per_run_count_every_request_including_repairs
 ) -> None:
     plan = '{"steps": [{"tool": "look", "params": {"service": "api"}, "reason": "see"}]}'
     summary = '{"text": "api is fine"}'
-    # "ship it" is read by the offline reader, sure of it: no model call for the reading
     model = ScriptedModel(plan, summary, "no json here", plan, summary)
     rt = Runtime(store, LLMBrain(model), REGISTRY, clock=clock)
     one = await start(rt, "alice", "C1")
-    _, one = await rt.say(one.id, "ship it", "alice")
     two = await start(rt, "alice", "C1")
-    assert one.status == "done" and two.status == "awaiting_review" and model.remaining == 0
+    assert one.status == two.status == "done" and model.remaining == 0
     m = await store.metrics(window())
     # one: plan, summary; two: plan, its repair, summary
     assert (m.model_calls, m.model_calls_per_run) == (5, 2.5)
@@ -289,13 +287,26 @@ async def test_metrics_tokens_per_run_are_what_litellm_reported(store: Store, mo
         model = LiteLLMModel("openai/test-model", api_base=server.base_url, timeout=5, retries=0)
         rt = Runtime(store, LLMBrain(model), REGISTRY, clock=clock)
         state = await start(rt, "alice", "C1")
-    assert state.pending is not None and state.pending.anchor == "before_result"
+    assert state.status == "done", "a read-only run is delivered without a result review"
     m = await store.metrics(window())
     prompt = sum(p for p, _ in server.reported)
     completion = sum(c for _, c in server.reported)
     assert len(server.reported) == 2 and prompt > 0 and completion > 0
     assert (m.model_calls, m.prompt_tokens, m.completion_tokens) == (2, prompt, completion)
     assert m.tokens_per_run == prompt + completion
+
+
+async def test_metrics_count_a_correction_that_reopened_a_done_run(store: Store) -> None:
+    plan = '{"steps": [{"tool": "look", "params": {"service": "api"}, "reason": "see"}]}'
+    model = ScriptedModel(plan, '{"text": "api is fine"}', '{"text": "shorter: api fine"}')
+    rt = Runtime(store, LLMBrain(model), REGISTRY, clock=clock)
+    done = await start(rt, "alice", "C1")
+    wait(60)
+    again = await rt.reopen(done.id, Correct(intent="refine_output", feedback="shorter"), "alice")
+    assert again.status == "done" and again.output == "shorter: api fine"
+    m = await store.metrics(window())
+    assert (m.runs, m.corrected_runs, m.corrections) == (1, 1, Corrections(refine_output=1))
+    assert m.retries == 1 and m.takeovers == 0
 
 
 def test_metrics_query_that_ends_before_it_starts_is_refused() -> None:
