@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from agent.models import AlwaysOffer, Anchor, ReviewRecord, RunState, mention, moment
+from agent.models import AlwaysOffer, Anchor, ReviewRecord, Rule, RunState, mention, moment
 from agent.models.steps import TimeoutOutcome
 
 _VERBS = {
@@ -92,12 +92,48 @@ def offer_text(offer: AlwaysOffer) -> str:
     shown = offer.approvals[:OFFER_SHOWN]
     more = f" and {n - len(shown)} earlier" if n > len(shown) else ""
     when = ", ".join(moment(d.at) for d in shown) + more
+    what = scoped(offer.tool, offer.scope) if offer.tool else "it"
+    tail = f"Approving it with always allow stops asking for {what} in this channel."
     if len(people) == 1:
         head = f"{mention(offer.approvals[0].by)} approved `{offer.shape}` unchanged {times} in a row here"
     else:
         who = ", ".join(f"{mention(d.by)} {moment(d.at)}" for d in shown) + more
-        return (
-            f"`{offer.shape}` was approved unchanged {times} in a row here: {who}. "
-            "Approving it with always allow stops asking for it in this channel."
-        )
-    return f"{head}: {when}. Approving it with always allow stops asking for it in this channel."
+        return f"`{offer.shape}` was approved unchanged {times} in a row here: {who}. {tail}"
+    return f"{head}: {when}. {tail}"
+
+
+# --- always-allow rules and their scope ------------------------------------------------------------
+
+
+def scoped(tool: str, label: str) -> str:
+    """```restart_service` for payments``; just the tool when there is nothing to name."""
+    return f"`{tool}` for {label}" if label else f"`{tool}`"
+
+
+def rule_what(rule: Rule) -> str:
+    """What a rule covers, saying so when it is tool-wide."""
+    return f"`{rule.tool}` for every target (tool-wide)" if rule.tool_wide else scoped(rule.tool, rule.label)
+
+
+def always_label(tool: str, label: str) -> str:
+    """The "always allow" choice on a gate: ``Always allow restart_service for payments here``."""
+    return f"Always allow {tool} for {label} here" if label else f"Always allow {tool} here"
+
+
+def rule_set(tool: str, label: str, by: str) -> str:
+    """The line a new rule posts in the run's thread."""
+    return f"From now on {scoped(tool, label)} runs without asking in this channel (set by {mention(by)})."
+
+
+def rule_suspended(tool: str, label: str, by: str, verb: str, number: int) -> str:
+    """The line a suspended rule posts: which rule (its scope), who, why, and what happens now."""
+    what = scoped(tool, label) if label else f"`{tool}` (every target)"
+    return (
+        f"The always-allow rule for {what} in this channel is suspended: {mention(by)} {verb} "
+        f"step {number}, which it let run. {scoped(tool, label)} asks again from now on; the rule is kept, "
+        "marked suspended with who, when and why, and approving with always allow makes a new one."
+    )
+
+
+def rule_widened(rule: Rule, by: str) -> str:
+    return f"From now on `{rule.tool}` runs without asking in this channel for every target (widened by {mention(by)})."

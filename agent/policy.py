@@ -8,7 +8,8 @@ the configuration (:class:`~agent.config.PolicyConfig`), the run and its review:
 * **what a review gets when it opens**: quorum, reminder, deadline, strategy (:meth:`SafetyPolicy.open`);
 * **what its deadline does** (:meth:`SafetyPolicy.on_deadline`): a gate's deadline never approves it;
 * **may this approval become a standing rule**, and does a rule cover this step
-  (:meth:`SafetyPolicy.may_remember`, :meth:`SafetyPolicy.rule_applies`): never under a quorum, never a deploy;
+  (:meth:`SafetyPolicy.may_remember`, :meth:`SafetyPolicy.rule_applies`, :meth:`SafetyPolicy.may_widen`):
+  never under a quorum, never a deploy;
 * **has a gate earned the "always allow" offer** from its history (:meth:`SafetyPolicy.always_offer`);
 * **does a re-run need a person** (:meth:`SafetyPolicy.rerun_needs_person`);
 * **may free text decide this** (:meth:`SafetyPolicy.text_sure`, :meth:`SafetyPolicy.text_may_approve`);
@@ -35,8 +36,10 @@ from agent.models import (
     Rule,
     RunState,
     Step,
+    call_scope,
     param_shape,
     reachable,
+    scope_label,
 )
 
 # Reviews whose approval lets a gated step run.
@@ -152,14 +155,29 @@ class SafetyPolicy:
         if len(recent) < wanted or not all(d.approved for d in recent):
             return None
         step = state.step(review.step)
-        return AlwaysOffer(shape=param_shape(step.tool, step.params), approvals=recent)
+        shape = param_shape(step.tool, step.params)
+        return AlwaysOffer(shape=shape, approvals=recent, tool=step.tool, scope=scope_label(call_scope(step.params)))
 
     def rule_applies(self, state: RunState, step: Step, rule: Rule) -> bool:
-        """True when a standing rule may approve ``step`` with nobody asked (re-checked on every use)."""
-        if rule.tool != step.tool or rule.channel != rule_scope(state) or step.risk >= Risk.DEPLOY:
+        """True when a standing rule may approve ``step`` with nobody asked (re-checked on every use): the
+        step is in the rule's scope (its tool, and its target values unless the rule is tool-wide), in the
+        rule's channel, no deploy, and one approval would do."""
+        if not rule.covers(step.tool, step.params) or rule.channel != rule_scope(state) or step.risk >= Risk.DEPLOY:
             return False
         gate = Review(id="", anchor="before_risky_step", step=step.number, created_at=0.0)
         return self.quorum(state, gate) == 1
+
+    def may_widen(self, rule: Rule, risk: Risk) -> str | None:
+        """None when ``rule`` may be widened to every target of its tool (of ``risk``); else why not: the
+        same limits as making a rule (never a deploy, never a tool that needs several approvals)."""
+        if rule.tool_wide:
+            return f"The rule for `{rule.tool}` already covers every target; nothing changed."
+        if risk >= Risk.DEPLOY:
+            return f"`{rule.tool}` deploys: it always asks, and cannot be always-allowed. Nothing changed."
+        wanted = self.config.quorum_for(risk)
+        if self.config.has_approvers and wanted != "any" and wanted != 1:
+            return f"`{rule.tool}` needs several approvals here, so it cannot be always-allowed. Nothing changed."
+        return None
 
     # --- re-runs ---------------------------------------------------------------------
 
@@ -212,7 +230,7 @@ class SafetyPolicy:
 
     def may_revoke(self, rule: Rule, actor: str, groups: Iterable[str] = ()) -> bool:
         """Who set a rule or any approver may revoke it (anyone, while no approvers are configured):
-        revoking only makes Tandem ask again."""
+        revoking only makes Tandem ask again. The same people may widen it (see :meth:`may_widen`)."""
         if not self.config.has_approvers or actor == rule.created_by:
             return True
         return authz.any_approver(self.config).has(actor, groups)

@@ -215,13 +215,19 @@ class RulesStore(Protocol):
         """The rule revoked, or None when no such rule is in force."""
         ...
 
+    async def widen_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
+        """The rule in force made tool-wide (who and when kept on it), or None when no scoped rule ``rule_id``
+        is in force."""
+        ...
+
     async def suspend_rule(self, suspension: RuleSuspension) -> Rule | None:
         """The rule suspended (kept, no longer in force), or None when no such rule is in force."""
         ...
 
     async def gate_history(self, channel: str, shape: str, tool: str, limit: int) -> list[GateDecision]:
         """The latest ``limit`` decisions at gates of the call ``shape`` in ``channel``, and suspensions of
-        ``tool``'s rules there, newest first, from the audit trail."""
+        ``tool``'s rules there (tool-wide ones, and scoped ones of this ``shape``), newest first, from the
+        audit trail."""
         ...
 
 

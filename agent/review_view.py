@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.messages import ANCHOR_TITLES, offer_text
-from agent.models import AlwaysOffer, Anchor, Handoff, LessonUse, Review, RunState, Step
+from agent.messages import ANCHOR_TITLES, always_label, offer_text
+from agent.models import AlwaysOffer, Anchor, Handoff, LessonUse, Review, RunState, Step, call_scope, scope_label
 from agent.policy import SafetyPolicy
 
 Choice = Literal[
@@ -57,6 +57,16 @@ class ReviewView:
     def offer_text(self) -> str | None:
         """The offer's history as prose (with ``mention``/``moment`` markers each channel renders)."""
         return offer_text(self.offer) if self.offer is not None else None
+
+    @property
+    def always_scope(self) -> str:
+        """What "always allow" on this step would cover beside its tool: ``payments`` (see ``call_scope``)."""
+        return scope_label(call_scope(self.step.params)) if self.step is not None else ""
+
+    @property
+    def always_label(self) -> str:
+        """The "always allow" choice: ``Always allow restart_service for payments here``."""
+        return always_label(self.step.tool, self.always_scope) if self.step is not None else ""
 
     @property
     def approvals_needed(self) -> int:

@@ -12,6 +12,7 @@ instead of raising, so each channel handles all of them: ``match`` + ``assert_ne
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -26,12 +27,14 @@ from agent.models import (
     Decision,
     Lesson,
     Reading,
+    Risk,
     Rule,
     RunState,
 )
 from agent.ports import Store
 from agent.runtime import Runtime
 
+log = logging.getLogger("tandem.rules")
 GroupsOf = Callable[[str], Awaitable[Sequence[str]]]
 MIN_PREFIX = 4  # a run id typed in a chat needs at least this many characters
 CANCEL_ATTEMPTS = 5  # a stop that loses a race to another process is tried again on the fresh run this often
@@ -97,6 +100,13 @@ class RuleRevoked:
 
 
 @dataclass(frozen=True)
+class RuleWidened:
+    """The rule covers every target of its tool from now on (who widened it, and when, is kept on it)."""
+
+    rule: Rule
+
+
+@dataclass(frozen=True)
 class LessonForgotten:
     """The lesson is no longer used: the next plan starts without it."""
 
@@ -107,8 +117,8 @@ Outcome = Applied | Asked | Refused | AlreadyDecided | NeedsButton | NotApplied
 
 
 class UseCases:
-    """approve, approve_always, answer, decide, say, clarify, cancel, revoke_rule, lessons, forget_lesson,
-    waiting_for, history."""
+    """approve, approve_always, answer, decide, say, clarify, cancel, revoke_rule, widen_rule, lessons,
+    forget_lesson, waiting_for, history."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
         self.runtime = runtime
@@ -266,6 +276,26 @@ class UseCases:
         if revoked is None:
             return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
         return RuleRevoked(revoked)
+
+    async def widen_rule(self, rule_id: str, by: str, where: str | None) -> RuleWidened | Refused | NotApplied:
+        """Widen a scoped rule of ``where`` to every target of its tool: an explicit choice of whoever may
+        revoke it (see ``may_revoke``), checked first; never for a deploy or a tool that needs several
+        approvals (see ``may_widen``). Who widened it, and when, is kept on the rule."""
+        rules = await self.store.rules(where or "")
+        rule = next((r for r in rules if r.id == rule_id.strip().strip("`")), None)
+        if rule is None:
+            return NotApplied("That rule is unknown here or no longer in force; nothing changed.", "unknown_rule")
+        if not self.runtime.safety.may_revoke(rule, by, await self.groups_of(by)):
+            return Refused(Refusal(by, "widen this rule", (rule.created_by,), note=" (or an approver)"))
+        risk = self.runtime.tools.get(rule.tool).risk if rule.tool in self.runtime.tools else Risk.DEPLOY
+        why_not = self.runtime.safety.may_widen(rule, risk)
+        if why_not is not None:
+            return NotApplied(why_not)
+        widened = await self.store.widen_rule(rule.id, by, self.runtime.clock())
+        if widened is None:
+            return NotApplied("That rule is unknown here or no longer in force; nothing changed.", "unknown_rule")
+        log.info("rule %s (%s) widened to every target by %s", widened.id, widened.tool, by)
+        return RuleWidened(widened)
 
     async def lessons(self, where: str | None = None, limit: int = 100) -> list[Lesson]:
         """The lessons in force of ``where`` (every place's when ``None``: the terminal), newest first."""

@@ -29,11 +29,13 @@ ANSWER_SELECT: Final = "tandem.answer_select"
 ANSWER_TEXT: Final = "tandem.answer_text"
 """Opens :data:`ANSWER_MODAL` for a text answer; ``value`` = review id."""
 APPROVE_ALWAYS: Final = "tandem.approve_always"
-"""Approve and always allow this tool in this channel; ``value`` = review id."""
+"""Approve and always allow this tool for this step's targets in this channel; ``value`` = review id."""
 CLARIFY: Final = "tandem.clarify"
 """What a person meant, when Tandem was unsure: ``value`` is JSON {review, intent, text}."""
 REVOKE_RULE: Final = "tandem.revoke_rule"
 """Revoke an "always allow" rule; ``value`` = rule id."""
+WIDEN_RULE: Final = "tandem.widen_rule"
+"""Widen a scoped "always allow" rule to every target of its tool (behind a confirm dialog); ``value`` = rule id."""
 FORGET_LESSON: Final = "tandem.forget_lesson"
 """Stop using a lesson from an earlier correction; ``value`` is JSON ``{"lesson": id, "run": id}`` (run: optional)."""
 RESULT_FEEDBACK: Final = "tandem.result_feedback"
@@ -52,6 +54,7 @@ ACTIONS: Final[frozenset[str]] = frozenset(
         ANSWER_TEXT,
         APPROVE_ALWAYS,
         REVOKE_RULE,
+        WIDEN_RULE,
         FORGET_LESSON,
         CLARIFY,
         RESULT_FEEDBACK,

@@ -64,9 +64,7 @@ def step_approval(state: RunState, review: Review, view: ReviewView | None = Non
         blocks.append(context(f"🔁 {escape(view.offer_text)}"))
     buttons = [button("Approve", ids.APPROVE, review.id, style="primary")]
     if "approve_always" in view.choices:
-        buttons.append(
-            button(clip(f"Approve and always allow {step.tool} here", 75).text, ids.APPROVE_ALWAYS, review.id)
-        )
+        buttons.append(button(clip(view.always_label, 75).text, ids.APPROVE_ALWAYS, review.id))
     buttons.append(button("Reject", ids.REJECT, review.id))
     if review.approvals:
         who = ", ".join(mention(a.by) for a in review.approvals)

@@ -26,11 +26,8 @@ STARTING_FAILED = "Tandem could not start the run: {error}"
 EMPTY_ANSWER = "Type an answer: the tool is waiting for it."
 BAD_ANSWER_BUTTON = "This answer button is malformed; nothing changed. Answer in the run's thread instead."
 NO_RULE_FOR_DEPLOY = "`{tool}` deploys: it always asks, and cannot be always-allowed. Nothing changed."
-RULE_ADDED = (
-    "✅ From now on `{tool}` runs without asking in this channel (set by {user}). `/tandem rules` lists and revokes."
-)
-RULE_REVOKED = "Revoked: `{tool}` asks for approval again in this channel."
-RULE_NOT_YOURS = "Only {user} (who set it) or an approver can revoke this rule. Nothing changed."
+RULE_REVOKED = "Revoked: {what} asks for approval again in this channel."
+RULE_NOT_YOURS = "Only {user} (who set it) or an approver can {verb} this rule. Nothing changed."
 LESSON_FORGOTTEN = "Forgotten: {line}. The next plans in this channel start without it."
 LESSON_NOT_YOURS = (
     "Only {user} (who taught it), an approver, or the requester of a run that used it can make Tandem forget "

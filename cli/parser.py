@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument(
         "--approve-always",
         action="store_true",
-        help="approve a risky step and always allow its tool in the run's channel (where the policy lets)",
+        help="approve a risky step and always allow its tool for the same targets (e.g. service=payments) in the "
+        "run's channel (where the policy lets; `/tandem rules` widens a rule to every target)",
     )
     what.add_argument("--reject", metavar="TEXT", help="request changes with this feedback")
     what.add_argument("--say", metavar="TEXT", help="free text, classified like a thread reply")

@@ -126,7 +126,8 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
         lines.append("Type an instruction (one step at a time), 'finish', or 'hand back'.")
     if view.offer_text:
         lines.append(view.offer_text)
-        lines.append(f"  Always allow: tandem answer {view.run_id} --approve-always --review {view.review_id}")
+    if "approve_always" in view.choices:
+        lines.append(f"  {view.always_label}: tandem answer {view.run_id} --approve-always --review {view.review_id}")
     if view.waiting_on:
         lines.append("Waiting on: " + ", ".join(mention(p) for p in view.waiting_on))
     if view.quorum > 1:

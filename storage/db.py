@@ -218,6 +218,15 @@ def m008_rule_suspensions(db: Database) -> None:
     )
 
 
+@migrations()
+def m009_rule_scopes(db: Database) -> None:
+    """A rule covers its tool for the target values it was given on (``target``, JSON); NULL is tool-wide,
+    as every rule stored before is. Widening a rule to every target keeps who did it and when."""
+    db.execute("ALTER TABLE rules ADD COLUMN target TEXT")
+    db.execute("ALTER TABLE rules ADD COLUMN widened_by TEXT")
+    db.execute("ALTER TABLE rules ADD COLUMN widened_at REAL")
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     code: int = getattr(exc, "sqlite_errorcode", 0)  # extended codes (e.g. BUSY_SNAPSHOT) share the low byte
     return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

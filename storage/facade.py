@@ -294,6 +294,9 @@ class AsyncStore:
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         return await self._call(self.store.revoke_rule, rule_id, by, at)
 
+    async def widen_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
+        return await self._call(self.store.widen_rule, rule_id, by, at)
+
     # --- lessons ------------------------------------------------------------------
 
     async def lessons(self, scope: str | None = None, *, active: bool = True, limit: int = 100) -> list[Lesson]:

@@ -40,17 +40,10 @@ from storage import outbox as outbox_rows
 from storage import retention
 from storage.metrics import SQLITE
 from storage.retention import PruneCounts
+from storage.rule_rows import RULE_INSERT, RULE_SQL, rule_of, rule_values
 from storage.streaks import gate_decision, gate_history_args, gate_history_sql
 
 _state = TypeAdapter(RunState)
-
-
-_RULE_COLUMNS = ("id", "channel", "tool", "created_by", "created_at")
-_RULE_SQL = ", ".join(_RULE_COLUMNS)
-
-
-def _rule(row: Sequence[Any]) -> Rule:
-    return Rule.model_validate(dict(zip(_RULE_COLUMNS, row, strict=True)))
 
 
 def _dump(state: RunState) -> str:
@@ -362,24 +355,21 @@ class RunStore:
     # --- channel rules ("always allow") ---------------------------------------
 
     def add_rule(self, rule: Rule) -> None:
-        self.db.execute(
-            "INSERT INTO rules (id, channel, tool, created_by, created_at) VALUES (?, ?, ?, ?, ?)",
-            [rule.id, rule.channel, rule.tool, rule.created_by, rule.created_at],
-        )
+        self.db.execute(RULE_INSERT, rule_values(rule))
 
     def rules(self, channel: str) -> list[Rule]:
         rows = self.db.execute(
-            f"SELECT {_RULE_SQL} FROM rules WHERE channel = ? AND revoked_at IS NULL AND suspended_at IS NULL"
+            f"SELECT {RULE_SQL} FROM rules WHERE channel = ? AND revoked_at IS NULL AND suspended_at IS NULL"
             " ORDER BY created_at",
             [channel],
         ).fetchall()
-        return [_rule(r) for r in rows]
+        return [rule_of(r) for r in rows]
 
     def suspend_rule(self, suspension: RuleSuspension) -> Rule | None:
         """Suspend a rule in force: it is kept (with who, when and why) and no longer applies."""
         with self.db.atomic():
             row = self.db.execute(
-                f"SELECT {_RULE_SQL} FROM rules WHERE id = ? AND revoked_at IS NULL AND suspended_at IS NULL",
+                f"SELECT {RULE_SQL} FROM rules WHERE id = ? AND revoked_at IS NULL AND suspended_at IS NULL",
                 [suspension.rule_id],
             ).fetchone()
             if row is None:
@@ -388,7 +378,7 @@ class RunStore:
                 "UPDATE rules SET suspended_by = ?, suspended_at = ?, suspended_reason = ? WHERE id = ?",
                 [suspension.by, suspension.at, suspension.reason, suspension.rule_id],
             )
-        return _rule(row)
+        return rule_of(row)
 
     def gate_history(self, channel: str, shape: str, tool: str, limit: int) -> list[GateDecision]:
         """The latest decisions at gates of ``shape`` in ``channel`` and suspensions of ``tool``'s rules there,
@@ -397,13 +387,26 @@ class RunStore:
         return [gate_decision(r) for r in rows]
 
     def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
-        row = self.db.execute(
-            f"SELECT {_RULE_SQL} FROM rules WHERE id = ? AND revoked_at IS NULL", [rule_id]
-        ).fetchone()
+        row = self.db.execute(f"SELECT {RULE_SQL} FROM rules WHERE id = ? AND revoked_at IS NULL", [rule_id]).fetchone()
         if row is None:
             return None
         self.db.execute("UPDATE rules SET revoked_by = ?, revoked_at = ? WHERE id = ?", [by, at, rule_id])
-        return _rule(row)
+        return rule_of(row)
+
+    def widen_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
+        """Make a scoped rule in force cover every target of its tool; None when no such rule is in force."""
+        with self.db.atomic():
+            found = self.db.execute(
+                f"SELECT {RULE_SQL} FROM rules WHERE id = ? AND revoked_at IS NULL AND suspended_at IS NULL"
+                " AND target IS NOT NULL",
+                [rule_id],
+            ).fetchone()
+            if found is None:
+                return None
+            self.db.execute(
+                "UPDATE rules SET target = NULL, widened_by = ?, widened_at = ? WHERE id = ?", [by, at, rule_id]
+            )
+        return rule_of(found).model_copy(update={"target": None, "widened_by": by, "widened_at": at})
 
     def lease(self, run_id: str) -> Lease | None:
         """The process working on a run, if any holds it."""

@@ -9,9 +9,9 @@ from agent.machine import lessons
 from agent.machine.execution import _advance, _replan, _run
 from agent.machine.handoffs import _on_answer
 from agent.machine.helpers import Result, _finish, _takeover, _work
+from agent.machine.rules import remembered, suspensions
 from agent.machine.takeover import _on_takeover_decision
 from agent.models import (
-    AddRule,
     Answer,
     Approval,
     Approve,
@@ -19,7 +19,6 @@ from agent.models import (
     Correct,
     Decided,
     Decision,
-    Effect,
     Feedback,
     Finish,
     HandBack,
@@ -28,13 +27,10 @@ from agent.models import (
     RefineOutput,
     Review,
     ReviseStep,
-    Rule,
-    RuleSuspension,
     RunState,
-    SuspendRule,
     mention,
 )
-from agent.policy import SafetyPolicy, rule_scope
+from agent.policy import SafetyPolicy
 
 
 def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
@@ -58,7 +54,7 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
             needed = review.quorum - len(review.approvals)
             text = f"Approved by {mention(event.by)}; {needed} more approval{'s' if needed != 1 else ''} needed."
             return s, [Notify(text=text)]
-    suspended = _suspensions(s, review, event)
+    suspended = suspensions(s, review, event)
     if isinstance(decision, Cancel):
         s.pending = None
         s.error = None
@@ -87,36 +83,6 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
             raise AssertionError("unreachable")
         case _:
             assert_never(decision)
-
-
-def _suspensions(s: RunState, review: Review, event: Decided) -> list[Effect]:
-    """A correction or a cancel of a step a standing rule let run suspends that rule (it is kept, marked
-    suspended, and no longer applies), and the run's thread is told, in the decision's own transaction."""
-    decision = event.decision
-    if not isinstance(decision, Correct | Cancel) or review.anchor in ("handoff", "takeover", "takeover_step"):
-        return []
-    numbers = {review.step}
-    if isinstance(decision, Correct):
-        numbers.add(decision.target_step)
-    effects: list[Effect] = []
-    seen: set[str] = set()
-    for step in s.plan:
-        by = step.approved_by or ""
-        if step.number not in numbers or not by.startswith("rule:") or by in seen:
-            continue
-        seen.add(by)
-        verb = "corrected" if isinstance(decision, Correct) else "rejected"
-        reason = f"step {step.number} (`{step.tool}`), which it let run, was {verb}"
-        suspension = RuleSuspension(
-            rule_id=by.removeprefix("rule:"), tool=step.tool, by=event.by, at=event.at, reason=reason
-        )
-        text = (
-            f"The always-allow rule for `{step.tool}` in this channel is suspended: {mention(event.by)} {verb} "
-            f"step {step.number}, which it let run. `{step.tool}` asks again from now on; the rule is kept, "
-            "marked suspended with who, when and why, and approving with always allow makes a new one."
-        )
-        effects += [SuspendRule(suspension=suspension), Notify(text=text)]
-    return effects
 
 
 def _counts_as_approval(review: Review, decision: Decision) -> bool:
@@ -166,21 +132,7 @@ def _on_approve(s: RunState, event: Decided, review: Review) -> Result:
         if anchor == "recovery":
             step.status = "pending"
         state, effects = _run(s, step)
-        decision = event.decision
-        scope = rule_scope(s)
-        if anchor == "before_risky_step" and isinstance(decision, Approve) and decision.remember and scope:
-            rule = Rule(
-                id=event.nonce[:8] or review.id[:8],
-                channel=scope,
-                tool=step.tool,
-                created_by=event.by,
-                created_at=event.at,
-            )
-            note = Notify(
-                text=f"From now on `{step.tool}` runs without asking in this channel (set by {mention(event.by)})."
-            )
-            effects = [AddRule(rule=rule), note, *effects]
-        return state, effects
+        return state, [*remembered(s, event, review, step), *effects]
     # after_plan, after_risky_step, step_failed: carry on
     return _advance(s, event)
 

@@ -101,6 +101,7 @@ def _on_rule_checked(s: RunState, event: RuleChecked, policy: SafetyPolicy) -> R
     # Nobody is asked; the approval is the rule's, and the audit says so.
     step.approved_digest = step.digest
     step.approved_by = f"rule:{rule.id}"
+    step.approved_scope = rule.target
     return _run(s, step)
 
 

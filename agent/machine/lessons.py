@@ -24,6 +24,7 @@ from agent.models import (
     Review,
     RunState,
     Step,
+    target_of,
 )
 from agent.policy import rule_scope
 
@@ -51,8 +52,8 @@ def _lesson(s: RunState, learning: Learning, **fields: Any) -> list[Effect]:
 
 
 def _target(params: dict[str, Any], changed: set[str]) -> dict[str, Any]:
-    """What the step acts on: its unchanged text values (``{"service": "payments"}``)."""
-    return {k: v for k, v in params.items() if k not in changed and isinstance(v, str)}
+    """What the step acts on: its unchanged target values (``{"service": "payments"}``, see ``target_of``)."""
+    return {k: v for k, v in target_of(params).items() if k not in changed}
 
 
 def revised(s: RunState, step: Step, params: dict[str, Any]) -> list[Effect]:

@@ -90,9 +90,9 @@ from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
 from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
 from agent.models.risk import Risk
-from agent.models.rules import AlwaysOffer, GateDecision, RuleSuspension, param_shape
+from agent.models.rules import AlwaysOffer, GateDecision, RuleSuspension, call_scope, param_shape, scope_label
 from agent.models.run import TERMINAL, Feedback, Learning, Phase, RunState, Status
-from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, params_digest
+from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, params_digest, target_of
 from agent.models.store import (
     Answered,
     Claim,
@@ -210,6 +210,9 @@ __all__ = [
     "_Event",
     "_Model",
     "_Tagged",
+    "call_scope",
     "param_shape",
     "params_digest",
+    "scope_label",
+    "target_of",
 ]

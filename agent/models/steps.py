@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any, Literal
 
 from pydantic import Field
@@ -21,6 +22,18 @@ def params_digest(tool: str, params: dict[str, Any]) -> str:
     """A short fingerprint of exactly what a person approved."""
     blob = json.dumps({"tool": tool, "params": params}, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+NAME_MAX = 64
+_NAME = re.compile(rf"\S{{1,{NAME_MAX}}}")
+
+
+def target_of(params: dict[str, Any]) -> dict[str, str]:
+    """What a call acts on, its **target values**: the parameters whose value names a thing, a text of one
+    word (no whitespace, at most :data:`NAME_MAX` characters) such as ``service="payments"``,
+    ``channel="#ops"`` or ``host="db-1"``. Quantities (``replicas=4``), flags, lists and prose
+    (``text="restarting now"``) are not. Lessons and always-allow rules both say what they are about with it."""
+    return {k: v for k, v in params.items() if isinstance(v, str) and _NAME.fullmatch(v)}
 
 
 class PlannedStep(_Model):
@@ -50,6 +63,8 @@ class Step(_Model):
     attempts: int = 0
     approved_digest: str | None = None
     approved_by: str | None = None
+    # The scope of the standing rule that approved it (``approved_by`` "rule:<id>"); None: a tool-wide rule.
+    approved_scope: dict[str, Any] | None = None
     answers: list[Any] = Field(default_factory=list)
     started_at: float | None = None
     finished_at: float | None = None

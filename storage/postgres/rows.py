@@ -14,11 +14,10 @@ from pydantic import TypeAdapter
 
 from agent.errors import StaleDecision
 from agent.messages import decided_verb
-from agent.models import Delivery, Outgoing, ReviewRecord, Rule, RunState, RunSummary, mention
+from agent.models import Delivery, Outgoing, ReviewRecord, RunState, RunSummary, mention
 
 STATE = TypeAdapter(RunState)
 
-RULE_COLUMNS = ("id", "channel", "tool", "created_by", "created_at")
 REVIEW_COLUMNS = ("id", "run_id", "anchor", "step", "status", "created_at", "answered_at", "answered_by", "answer")
 DELIVERY_COLUMNS = (
     "id",
@@ -46,10 +45,6 @@ def dump_state(state: RunState) -> str:
 
 def to_json(value: dict[str, Any] | None) -> str | None:
     return None if value is None else json.dumps(value, separators=(",", ":"), default=str)
-
-
-def rule(row: Sequence[Any]) -> Rule:
-    return Rule.model_validate(dict(zip(RULE_COLUMNS, row, strict=True)))
 
 
 def review(row: Sequence[Any]) -> ReviewRecord:

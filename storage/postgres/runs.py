@@ -38,10 +38,10 @@ from storage.postgres import rows
 from storage.postgres.base import PoolUser
 from storage.postgres.lessons import add_lesson
 from storage.postgres.metrics import POSTGRES
+from storage.rule_rows import RULE_INSERT, RULE_SQL, rule_of, rule_values
 from storage.streaks import gate_decision, gate_history_args, gate_history_sql
 
 _REVIEW_SQL = ", ".join(rows.REVIEW_COLUMNS)
-_RULE_SQL = ", ".join(rows.RULE_COLUMNS)
 # How long a replica's claim on a due review keeps other replicas off it (the database's clock).
 REVIEW_CLAIM_SECONDS = 60.0
 
@@ -259,11 +259,11 @@ class Runs(PoolUser):
 
     async def rules(self, channel: str) -> list[Rule]:
         found = await self.fetch_all(
-            f"SELECT {_RULE_SQL} FROM rules WHERE channel = %s AND revoked_at IS NULL AND suspended_at IS NULL"
+            f"SELECT {RULE_SQL} FROM rules WHERE channel = %s AND revoked_at IS NULL AND suspended_at IS NULL"
             " ORDER BY created_at, id",
             [channel],
         )
-        return [rows.rule(r) for r in found]
+        return [rule_of(r) for r in found]
 
     async def suspend_rule(self, suspension: RuleSuspension) -> Rule | None:
         async with self.pool.connection() as conn:
@@ -277,10 +277,18 @@ class Runs(PoolUser):
     async def revoke_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
         row = await self.fetch_one(
             f"UPDATE rules SET revoked_by = %s, revoked_at = %s WHERE id = %s AND revoked_at IS NULL"
-            f" RETURNING {_RULE_SQL}",
+            f" RETURNING {RULE_SQL}",
             [by, at, rule_id],
         )
-        return None if row is None else rows.rule(row)
+        return None if row is None else rule_of(row)
+
+    async def widen_rule(self, rule_id: str, by: str, at: float) -> Rule | None:
+        row = await self.fetch_one(
+            "UPDATE rules SET target = NULL, widened_by = %s, widened_at = %s WHERE id = %s AND revoked_at IS NULL"
+            f" AND suspended_at IS NULL AND target IS NOT NULL RETURNING {RULE_SQL}",
+            [by, at, rule_id],
+        )
+        return None if row is None else rule_of(row)
 
 
 async def _review(conn: AsyncConnection[Any], review_id: str) -> ReviewRecord | None:
@@ -292,18 +300,15 @@ async def _review(conn: AsyncConnection[Any], review_id: str) -> ReviewRecord | 
 async def _suspend_rule(conn: AsyncConnection[Any], s: RuleSuspension) -> Rule | None:
     cur = await conn.execute(
         "UPDATE rules SET suspended_by = %s, suspended_at = %s, suspended_reason = %s"
-        f" WHERE id = %s AND revoked_at IS NULL AND suspended_at IS NULL RETURNING {_RULE_SQL}",
+        f" WHERE id = %s AND revoked_at IS NULL AND suspended_at IS NULL RETURNING {RULE_SQL}",
         [s.by, s.at, s.reason, s.rule_id],
     )
     row = await cur.fetchone()
-    return None if row is None else rows.rule(row)
+    return None if row is None else rule_of(row)
 
 
 async def _add_rule(conn: AsyncConnection[Any], rule: Rule) -> None:
-    await conn.execute(
-        "INSERT INTO rules (id, channel, tool, created_by, created_at) VALUES (%s, %s, %s, %s, %s)",
-        [rule.id, rule.channel, rule.tool, rule.created_by, rule.created_at],
-    )
+    await conn.execute(RULE_INSERT.replace("?", "%s"), rule_values(rule))
 
 
 async def _insert_events(conn: AsyncConnection[Any], run_id: str, events: Iterable[AuditEvent]) -> None:

@@ -166,6 +166,16 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             WHERE kind = 'suspend_rule';
         """,
     ),
+    (
+        "m006_rule_scopes",
+        """
+        -- A rule covers its tool for the target values it was given on (JSON); NULL is tool-wide,
+        -- as every rule stored before is. Widening a rule to every target keeps who did it and when.
+        ALTER TABLE rules ADD COLUMN target text;
+        ALTER TABLE rules ADD COLUMN widened_by text;
+        ALTER TABLE rules ADD COLUMN widened_at double precision;
+        """,
+    ),
 )
 
 

@@ -34,7 +34,7 @@ from agent.runtime.audit import audit_lines
 
 _ticks = itertools.count(1)
 ALICE, BOB, CAROL = "U0ALICE", "U0BOB", "U0CAROL"
-SHAPE = "restart_service(service=…)"
+SHAPE = "restart_service(service=payments)"
 
 
 def _at() -> dict[str, Any]:

@@ -14,7 +14,7 @@ from tests.scenario.harness import OPS, Env, button_value, gate_of, policy_file,
 from workspace.models import Message
 
 TASK = "restart payments and check errors after"
-SHAPE = "restart_service(service=…)"
+SHAPE = "restart_service(service=payments)"
 OFFER = f"approved `{SHAPE}` unchanged 2 times in a row here"
 TWO = "[rules]\noffer_after = 2\n"
 
@@ -39,13 +39,17 @@ async def test_gate_after_two_unchanged_approvals_offers_always_allow_and_the_bu
         assert OFFER not in text_of(first) and "unchanged" not in text_of(first)
         second = await approved_gate(env)
         assert "unchanged" not in text_of(second), "one approval is not two in a row"
-        card, third = await gate_of(env, "restart checkout")
+        _, checkout = await gate_of(env, "restart checkout")
+        assert "unchanged" not in text_of(checkout), "approvals for payments count towards payments only"
+        await env.click("alice", checkout, ids.CANCEL)
+        card, third = await gate_of(env, TASK)
         assert OFFER in text_of(third), text_of(third)
+        assert "stops asking for `restart_service` for payments in this channel" in text_of(third)
         assert ids.APPROVE_ALWAYS in offered(third)
         await env.click("alice", third, ids.APPROVE_ALWAYS)
         await env.wait(lambda: any("runs without asking" in text_of(m) for m in env.thread(card)))
         (rule,) = await env.bot.deps.store.rules(OPS)
-        assert (rule.tool, rule.created_by) == ("restart_service", "U0ALICE")
+        assert (rule.tool, rule.created_by, rule.target) == ("restart_service", "U0ALICE", {"service": "payments"})
 
 
 async def test_a_correction_at_the_gate_breaks_the_run_of_approvals(tmp_path: Path) -> None:
@@ -120,7 +124,8 @@ async def test_terminal_shows_the_offer_and_answer_approve_always_makes_the_rule
         shown = await asyncio.to_thread(tandem_in, tmp_path, "show", run_id)
         assert shown.returncode == 0, shown.stderr
         assert "@U0ALICE " + OFFER in shown.stdout, shown.stdout
-        assert f"tandem answer {run_id} --approve-always --review {review_id}" in shown.stdout
+        always = f"Always allow restart_service for payments here: tandem answer {run_id} --approve-always"
+        assert f"{always} --review {review_id}" in shown.stdout, shown.stdout
         args = ("answer", run_id, "--approve-always", "--review", review_id)
         refused = await asyncio.to_thread(tandem_in, tmp_path, *args, "--as", "U0BOB")
         assert refused.returncode != 0 and "Only @U0ALICE can approve" in refused.stderr, refused.stderr
@@ -128,8 +133,9 @@ async def test_terminal_shows_the_offer_and_answer_approve_always_makes_the_rule
         done = await asyncio.to_thread(tandem_in, tmp_path, *args, "--as", "U0ALICE")
         assert done.returncode == 0, done.stderr
         (rule,) = await env.bot.deps.store.rules(OPS)
-        assert (rule.tool, rule.created_by) == ("restart_service", "U0ALICE")
-        await env.wait(lambda: any("runs without asking" in text_of(m) for m in env.thread(card)))
+        assert (rule.tool, rule.created_by, rule.target) == ("restart_service", "U0ALICE", {"service": "payments"})
+        set_line = "From now on `restart_service` for payments runs without asking in this channel (set by <@U0ALICE>)"
+        await env.wait(lambda: any(set_line in text_of(m) for m in env.thread(card)))
 
 
 async def test_terminal_approve_always_on_a_deploy_gate_is_refused_and_stores_nothing(tmp_path: Path) -> None:

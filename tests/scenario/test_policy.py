@@ -95,15 +95,15 @@ async def test_always_allow_rule_skips_the_gate_next_time_and_can_be_revoked(tmp
         card, gate = await gate_of(env, "restart payments and check errors after")
         await env.click("alice", gate, ids.APPROVE_ALWAYS)
         await env.wait(lambda: any("runs without asking" in text_of(m) for m in env.thread(card)))
-        # the same tool in a new run: no gate, the approval is logged against the rule
-        await env.ws.slash_command("alice", OPS, "restart checkout")
+        # the same call in a new run: no gate, the approval is logged against the rule
+        await env.ws.slash_command("alice", OPS, "restart payments")
         await env.wait(lambda: len(env.cards()) == 2)
         second = env.cards()[-1]
         plan = await env.next_review(second)
         await env.click("alice", plan, ids.APPROVE)
         result = await env.next_review(second, after=plan)
         assert "needs approval" not in text_of(result)
-        assert "Restarted checkout" in text_of(result)
+        assert "Restarted payments" in text_of(result)
         await env.idle()
         marked = env.ws.state.message(OPS, plan.ts)
         assert ids.APPROVE not in str(marked.blocks), "the approved plan keeps no live buttons"

@@ -373,6 +373,43 @@ async def test_gate_history_counts_a_suspension_of_the_tools_rule_as_a_change(st
     ]
 
 
+async def test_gate_history_counts_a_scoped_rules_suspension_only_against_its_own_shape(store: Store) -> None:
+    payments, checkout = "restart(service=payments)", "restart(service=checkout)"
+    scoped = suspension("a").model_copy(update={"shape": payments})
+    line = AuditEvent(at=T0 + 2, actor="tandem", kind="suspend_rule", payload={"suspension": scoped.model_dump()})
+    await store.create(
+        run("r1"),
+        [decided("U1", "approve", T0 + 1, gate=payments), decided("U1", "approve", T0 + 1.5, gate=checkout), line],
+    )
+    assert [d.approved for d in await store.gate_history("C1", payments, "restart", 10)] == [False, True]
+    assert [d.approved for d in await store.gate_history("C1", checkout, "restart", 10)] == [True]
+
+
+def scoped_rule(rule_id: str, service: str, at: float = T0) -> Rule:
+    return rule(rule_id, at=at).model_copy(update={"target": {"service": service}})
+
+
+async def test_rules_keep_each_rules_scope(store: Store) -> None:
+    await store.add_rule(scoped_rule("p", "payments"))
+    await store.add_rule(rule("w", at=T0 + 1))
+    assert await store.rules("C1") == [scoped_rule("p", "payments"), rule("w", at=T0 + 1)]
+    [payments, wide] = await store.rules("C1")
+    assert payments.covers("restart", {"service": "payments"}) and not payments.covers("restart", {"service": "x"})
+    assert wide.tool_wide and wide.covers("restart", {"service": "x"})
+
+
+async def test_widen_rule_makes_it_tool_wide_once_and_keeps_who_and_when(store: Store) -> None:
+    await store.add_rule(scoped_rule("p", "payments"))
+    widened = await store.widen_rule("p", "U2", T0 + 5)
+    assert widened == rule("p").model_copy(update={"widened_by": "U2", "widened_at": T0 + 5})
+    assert await store.rules("C1") == [widened]
+    assert await store.widen_rule("p", "U3", T0 + 6) is None, "a tool-wide rule has nothing to widen"
+    assert await store.widen_rule("nope", "U3", T0 + 6) is None
+    await store.add_rule(scoped_rule("q", "checkout", at=T0 + 7))
+    await store.revoke_rule("q", "U2", T0 + 8)
+    assert await store.widen_rule("q", "U2", T0 + 9) is None, "a revoked rule is not widened"
+
+
 # --- chat -------------------------------------------------------------------------------
 
 
