@@ -277,6 +277,10 @@ class UseCases:
             return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
         return RuleRevoked(revoked)
 
+    async def rules(self, where: str) -> list[Rule]:
+        """The always-allow rules in force of ``where``, oldest first."""
+        return await self.store.rules(where)
+
     async def widen_rule(self, rule_id: str, by: str, where: str | None) -> RuleWidened | Refused | NotApplied:
         """Widen a scoped rule of ``where`` to every target of its tool: an explicit choice of whoever may
         revoke it (see ``may_revoke``), checked first; never for a deploy or a tool that needs several

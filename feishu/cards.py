@@ -56,8 +56,13 @@ def choice_buttons(view: ReviewView, lang: Lang) -> list[Element]:
             case "approve":
                 made.append(button(say(approve, lang), value("approve", view), kind="primary"))
             case "approve_always":
-                tool = view.step.tool if view.step else "?"
-                made.append(button(say("approve_always", lang, tool=tool), value("approve_always", view)))
+                tool, scope = view.step.tool if view.step else "?", view.always_scope
+                label = (
+                    say("approve_always", lang, tool=tool, scope=scope)
+                    if scope
+                    else say("approve_always_tool", lang, tool=tool)
+                )
+                made.append(button(label, value("approve_always", view)))
             case "finish" | "hand_back":
                 made.append(button(say(choice, lang), value(choice, view)))
             case "cancel":

@@ -32,6 +32,7 @@ from feishu.elements import Card
 from feishu.lines import decision_lines
 from feishu.payloads import MessageEvent
 from feishu.report import chat_report
+from feishu.rules import rules_text
 from feishu.wording import escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
@@ -109,9 +110,7 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
         await (tell(deps, event, answer) if isinstance(answer, str) else show(deps, event, answer))
         return
     if word == "rules":
-        rules = await deps.store.rules(chat)
-        rows = [f"• `{r.tool}` runs without asking (set by {who(r.created_by)}; rule `{r.id}`)" for r in rules]
-        await tell(deps, event, "\n".join(rows) or "No always-allow rules here: every risky step asks.")
+        await tell(deps, event, await rules_text(usecases, chat, user, arg))
         return
     if word == "lessons":
         await tell(deps, event, await lessons_text(deps, chat, user, arg))

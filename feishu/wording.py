@@ -35,7 +35,8 @@ WORDS: dict[str, tuple[str, str]] = {
     "handoff": ("A question for you", "需要你的回答"),
     # buttons
     "approve": ("Approve", "批准"),
-    "approve_always": ("Approve and always allow {tool} here", "批准，并在此始终允许 {tool}"),
+    "approve_always": ("Always allow {tool} for {scope} here", "在此始终允许 {tool}（{scope}）"),
+    "approve_always_tool": ("Always allow {tool} here", "在此始终允许 {tool}"),
     "continue_anyway": ("Continue anyway", "仍然继续"),
     "rerun": ("Re-run", "重新运行"),
     "request_changes": ("Request changes", "请求修改"),

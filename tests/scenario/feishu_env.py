@@ -71,6 +71,18 @@ class FEnv:
         await self.bot.background.idle()
         await self.bot.deps.delivery.idle(horizon=1.0)
 
+    async def exec_gate(self, task: str, user: str = "alice", approver: str | None = None) -> tuple[Posted, Posted]:
+        """``user`` asks for ``task``; ``approver`` (default ``user``) approves up to its first exec gate:
+        the run's root card and the gate."""
+        await self.fake.say(user, OPS, task)
+        await self.wait(self.cards)
+        root = self.cards()[-1]
+        review = await self.next_review(root)
+        while "exec" not in text(review) or "Plan" in review.card["header"]["title"]["content"]:
+            await self.fake.click(approver or user, review.message_id, "approve")
+            review = await self.next_review(root, after=review)
+        return root, review
+
 
 def text(posted: Posted) -> str:
     return card_text(posted.card)

@@ -38,13 +38,7 @@ async def test_feishu_tool_question_answered_with_a_button_then_a_form(tmp_path:
 async def test_feishu_always_allow_from_a_gate_skips_it_next_time_in_that_chat(tmp_path: Path) -> None:
     async with running_feishu(tmp_path) as env:
         fake = env.fake
-        await fake.say("alice", OPS, "restart payments and check errors after")
-        await env.wait(env.cards)
-        root = env.cards()[0]
-        review = await env.next_review(root)
-        while "exec" not in text(review) or "Plan" in review.card["header"]["title"]["content"]:
-            await fake.click("alice", review.message_id, "approve")
-            review = await env.next_review(root, after=review)
+        _, review = await env.exec_gate("restart payments and check errors after")
         answer = await fake.click("alice", review.message_id, "approve_always")
         assert answer.body["toast"]["type"] == "success"
         rules = await env.bot.deps.store.rules(OPS)

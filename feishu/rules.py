@@ -1,0 +1,49 @@
+"""The ``rules`` command in Feishu: what each always-allow rule of the chat covers; ``rules widen ID`` makes a
+scoped rule cover every target of its tool, ``rules revoke ID`` ends one (the same use cases as Slack's buttons)."""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from agent.messages import rule_what, rule_widened
+from agent.models import Rule
+from agent.usecases import NotApplied, Refused, RuleRevoked, RuleWidened, UseCases
+from feishu import messages
+from feishu.wording import escape, prose, who
+
+
+async def rules_text(usecases: UseCases, chat: str, user: str, arg: str) -> str:
+    """``rules`` lists; ``rules widen ID`` and ``rules revoke ID`` act, where the policy lets ``user``."""
+    verb, _, rule_id = arg.strip().partition(" ")
+    verb, rule_id = verb.lower(), rule_id.strip()
+    if verb in ("widen", "revoke") and rule_id:
+        outcome = await (usecases.widen_rule if verb == "widen" else usecases.revoke_rule)(rule_id, user, chat)
+        return _outcome(outcome, verb)
+    if verb:
+        return messages.RULES_USAGE
+    rules = await usecases.rules(chat)
+    return "\n".join(_row(r) for r in rules) or messages.NO_RULES
+
+
+def _row(rule: Rule) -> str:
+    row = f"• {prose(rule_what(rule))} runs without asking (set by {who(rule.created_by)}; rule `{escape(rule.id)}`)"
+    if rule.widened_by is not None:
+        return row + f" · widened to every target by {who(rule.widened_by)}"
+    if rule.tool_wide:
+        return row + " · made before rules named their targets"
+    return row + f" · `rules widen {escape(rule.id)}` covers every target"
+
+
+def _outcome(outcome: RuleWidened | RuleRevoked | Refused | NotApplied, verb: str) -> str:
+    match outcome:
+        case RuleWidened(rule=rule):
+            return prose(rule_widened(rule, rule.widened_by or ""))
+        case RuleRevoked(rule=rule):
+            return messages.RULE_REVOKED.format(what=prose(rule_what(rule)))
+        case Refused(refusal=refusal):
+            setter = refusal.users[0] if refusal.users else ""
+            return messages.RULE_NOT_YOURS.format(user=who(setter), verb=verb)
+        case NotApplied(message=message):
+            return messages.FAILED.format(error=prose(message))
+        case _:
+            assert_never(outcome)
