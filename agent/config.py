@@ -20,6 +20,7 @@ Errors are one line that names the bad key::
 
     [rules]
     offer_after = 5                   # unchanged approvals in a row of one call shape before "always allow" is offered
+    always_allow = [{channel = "C0OPS", tool = "restart_service", service = "payments"}]  # or every_target = true
 
     [report]
     takeover_warning = 0.10           # warn when more runs than this are taken over
@@ -44,6 +45,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
+from agent.config_rules import AlwaysAllow
 from agent.errors import PolicyError
 from agent.models import Risk
 
@@ -171,9 +173,11 @@ class LessonsRule(_Section):
 
 class RulesRule(_Section):
     """When a gate offers "always allow" with its history: after this many unchanged approvals in a row
-    of the same call shape in a channel (0: never offered that way)."""
+    of the same call shape in a channel (0: never offered that way); and the always-allow rules the policy
+    file sets itself (``always_allow``, see :mod:`agent.config_rules`)."""
 
     offer_after: int = Field(default=5, ge=0, le=100)
+    always_allow: list[AlwaysAllow] = Field(default_factory=list)
 
 
 class PolicyConfig(_Section):

@@ -135,5 +135,16 @@ def rule_suspended(tool: str, label: str, by: str, verb: str, number: int) -> st
     )
 
 
+def rule_kept(tool: str, label: str, by: str, verb: str, number: int) -> str:
+    """A policy-file rule whose step was corrected or rejected: it is not Tandem's to suspend."""
+    return (
+        f"{mention(by)} {verb} step {number}, which the policy file's always-allow rule for {scoped(tool, label)} "
+        "let run. That rule stays in force until the policy file's [rules] always_allow changes."
+    )
+
+
+RULE_IN_POLICY = "That rule is set in the policy file ([rules] always_allow); change it there. Nothing changed."
+
+
 def rule_widened(rule: Rule, by: str) -> str:
     return f"From now on `{rule.tool}` runs without asking in this channel for every target (widened by {mention(by)})."

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from agent import authz
 from agent.authz import Refusal
 from agent.config import PolicyConfig, Strategy, TimeoutRule
+from agent.config_rules import configured_rules
+from agent.messages import RULE_IN_POLICY
 from agent.models import (
     AlwaysOffer,
     Anchor,
@@ -167,9 +169,15 @@ class SafetyPolicy:
         gate = Review(id="", anchor="before_risky_step", step=step.number, created_at=0.0)
         return self.quorum(state, gate) == 1
 
+    def configured_rules(self, channel: str | None) -> list[Rule]:
+        """The always-allow rules the policy file sets for ``channel`` (``[rules] always_allow``)."""
+        return configured_rules(self.config.rules.always_allow, channel) if channel is not None else []
+
     def may_widen(self, rule: Rule, risk: Risk) -> str | None:
         """None when ``rule`` may be widened to every target of its tool (of ``risk``); else why not: the
         same limits as making a rule (never a deploy, never a tool that needs several approvals)."""
+        if rule.from_policy:
+            return RULE_IN_POLICY
         if rule.tool_wide:
             return f"The rule for `{rule.tool}` already covers every target; nothing changed."
         if risk >= Risk.DEPLOY:

@@ -19,7 +19,7 @@ from typing import Literal
 
 from agent.authz import Refusal
 from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UseTheButton
-from agent.messages import decided_verb
+from agent.messages import RULE_IN_POLICY, decided_verb
 from agent.models import (
     Answer,
     Approve,
@@ -31,6 +31,7 @@ from agent.models import (
     Rule,
     RunState,
 )
+from agent.models.rules import POLICY_RULE
 from agent.ports import Store
 from agent.runtime import Runtime
 
@@ -266,6 +267,8 @@ class UseCases:
 
     async def revoke_rule(self, rule_id: str, by: str, where: str | None) -> RuleRevoked | Refused | NotApplied:
         """Revoke a standing rule of ``where`` (whoever set it, or any approver; see ``may_revoke``)."""
+        if rule_id.startswith(POLICY_RULE):
+            return NotApplied(RULE_IN_POLICY)
         rules = await self.store.rules(where or "")
         rule = next((r for r in rules if r.id == rule_id), None)
         if rule is None:
@@ -278,17 +281,18 @@ class UseCases:
         return RuleRevoked(revoked)
 
     async def rules(self, where: str) -> list[Rule]:
-        """The always-allow rules in force of ``where``, oldest first."""
-        return await self.store.rules(where)
+        """The always-allow rules in force of ``where``: the policy file's, then people's, oldest first."""
+        return [*self.runtime.safety.configured_rules(where), *await self.store.rules(where)]
 
     async def widen_rule(self, rule_id: str, by: str, where: str | None) -> RuleWidened | Refused | NotApplied:
         """Widen a scoped rule of ``where`` to every target of its tool: an explicit choice of whoever may
         revoke it (see ``may_revoke``), checked first; never for a deploy or a tool that needs several
         approvals (see ``may_widen``). Who widened it, and when, is kept on the rule."""
-        rules = await self.store.rules(where or "")
-        rule = next((r for r in rules if r.id == rule_id.strip().strip("`")), None)
+        rule = next((r for r in await self.rules(where or "") if r.id == rule_id.strip().strip("`")), None)
         if rule is None:
             return NotApplied("That rule is unknown here or no longer in force; nothing changed.", "unknown_rule")
+        if rule.from_policy:
+            return NotApplied(RULE_IN_POLICY)
         if not self.runtime.safety.may_revoke(rule, by, await self.groups_of(by)):
             return Refused(Refusal(by, "widen this rule", (rule.created_by,), note=" (or an approver)"))
         risk = self.runtime.tools.get(rule.tool).risk if rule.tool in self.runtime.tools else Risk.DEPLOY

@@ -32,6 +32,10 @@ def rules_blocks(rules: Sequence[Rule]) -> Blocks:
 
 
 def _rule_blocks(rule: Rule) -> list[Block]:
+    if rule.from_policy:
+        return [
+            section(f"{escape(rule_what(rule))} runs without asking · set in the policy file ([rules] always_allow)")
+        ]
     text = (
         f"{escape(rule_what(rule))} runs without asking · set by {mention(rule.created_by)} · {when(rule.created_at)}"
     )

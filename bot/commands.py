@@ -67,7 +67,7 @@ async def start_run(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, task:
 
 
 async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word: str, arg: str) -> None:
-    store, usecases = deps.store, deps.usecases
+    usecases = deps.usecases
     channel, user = cmd.channel_id, cmd.user_id
     if word == "list":
         groups = await deps.directory.groups_of(user)
@@ -77,7 +77,7 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
         await ephemeral(client, channel, user, blocks=list_blocks(open_rows, mine))
         return
     if word == "rules":
-        await ephemeral(client, channel, user, blocks=rules_blocks(await store.rules(channel)))
+        await ephemeral(client, channel, user, blocks=rules_blocks(await usecases.rules(channel)))
         return
     if word == "lessons":
         await ephemeral(client, channel, user, blocks=lessons_blocks(await usecases.lessons(channel)))

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from agent.brain import LLMBrain
 from agent.config import load_config
+from agent.config_rules import check_tools
 from agent.errors import ConfigError
 from agent.llm import make_model
 from agent.models import Policy, Risk
@@ -106,10 +107,12 @@ async def open_services(
         migrate_world(world_db)
         world = SqliteOpsWorld(world_db)
         tool_context = lambda: use_world(world)  # noqa: E731
+    tools = load_tools(settings.tool_modules)
+    check_tools(config.rules.always_allow, tools)  # a deploy or an unknown tool in [rules] always_allow stops here
     runtime = Runtime(
         store,
         LLMBrain(make_model(settings.model, settings.llm_api_base, settings.llm_timeout)),
-        load_tools(settings.tool_modules),
+        tools,
         policy=policy
         or Policy(step_timeout=settings.step_timeout, confirm_threshold=Risk.parse(config.confirm_threshold)),
         config=config,

@@ -26,6 +26,8 @@ async def rules_text(usecases: UseCases, chat: str, user: str, arg: str) -> str:
 
 
 def _row(rule: Rule) -> str:
+    if rule.from_policy:
+        return f"• {prose(rule_what(rule))} runs without asking (set in the policy file, [rules] always_allow)"
     row = f"• {prose(rule_what(rule))} runs without asking (set by {who(rule.created_by)}; rule `{escape(rule.id)}`)"
     if rule.widened_by is not None:
         return row + f" · widened to every target by {who(rule.widened_by)}"

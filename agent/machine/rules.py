@@ -26,6 +26,7 @@ from agent.models import (
     param_shape,
     scope_label,
 )
+from agent.models.rules import POLICY_RULE
 from agent.policy import rule_scope
 
 
@@ -69,6 +70,10 @@ def suspensions(s: RunState, review: Review, event: Decided) -> list[Effect]:
         seen.add(by)
         verb = "corrected" if isinstance(decision, Correct) else "rejected"
         reason = f"step {step.number} (`{step.tool}`), which it let run, was {verb}"
+        label = scope_label(step.approved_scope)
+        if by.startswith(f"rule:{POLICY_RULE}"):  # the policy file's: kept, and the thread told so
+            effects.append(Notify(text=messages.rule_kept(step.tool, label, event.by, verb, step.number)))
+            continue
         scoped = step.approved_scope is not None
         suspension = RuleSuspension(
             rule_id=by.removeprefix("rule:"),
@@ -78,7 +83,6 @@ def suspensions(s: RunState, review: Review, event: Decided) -> list[Effect]:
             reason=reason,
             shape=param_shape(step.tool, step.params) if scoped else None,
         )
-        label = scope_label(step.approved_scope)
         text = messages.rule_suspended(step.tool, label, event.by, verb, step.number)
         effects += [SuspendRule(suspension=suspension), Notify(text=text)]
     return effects

@@ -15,6 +15,8 @@ from agent.models.base import _Model
 from agent.models.steps import target_of
 
 SCOPE_LABEL_MAX = 60
+POLICY_RULE = "policy:"
+"""The id prefix of a rule the policy file sets (``[rules] always_allow``; ``policy:1`` is its first entry)."""
 
 
 def call_scope(params: dict[str, Any]) -> dict[str, Any]:
@@ -54,6 +56,11 @@ class Rule(_Model):
     @property
     def tool_wide(self) -> bool:
         return self.target is None
+
+    @property
+    def from_policy(self) -> bool:
+        """Set in the policy file: changed there, never revoked, widened or suspended from chat."""
+        return self.id.startswith(POLICY_RULE)
 
     @property
     def label(self) -> str:

@@ -285,7 +285,7 @@ class Engine:
     async def _match_rule(self, state: RunState, work: MatchRule) -> RuleChecked:
         scope = rule_scope(state)
         step = state.step(work.number)
-        rules = await self.store.rules(scope) if scope is not None else []
+        rules = [*self.safety.configured_rules(scope), *(await self.store.rules(scope) if scope is not None else [])]
         found = next((r for r in rules if r.covers(step.tool, step.params)), None)
         history = await self._gate_history(state, work.number) if found is None and scope is not None else []
         return RuleChecked(at=self.clock(), nonce=self.new_id(), number=work.number, rule=found, history=history)
