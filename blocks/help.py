@@ -22,7 +22,7 @@ COMMANDS = (
     "`/tandem list` — open runs in this channel and runs waiting on you\n"
     "`/tandem status &lt;run&gt;` — where a run stands\n"
     "`/tandem cancel &lt;run&gt;` — stop a run\n"
-    "`/tandem rules` — always-allow rules in this channel, with Revoke\n"
+    "`/tandem rules` — always-allow rules in this channel and what each covers, with Widen and Revoke\n"
     "`/tandem lessons` — what corrections taught plans in this channel, with Forget\n"
     "`/tandem report [7d|30d|date]` — corrections, takeovers and warnings for this channel\n"
     "`/tandem help` — this message"
