@@ -88,6 +88,18 @@ def test_review_card_without_always_allow_when_the_policy_refuses_it() -> None:
     assert "approve_always" not in choices_of(card) and "approve" in choices_of(card)
 
 
+@pytest.mark.parametrize(
+    ("task", "label"),
+    [
+        ("restart payments", "Always allow restart_service for payments, eu-west-1 here"),
+        ("重启支付服务", "在此始终允许 restart_service（payments, eu-west-1）"),
+    ],
+)
+def test_review_card_always_allow_names_the_targets_it_covers(task: str, label: str) -> None:
+    run, rv = reviewing("before_risky_step", origin=CHAT, task=task)
+    assert label in text_of(review_card(review_view(run, rv, SafetyPolicy())))
+
+
 def test_review_card_chinese_task_gets_chinese_chrome() -> None:
     run, rv = reviewing("after_plan", task="重启支付服务")
     card = review_card(review_view(run, rv, SafetyPolicy()))
