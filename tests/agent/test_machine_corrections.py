@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.brain import LLMBrain
-from agent.models import Approve, Correct, Risk, RunState
+from agent.models import Approve, Correct, Policy, Risk, RunState
 from agent.offline import OfflineModel
 from agent.runtime import Runtime
 from agent.tools import ToolRegistry, load_tools, tool
@@ -192,9 +192,11 @@ async def test_refine_that_comes_back_the_same_is_refused_uncounted(store: Async
     plan = {"steps": [{"tool": "list_services", "params": {}, "reason": "asked"}]}
     same = json.dumps({"text": "All five services listed."})
     model = ScriptedModel(json.dumps(plan), same, same)
-    runtime = Runtime(store, LLMBrain(model), TOOLS)
+    # every anchor kept: a read-only run is otherwise delivered as done, with no result review to refine at
+    runtime = Runtime(store, LLMBrain(model), TOOLS, policy=Policy(dynamic_anchors=False))
     state = await runtime.start("list the services", "U1")
-    state = await runtime.decide(state.id, Approve(), "U1")
+    while state.pending is not None and state.pending.anchor != "before_result":  # the plan, then "continue anyway"
+        state = await runtime.decide(state.id, Approve(), "U1")
     assert state.pending is not None and state.pending.anchor == "before_result"
 
     after = await runtime.decide(state.id, Correct(intent="refine_output", feedback="make it nicer"), "U1")

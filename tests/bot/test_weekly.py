@@ -47,10 +47,12 @@ def look(service: str) -> str:
 
 
 class OneStepBrain:
-    """Plans one look at the service; a replan plans it again."""
+    """Plans one look at the service; a replan looks at another one (a replan that changes nothing is not
+    counted as a correction)."""
 
-    async def plan(self, task: str, tools: ToolRegistry, **_: Any) -> list[ProposedStep]:
-        return [ProposedStep(tool="look", params={"service": "api"}, reason="r", risk=Risk.READ)]
+    async def plan(self, task: str, tools: ToolRegistry, feedback: Any = (), **_: Any) -> list[ProposedStep]:
+        service = f"api-{len(feedback)}" if feedback else "api"
+        return [ProposedStep(tool="look", params={"service": service}, reason="r", risk=Risk.READ)]
 
     async def revise_step(self, task: str, step: Step, tools: ToolRegistry, **_: Any) -> dict[str, Any]:
         return dict(step.params)
