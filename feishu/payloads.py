@@ -160,7 +160,7 @@ class Click(_In):
 
     @model_validator(mode="after")
     def _about_a_review(self) -> Click:
-        if self.action != "forget_lesson" and not self.review:
+        if self.action not in ("forget_lesson", "vote") and not self.review:
             raise ValueError(f"a {self.action} button names the review it decides")
         return self
 
