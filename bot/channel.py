@@ -159,7 +159,8 @@ class SlackChannel:
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {escaped(state.error, 2000)}" if state.error else ""
-                line = (finished_line(state) if status == "done" else None) or _OUTCOME.get(status, status) + error
+                partly = finished_line(state) if status == "done" else None  # the task's words: escaped
+                line = escaped(partly, 2000) if partly else _OUTCOME.get(status, status) + error
                 votes = [result_feedback(state.id)] if status == "done" else []
                 await post.blocks([context(line), *votes], line)
             case "card":

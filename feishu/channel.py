@@ -139,7 +139,8 @@ class FeishuChannel:
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {prose(state.error, 2000)}" if state.error else ""
-                done = finished_line(state) if status == "done" else None
+                partly = finished_line(state) if status == "done" else None
+                done = prose(partly, 2000) if partly else None
                 await reply(line_card(done or _OUTCOME.get(status, status) + error, lang))
             case "card":
                 wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
