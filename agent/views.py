@@ -49,6 +49,7 @@ def run_json(state: RunState, events: list[AuditEvent] | None = None) -> dict[st
         "steps": [_step(s) for s in state.plan],
         "history": [_step(s) for s in state.history],
         "output": _prose(state.output),
+        "not_done": list(state.not_done),
         "error": _prose(state.error),
         "feedback": [f.model_dump(mode="json") for f in state.feedback],
         "lessons_applied": [

@@ -162,7 +162,8 @@ class SlackChannel:
                 status = str(message.data.get("status", state.status))
                 error = f" {escaped(state.error, 2000)}" if state.error else ""
                 ok = status == "done"
-                line = (finished_line(state) if ok else None) or _OUTCOME.get(status, status) + error
+                partly = finished_line(state) if ok else None  # the task's words: escaped
+                line = escaped(partly, 2000) if partly else _OUTCOME.get(status, status) + error
                 votes = [result_feedback(state.id)] if ok else []
                 details = [result_details_button(state.id)] if ok and state.output else []
                 await post.blocks([context(line), *details, *votes], line)

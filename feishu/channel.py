@@ -141,7 +141,8 @@ class FeishuChannel:
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {prose(state.error, 2000)}" if state.error else ""
-                done = finished_line(state) if status == "done" else None
+                partly = finished_line(state) if status == "done" else None
+                done = prose(partly, 2000) if partly else None
                 votes_on = state.id if status == "done" else ""
                 await reply(finished_card(done or _OUTCOME.get(status, status) + error, votes_on, lang))
             case "card":

@@ -14,7 +14,8 @@ Modules, lowest first: :mod:`~agent.offline.vocabulary` (synonyms, word search,
 clause splitting, Chinese numerals), :mod:`~agent.offline.tools_match` (tools and
 matching a clause to one), :mod:`~agent.offline.params` (filling parameters),
 :mod:`~agent.offline.drafts` (a draft step per clause), :mod:`~agent.offline.feedback`
-(what feedback on a plan changes), :mod:`~agent.offline.planner` (``plan`` and
+(what feedback on a plan changes), :mod:`~agent.offline.asked` (a value a correction
+asks for that a tool does not know), :mod:`~agent.offline.planner` (``plan`` and
 ``revise``), :mod:`~agent.offline.classifier` (``classify``), :mod:`~agent.offline.text`
 (``summarize`` and ``refine``), :mod:`~agent.offline.takeover` (``propose``) and
 :mod:`~agent.offline.model` (the model that routes requests to them).

@@ -23,8 +23,11 @@ _CUES = (
 _FILLER = {
     *"the a an it its this that one instead rather than of to on in for with and or but then please pls just "
     "only now again also do not no yes ok okay actually sorry wait should be use using switch change set make "
-    "target pick go try value name same other another different".split(),
+    "target pick go try value name same other another different first later soon asap all both them everything "
+    "anything nothing latest newest previous old new current default".split(),
 }
+_ADVERB = re.compile(r"[a-z]{3,}ly$", re.I)
+"""'restart gracefully': a manner, never a value."""
 
 
 def asked_value(tool: ToolView, text: str, old: JSON) -> JSON | None:
@@ -37,7 +40,7 @@ def asked_value(tool: ToolView, text: str, old: JSON) -> JSON | None:
     stray = _FILLER | known | {w.lower() for p in tool.params for w in _PARAM_NAMES.get(p.name, (p.name,))}
     stray |= {w for ws in (*CONCEPTS.values(), *PARAM_WORDS.values()) for w in ws}
     for word in _offered(tool, target, text):
-        if word.lower() in stray or word == old.get(target.name):
+        if word.lower() in stray or _ADVERB.match(word) or word == old.get(target.name):
             continue
         return {target.name: word}
     return None

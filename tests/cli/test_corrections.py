@@ -43,3 +43,16 @@ def test_answer_say_with_a_negated_service_never_takes_it(tmp_path: Path) -> Non
 
     assert "There is no service `orders`" in after["pending_review"]["note"]
     assert (after["retries"], after["steps"][0]["params"]) == (0, {"service": "payments"})
+
+
+def test_run_json_of_a_run_whose_part_was_taken_back_lists_nothing_as_not_done(tmp_path: Path) -> None:
+    run = answered(tmp_path, "run", "--detach", TASK)
+    answered(tmp_path, "answer", run["id"], "--reject", "don't check errors", "--intent", "replan")
+    shown = json.loads(tandem_in(tmp_path, "show", run["id"], "--json").stdout)
+    assert [s["tool"] for s in shown["steps"]] == ["restart_service"]
+
+    done = shown
+    while done["pending_review"] is not None:  # the plan, the restart's gate, the result
+        done = answered(tmp_path, "answer", run["id"], "--approve", "--review", done["pending_review"]["id"])
+
+    assert done["status"] == "done" and done["not_done"] == [] and done["output"].startswith("**Done")

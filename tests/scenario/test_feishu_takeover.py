@@ -35,6 +35,7 @@ async def test_feishu_takeover_card_instructs_with_its_form_and_finishes_with_it
         # only a check ran: the card says what of the task was not done, never a plain "Done"
         await env.wait(lambda: "Partly done — not done: " in text(root))
         assert "check errors" in text(root) and "✅ Done" not in text(root)
+        await env.wait(lambda: any("✅ Partly done — not done: " in text(m) for m in env.bot_thread(root)))
         runs = await env.bot.deps.store.list_runs()
         final = (await env.bot.deps.store.load(runs[0].id))[0]
         assert final.status == "done" and [s.tool for s in final.plan if s.status == "done"] == ["check_service"]

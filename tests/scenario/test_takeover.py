@@ -37,6 +37,8 @@ async def test_fourth_correction_hands_over_and_thread_replies_become_instructio
         # only a check ran: the card says what of the task was not done, never a plain "Done"
         await env.wait(lambda: "Partly done — not done: " in text_of(env.ws.state.message(OPS, card.ts)), within=10)
         assert "check errors" in text_of(env.ws.state.message(OPS, card.ts))
+        await env.wait(lambda: any("✅ Partly done — not done: " in text_of(m) for m in env.thread(card)))
+        assert not any(text_of(m).startswith("✅ Done") for m in env.thread(card))
         final = (await env.bot.deps.store.load(state.id))[0]
         assert final.status == "done"
         assert [s.tool for s in final.plan if s.status == "done"] == ["check_service"]
