@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from agent.models import AlwaysOffer, Anchor, ReviewRecord, RunState, mention, moment
+from agent.models import AlwaysOffer, Anchor, PlannedStep, ReviewRecord, RunState, Step, mention, moment
 from agent.models.steps import TimeoutOutcome
 
 _VERBS = {
@@ -101,3 +101,14 @@ def offer_text(offer: AlwaysOffer) -> str:
             "Approving it with always allow stops asking for it in this channel."
         )
     return f"{head}: {when}. Approving it with always allow stops asking for it in this channel."
+
+
+def takeover_example(state: RunState) -> str | None:
+    """An instruction the run's own tools can do (its latest step, as words), for the takeover card's example."""
+    steps: list[Step | PlannedStep] = [*(state.rejected_plans[-1] if state.rejected_plans else [])]
+    steps += [*state.history, *state.plan]
+    if not steps:
+        return None
+    step = steps[-1]
+    value = next((str(v) for v in step.params.values() if isinstance(v, str) and v and len(v) <= 40), "")
+    return f"{step.tool.replace('_', ' ')} {value}".strip()

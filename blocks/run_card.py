@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.models import RunState, Step
+from agent.outcome import outcome
 from blocks.decided import DecisionLine, decision_text
 from blocks.limits import MAX_SECTION_TEXT
 from blocks.markdown import output_blocks
@@ -82,7 +83,9 @@ def status_detail(state: RunState) -> str:
 
 
 def _status(state: RunState, waiting_on: Sequence[str]) -> Block:
-    text = f"*{status_label(state.status)}*"
+    ended = outcome(state)
+    label = ended.label() if ended is not None else status_label(state.status)
+    text = f"*{label}*" + (f" · {ended.detail()}" if ended is not None and ended.detail() else "")
     if state.takeover and state.takeover_reason and not state.finished:
         text += f" — {clip(state.takeover_reason, 300).text}"
     detail = status_detail(state)

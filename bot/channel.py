@@ -21,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
 from agent.models import CancelRequested, Decided, Delivery, Reading, Review, Risk, RunState, SlackThread, TimedOut
+from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from blocks import review_blocks
@@ -158,7 +159,8 @@ class SlackChannel:
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {escaped(state.error, 2000)}" if state.error else ""
-                line = _OUTCOME.get(status, status) + error
+                ended = outcome(state)
+                line = (escaped(ended.line()) if ended is not None else _OUTCOME.get(status, status)) + error
                 votes = [result_feedback(state.id)] if status == "done" else []
                 await post.blocks([context(line), *votes], line)
             case "card":

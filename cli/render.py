@@ -17,6 +17,7 @@ from typing import Any
 from agent.lessons import using
 from agent.messages import plural, timeout_note
 from agent.models import AuditEvent, Delivery, Review, RunState, Step, mention, plain_mention, render_mentions
+from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 from blocks.markdown import segments, table_rows
@@ -136,7 +137,8 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
 
 
 def outcome_text(state: RunState, *, color: bool = False) -> str:
-    lines = [f"── Run {state.id}: {state.status} ──"]
+    ended = outcome(state)
+    lines = [f"── Run {state.id}: {state.status} ──", *([ended.line()] if ended is not None else [])]
     lines += [step_line(s) for s in (*state.history, *state.plan)]
     if state.output:
         lines.append(written(state.output, color=color))

@@ -19,6 +19,7 @@ from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
 from agent.logs import ctx
 from agent.models import Decided, Delivery, FeishuChat, Reading, Review, RunState
+from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from agent.review_view import review_view
@@ -138,7 +139,9 @@ class FeishuChannel:
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {prose(state.error, 2000)}" if state.error else ""
-                await reply(line_card(_OUTCOME.get(status, status) + error, lang))
+                ended = outcome(state)
+                line = ended.line(lang == "zh") if ended is not None else _OUTCOME.get(status, status)
+                await reply(line_card(line + error, lang))
             case "card":
                 wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
                 if wait > 0:

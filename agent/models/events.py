@@ -25,6 +25,13 @@ class PlanProposed(_Event):
     lessons: list[LessonUse] = Field(default_factory=list)  # what earlier corrections taught, given to the planner
 
 
+class PlanDeclined(_Event):
+    """No tool can do any part of the task (``reason`` says so, and what the tools can do)."""
+
+    kind: Literal["plan_declined"] = "plan_declined"
+    reason: str
+
+
 class PlanFailed(_Event):
     kind: Literal["plan_failed"] = "plan_failed"
     error: str
@@ -129,6 +136,7 @@ class CancelRequested(_Event):
 
 Event = Annotated[
     PlanProposed
+    | PlanDeclined
     | PlanFailed
     | Decided
     | StepFinished
