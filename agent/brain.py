@@ -326,7 +326,8 @@ class LLMBrain:
             proposal = _validate(_ProposeAnswer, parse_json_object(answer))
             if proposal.kind == "unclear":
                 said = proposal.message.strip()
-                more = "" if capabilities.LEAD in said else f" {can_do(tools)}"
+                whole = self.model.name == OfflineModel.name or capabilities.LEAD in said  # already says it
+                more = "" if whole else f" {can_do(tools)}"
                 return TakeoverReading(kind="unclear", message=f"{said}{more}".strip())
             if proposal.kind != "step":
                 return TakeoverReading(kind=proposal.kind, message=proposal.message)

@@ -9,7 +9,7 @@ from agent.models import SlackThread
 from blocks.help import help_blocks
 from bot import messages
 from bot.commands import start_run
-from bot.decisions import read_and_apply
+from bot.decisions import read_and_apply, tell
 from bot.deps import Deps
 from bot.intake import on_event
 from bot.payloads import MessageEvent, SlashCommand
@@ -57,6 +57,11 @@ async def thread_reply(deps: Deps, client: AsyncWebClient, message: MessageEvent
     if not await deps.store.claim_delivery(f"msg:{message.channel}:{message.ts}", deps.clock()):
         return
     state, _ = await deps.store.load(run_id)
+    if not state.finished and state.pending is None:  # "just cancel this" while it works stops it
+        stopped = await deps.usecases.stop_asked(run_id, message.text, message.user)
+        if stopped is not None:
+            await tell(client, message.channel, message.user, stopped, message.thread_ts)
+            return
     if state.finished or state.pending is None:
         template = messages.RUN_FINISHED if state.finished else messages.NOTHING_PENDING
         text = template.format(run=run_id, status=state.status.replace("_", " "))

@@ -147,6 +147,12 @@ async def lessons_text(deps: FeishuDeps, chat: str, user: str, arg: str) -> str:
 async def thread_reply(deps: FeishuDeps, event: MessageEvent, run_id: str) -> None:
     user = event.event.sender.sender_id.open_id
     state, _ = await deps.store.load(run_id)
+    if not state.finished and state.pending is None:  # "取消吧" while it works stops it
+        stopped = await deps.usecases.stop_asked(run_id, event.event.message.text, user)
+        if stopped is not None:
+            if not isinstance(stopped, Applied | Asked):
+                await tell(deps, event, said(stopped))
+            return
     if state.finished or state.pending is None:
         template = messages.RUN_FINISHED if state.finished else messages.NOTHING_PENDING
         await tell(deps, event, template.format(run=run_id, status=state.status.replace("_", " ")))
