@@ -60,3 +60,45 @@ async def test_fourth_correction_is_the_first_takeover_step_and_thread_replies_s
         final = (await store.load(state.id))[0]
         assert final.status == "done"
         assert [(s.number, s.tool, s.status) for s in final.plan] == [(1, "check_service", "done")]
+
+
+async def test_takeover_finished_with_a_failed_step_says_so_the_same_way_everywhere(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        card = await env.start("restart payments and check errors after")
+        review = await env.next_review(card)
+        for text in ["restart checkout instead", "no, restart search instead", "wrong again, restart auth instead"]:
+            await env.ws.reply_in_thread("alice", OPS, card.ts, text)
+            review = await env.next_review(card, after=review)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "still not right, check payments")
+        proposed = await env.next_review(card, after=review)
+        await env.click("alice", proposed, ids.APPROVE)
+        back = await env.next_review(card, after=proposed)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "roll back notifications")  # it has no earlier version
+        gated = await env.next_review(card, after=back)
+        assert "proposed step 2" in text_of(gated) and "rollback_service" in text_of(gated)
+        await env.click("alice", gated, ids.APPROVE)
+        failed = await env.next_review(card, after=gated)
+        assert "Step 2 (`rollback_service`) failed" in text_of(failed)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "finish")
+
+        word = "Finished with problems"
+        await env.wait(lambda: f"⚠️ {word}: 1 of 2 steps failed." in lines(env, card))
+        await env.idle()
+        assert f"⚠️ {word}* · 1 of 2 steps failed" in text_of(env.ws.state.message(OPS, card.ts)), "the card"
+        assert "✅ Done" not in text_of(env.ws.state.message(OPS, card.ts)) + lines(env, card)
+        store = env.bot.deps.store
+        state = (await store.load((await store.list_runs())[0].id))[0]
+        assert (state.output or "").startswith(f"**{word}: "), "the result's own heading"
+        event = {"type": "app_home_opened", "user": "U0ALICE", "channel": "D0X", "tab": "home", "event_ts": "1.2"}
+        assert (await env.ws.deliver(event)).status == 200
+        await env.idle()
+        home = env.ws.state.home_view("U0ALICE")
+        rows = [
+            line
+            for line in str(home.spec if home else "").split("\\n")
+            if "|restart payments and check errors after>" in line
+        ]
+        assert rows and all(
+            row.startswith("⚠️ *<") and f"|restart payments and check errors after>* · {word.lower()} ·" in row
+            for row in rows
+        ), rows
