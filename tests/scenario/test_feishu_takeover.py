@@ -52,3 +52,18 @@ async def test_feishu_takeover_card_instructs_with_its_form_and_finishes_with_it
         assert final.status == "done" and [(s.number, s.tool, s.status) for s in final.plan] == [
             (1, "check_service", "done")
         ]
+
+
+async def test_feishu_mention_with_a_task_no_tool_can_do_ends_at_once_saying_what_it_can(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        await env.fake.say("alice", OPS, "order pizza")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        await env.wait(lambda: "❌ Failed" in text(root))
+        await env.wait(
+            lambda: "No tool here can do “order pizza”. What I can do here: list services" in said(env, root)
+        )
+        assert env.reviews(root) == [], "nobody is asked"
+        assert "List every service" not in said(env, root) + text(root)
+        runs = await env.bot.deps.store.list_runs()
+        assert [(r.status, r.pending_review) for r in runs] == [("failed", None)]
