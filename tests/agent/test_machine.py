@@ -27,6 +27,7 @@ from agent.models import (
     MakePlan,
     Notify,
     OutputReady,
+    PlanDeclined,
     PlanFailed,
     PlanProposed,
     Policy,
@@ -582,3 +583,18 @@ def test_steps_are_numbered_once_per_run_across_takeover_and_hand_back() -> None
     numbers = [s.number for s in (*state.history, *state.plan)]
     assert numbers == [1, 2, 3, 4, 5, 6, 7], "no number repeats, and what ran stays in the history"
     assert [s.status for s in state.history] == ["done"] * 4
+
+
+def test_plan_declined_at_first_ends_the_run_at_once_with_why_and_asks_nobody() -> None:
+    why = "No tool here can do “order pizza”. What I can do here: check service."
+    state, effects = machine.transition(new(), PlanDeclined(reason=why, **_at()))
+    assert state.status == "failed" and state.error == why and state.pending is None
+    assert effects == [Finished(status="failed")]
+
+
+def test_plan_declined_on_a_replan_hands_the_run_to_the_person_already_there() -> None:
+    state, _ = planned(READS)
+    state, _ = decide(state, Correct(intent="replan", feedback="order pizza instead"))
+    state, effects = machine.transition(state, PlanDeclined(reason="No tool here can do that.", **_at()))
+    assert state.status == "human_takeover" and anchor(state) == "takeover"
+    assert state.takeover_reason == "No tool here can do that."
