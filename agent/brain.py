@@ -28,9 +28,10 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from agent import capabilities, facts, prompts, usage
+from agent import facts, prompts, usage
+from agent.capabilities import LEAD
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
-from agent.human import NothingToDo, PlannerQuestion
+from agent.human import PlannerQuestion
 from agent.models import Lesson, PlannedStep, ProposedStep, Reading, Step, TakeoverReading
 from agent.offline import (
     CERTAIN,
@@ -39,13 +40,13 @@ from agent.offline import (
     apply_refinement,
     cancels,
     classify_text,
-    named_unknown,
     outside_tools,
     plan_parts,
     render_summary,
 )
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
 from agent.tools import ToolRegistry
+from agent.toolscope import can_do, nothing_to_do, refuses, unknown_target
 
 __all__ = ["UNREADABLE", "LLMBrain", "Unusable", "parse_json_object"]
 
@@ -121,30 +122,6 @@ class _ProposeAnswer(_Answer):
 # --- the brain -----------------------------------------------------------------
 
 
-def can_do(tools: ToolRegistry) -> str:
-    """What the toolset can do, in a line or two (tool names and the values they know, no docstrings)."""
-    known: dict[str, list[str]] = {}
-    for spec in tools.specs():
-        required = set(spec.json_schema().get("required", []))
-        for name, values in spec.known_values().items():
-            if name in required:  # the targets (a service), not every option (a log level)
-                known[name] = [*known.get(name, []), *(v for v in values if v not in known.get(name, []))]
-    return capabilities.can_do([spec.name for spec in tools.specs()], known)
-
-
-# A model's refusal in prose instead of the JSON asked for ("I'm sorry, I can't help with ordering pizza").
-_REFUSAL = re.compile(
-    r"\b(?:I(?:'m| am) (?:sorry|afraid|unable|not able)|I can(?:no|'?)t|cannot (?:help|do|be done)|no (?:tool|step)s? "
-    r"(?:can|could|is able)|none of the (?:available )?tools|outside (?:of )?(?:the|my) (?:tools|scope))",
-    re.I,
-)
-
-
-def _nothing_to_do(task: str, tools: ToolRegistry, why: str = "") -> NothingToDo:
-    said = f" ({_clip(why.strip(), 200).rstrip('.')})" if why.strip() else ""
-    return NothingToDo(f"No tool here can do “{_clip(task, 200)}”{said}. {can_do(tools)}")
-
-
 class LLMBrain:
     """Implements :class:`agent.ports.Brain` on top of any :class:`agent.ports.ChatModel`."""
 
@@ -193,14 +170,14 @@ class LLMBrain:
             try:
                 data = parse_json_object(answer, allow_list=True)
             except Unusable:
-                if _REFUSAL.search(answer) and outside():  # a refusal in prose, of a task no tool fits
-                    raise _nothing_to_do(task, tools, answer) from None
+                if refuses(answer) and outside():  # a refusal in prose, of a task no tool fits
+                    raise nothing_to_do(task, tools, answer) from None
                 raise
             plan = _validate(_PlanAnswer, {"steps": data} if isinstance(data, list) else data)
             question = (plan.question or "").strip()
             unsure = plan.confidence is not None and plan.confidence < ask_below
             if not plan.steps and outside():  # nothing to approve: the run ends at once, saying what can be done
-                raise _nothing_to_do(task, tools, plan.unable or "")
+                raise nothing_to_do(task, tools, plan.unable or "")
             if question and ask_below > 0 and (unsure or not plan.steps):
                 raise PlannerQuestion(question if plan.steps else f"{question}\n{can_do(tools)}", plan.options)
             if not plan.steps:
@@ -326,14 +303,14 @@ class LLMBrain:
             proposal = _validate(_ProposeAnswer, parse_json_object(answer))
             if proposal.kind == "unclear":
                 said = proposal.message.strip()
-                whole = self.model.name == OfflineModel.name or capabilities.LEAD in said  # already says it
+                whole = self.model.name == OfflineModel.name or LEAD in said  # already says it
                 more = "" if whole else f" {can_do(tools)}"
                 return TakeoverReading(kind="unclear", message=f"{said}{more}".strip())
             if proposal.kind != "step":
                 return TakeoverReading(kind=proposal.kind, message=proposal.message)
             if proposal.step is None:
                 raise Unusable('kind is "step" but "step" is missing; give {"tool", "params", "reason"}.')
-            unknown = _unknown(instruction, proposal.step, tools)
+            unknown = unknown_target(instruction, proposal.step.tool, proposal.step.params or {}, tools)
             if unknown is not None:
                 return TakeoverReading(kind="unclear", message=f"{unknown} Nothing was proposed.")
             (checked,) = _checked_steps([proposal.step], tools)
@@ -361,20 +338,6 @@ class LLMBrain:
             usage.note_call(self.model.name)
             repaired = await self.model.complete(prompts.repair_request(request, answer, str(exc)))
             return parse(repaired)
-
-
-def _unknown(instruction: str, step: _StepAnswer, tools: ToolRegistry) -> str | None:
-    """Why a model's step does not do what the instruction says: a value no tool knows, or a target the
-    instruction names that the step replaced by another (None when it does)."""
-    try:
-        spec = tools.get(step.tool)
-    except ToolError:
-        return None  # the repair round says which tools exist
-    unknown = spec.unknown_value(step.params or {})
-    if unknown is not None:
-        return unknown
-    described = [s.describe() for s in tools.specs()]
-    return named_unknown(instruction, described, spec.name, step.params or {})
 
 
 def _parts(context: dict[str, Any]) -> PlanParts | None:

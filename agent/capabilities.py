@@ -8,7 +8,7 @@ SHOWN = 12
 LEAD = "What I can do here:"
 
 
-def can_do(tools: Sequence[str], known: Mapping[str, Sequence[str]]) -> str:
+def say_can_do(tools: Sequence[str], known: Mapping[str, Sequence[str]]) -> str:
     """``What I can do here: list services, restart service, … — for service: payments, checkout.``"""
     if not tools:
         return "No tools are loaded here, so there is nothing I can do."

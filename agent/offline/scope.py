@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agent.capabilities import can_do
+from agent.capabilities import say_can_do
 from agent.offline.tools_match import Toolbox, ToolView
 from agent.offline.vocabulary import CONCEPTS, JSON, PARAM_WORDS, concepts_in, find_word, value_at
 
@@ -86,7 +86,7 @@ def can_do_line(box: Toolbox) -> str:
         for p in tool.params:
             if p.required and p.enum:
                 known[p.name] = [*known.get(p.name, []), *(v for v in p.enum if v not in known.get(p.name, []))]
-    return can_do([t.name for t in box.tools], known)
+    return say_can_do([t.name for t in box.tools], known)
 
 
 def _target_word(clause: str, box: Toolbox) -> str | None:
