@@ -29,6 +29,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from agent import facts, prompts, usage
+from agent.capabilities import LEAD
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
 from agent.human import PlannerQuestion
 from agent.models import Lesson, PlannedStep, ProposedStep, Reading, Step, TakeoverReading
@@ -37,13 +38,16 @@ from agent.offline import (
     OfflineModel,
     PlanParts,
     apply_refinement,
+    cancels,
     classify_text,
+    outside_tools,
     plan_parts,
     render_summary,
 )
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
 from agent.readings import ReadingKind, combine
 from agent.tools import ToolRegistry
+from agent.toolscope import can_do, nothing_to_do, refuses, unknown_target
 
 __all__ = ["UNREADABLE", "LLMBrain", "Unusable", "parse_json_object"]
 
@@ -83,6 +87,7 @@ class _PlanAnswer(_Answer):
     confidence: float | None = None
     question: str | None = None
     options: list[str] = Field(default_factory=list)
+    unable: str | None = None  # no tool can do any part of the task: why
 
 
 class _ReviseAnswer(_Answer):
@@ -124,16 +129,6 @@ class _ProposeAnswer(_Answer):
 # --- the brain -----------------------------------------------------------------
 
 
-def can_do(tools: ToolRegistry, shown: int = 12) -> str:
-    """What the toolset can do, for a question to someone whose task matched none of it."""
-    lines = [
-        f"• `{spec.name}`: {spec.description.splitlines()[0] if spec.description else spec.name}"
-        for spec in tools.specs()
-    ]
-    more = f"\n… and {len(lines) - shown} more" if len(lines) > shown else ""
-    return "What I can do here:\n" + "\n".join(lines[:shown]) + more
-
-
 class LLMBrain:
     """Implements :class:`agent.ports.Brain` on top of any :class:`agent.ports.ChatModel`."""
 
@@ -172,16 +167,31 @@ class LLMBrain:
         parts = await asyncio.to_thread(_parts, request.context) if replan else None
         answers: list[str] = []
 
+        def outside() -> bool:
+            """No part of the task is anything the tools do (read without the model, so an ops task whose
+            plan came back empty still reaches a person instead of ending)."""
+            return outside_tools(task, [s.describe() for s in tools.specs()])
+
         def parse(answer: str) -> list[ProposedStep]:
             answers.append(answer)
-            data = parse_json_object(answer, allow_list=True)
+            try:
+                data = parse_json_object(answer, allow_list=True)
+            except Unusable:
+                if refuses(answer) and outside():  # a refusal in prose, of a task no tool fits
+                    raise nothing_to_do(task, tools, answer) from None
+                raise
             plan = _validate(_PlanAnswer, {"steps": data} if isinstance(data, list) else data)
             question = (plan.question or "").strip()
             unsure = plan.confidence is not None and plan.confidence < ask_below
+            if not plan.steps and outside():  # nothing to approve: the run ends at once, saying what can be done
+                raise nothing_to_do(task, tools, plan.unable or "")
             if question and ask_below > 0 and (unsure or not plan.steps):
                 raise PlannerQuestion(question if plan.steps else f"{question}\n{can_do(tools)}", plan.options)
             if not plan.steps:
-                raise Unusable('the plan has no steps; a plan needs at least one {"tool", "params", "reason"} step.')
+                raise Unusable(
+                    'the plan has no steps; a plan needs at least one {"tool", "params", "reason"} step, '
+                    'or, when no tool can do any part of the task, {"steps": [], "unable": "<why>"}.'
+                )
             if len(plan.steps) > max_steps:
                 raise Unusable(f"the plan has {len(plan.steps)} steps but at most {max_steps} are allowed.")
             steps = _checked_steps(plan.steps, tools)
@@ -292,14 +302,26 @@ class LLMBrain:
         return combine(read, local, anchor=context.anchor, step=context.step, steps=steps)
 
     async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
+        """One step for a person's instruction, or why none: a target the tools do not know is named, and
+        an instruction no tool can do gets what the tools can do, never a step bent onto another target."""
         request = prompts.propose_request(instruction, task, steps, tools)
+        if self.model.name != OfflineModel.name and cancels(instruction):  # "just cancel this": no model needed
+            return TakeoverReading(kind="cancel", message="Cancelling the run.")
 
         def parse(answer: str) -> TakeoverReading:
             proposal = _validate(_ProposeAnswer, parse_json_object(answer))
+            if proposal.kind == "unclear":
+                said = proposal.message.strip()
+                whole = self.model.name == OfflineModel.name or LEAD in said  # already says it
+                more = "" if whole else f" {can_do(tools)}"
+                return TakeoverReading(kind="unclear", message=f"{said}{more}".strip())
             if proposal.kind != "step":
                 return TakeoverReading(kind=proposal.kind, message=proposal.message)
             if proposal.step is None:
                 raise Unusable('kind is "step" but "step" is missing; give {"tool", "params", "reason"}.')
+            unknown = unknown_target(instruction, proposal.step.tool, proposal.step.params or {}, tools)
+            if unknown is not None:
+                return TakeoverReading(kind="unclear", message=f"{unknown} Nothing was proposed.")
             (checked,) = _checked_steps([proposal.step], tools)
             step = PlannedStep(tool=checked.tool, params=checked.params, reason=checked.reason)
             return TakeoverReading(kind="step", step=step, message=proposal.message)
@@ -310,8 +332,8 @@ class LLMBrain:
             log.warning("takeover instruction not understood: %s", exc)
             return TakeoverReading(
                 kind="unclear",
-                message=f"I could not turn “{instruction}” into a step ({_short(exc)}). "
-                "Name one action and its target, e.g. “restart payments”, or say “finish” or “hand back”.",
+                message=f"I could not turn “{instruction}” into a step ({_short(exc)}). {can_do(tools)} "
+                "Name one action and its target, or say “finish” or “hand back”.",
             )
 
     async def _ask(self, request: LLMRequest, parse: Callable[[str], T]) -> T:

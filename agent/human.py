@@ -66,6 +66,14 @@ class PlannerQuestion(Exception):  # noqa: N818 - a flow-control signal, not a f
         self.options = list(options or [])
 
 
+class NothingToDo(Exception):  # noqa: N818 - a flow-control signal, not a failure
+    """No tool can do any part of the task: ``reason`` says so, with what the tools can do."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass
 class _Replay:
     answers: list[Any]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from agent.models import AlwaysOffer, Anchor, ReviewRecord, Rule, RunState, mention, moment
+from agent.models import AlwaysOffer, Anchor, PlannedStep, ReviewRecord, Rule, RunState, Step, mention, moment
 from agent.models.steps import TimeoutOutcome
 
 _VERBS = {
@@ -168,3 +168,14 @@ FOLLOW_UP_UNSURE = (
 FOLLOW_UP_NOT_A_CORRECTION = (
     "A request for changes never approves, so run `{run}` stays done. Say what should be different."
 )
+
+
+def takeover_example(state: RunState) -> str | None:
+    """An instruction the run's own tools can do (its latest step, as words), for the takeover card's example."""
+    steps: list[Step | PlannedStep] = [*(state.rejected_plans[-1] if state.rejected_plans else [])]
+    steps += [*state.history, *state.plan]
+    if not steps:
+        return None
+    step = steps[-1]
+    value = next((str(v) for v in step.params.values() if isinstance(v, str) and v and len(v) <= 40), "")
+    return f"{step.tool.replace('_', ' ')} {value}".strip()

@@ -55,11 +55,6 @@ def headline(parts: list[str], task: str) -> str:
     return "Partly done — not done: " + "; ".join(parts)
 
 
-def finished_line(state: RunState) -> str | None:
-    """The line a finished run shows instead of "Done" when a part of its task was not done."""
-    return f"✅ {headline(state.not_done, state.task)}" if state.phase == "done" and state.not_done else None
-
-
 def partly(text: str, parts: list[str], task: str) -> str:
     """The written result with Tandem's own headline saying what was not done, first; a "Done" title the
     writer gave it becomes "Partly done", so nothing reads as all done."""

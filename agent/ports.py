@@ -96,7 +96,8 @@ class Brain(Protocol):
     ) -> list[ProposedStep]:
         """A validated plan, made with what ``lessons`` (from earlier corrections) teach (raises PlanError
         when none can be had; PlannerQuestion when the
-        planner is less sure than ``ask_below`` and asks a person instead)."""
+        planner is less sure than ``ask_below`` and asks a person instead; NothingToDo when no tool can do
+        any part of the task)."""
         ...
 
     async def revise_step(

@@ -92,6 +92,8 @@ earlier message dropped); do not keep both.
 - "confidence" (0 to 1) says how sure you are that this is what the person wants. If you would have to \
 guess the target or the action, add "question": one short question to the person (and, if the answer is one \
 of a few, "options": the possible answers) instead of guessing.
+- If no tool can do any part of the task (it is not about the systems these tools work on), give no steps \
+and say why in "unable": {{"steps": [], "unable": "<one short sentence>"}}. Never plan an unrelated step instead.
 {_JSON_ONLY}{PLAN_SHAPE}"""
 
 REVISER = f"""You are the step reviser of Tandem, an ops agent. A person corrected one step of a plan.

@@ -32,6 +32,7 @@ from agent.models import (
     RunState,
 )
 from agent.models.rules import POLICY_RULE
+from agent.offline import cancels
 from agent.ports import Store
 from agent.runtime import Runtime
 
@@ -269,6 +270,13 @@ class UseCases:
                 return NotApplied(str(exc))
             return Applied(state)
         raise AssertionError("unreachable")
+
+    async def stop_asked(self, run_id: str, text: str, by: str) -> Outcome | None:
+        """A reply that asks to stop ("just cancel this", "取消吧") while the run works and nothing waits for a
+        decision: the stop, as :meth:`cancel` does it (same rules). None for any other text."""
+        if not cancels(text):
+            return None
+        return await self.cancel(run_id, by, reason=" ".join(text.split())[:300])
 
     async def _ended(self, run_id: str) -> AlreadyDecided:
         """A stop that came after the run had ended: who ended it, and when, where the trail says."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.models import AuditEvent, RunState, Step, plain_mention, render_mentions
+from agent.outcome import outcome
 
 
 def _prose(text: str | None) -> str | None:
@@ -39,6 +40,7 @@ def run_json(state: RunState, events: list[AuditEvent] | None = None) -> dict[st
         "requester": state.requester,
         "origin": state.origin.model_dump(mode="json"),
         "status": state.status,
+        "outcome": ended.line() if (ended := outcome(state)) is not None else None,
         "phase": state.phase,
         "pending_review": pending,
         "retries": state.retries,

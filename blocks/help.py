@@ -49,6 +49,8 @@ class RunRow(BaseModel):
     waiting_on: str | None = None
     """What it waits for, e.g. ``approval of step 2`` (see :func:`blocks.text.waiting_for`)."""
     link: str | None = None
+    outcome: str | None = None
+    """How a finished run ended (``⚠️ Finished with problems``), as its card and thread say it."""
     """Permalink to the run card or thread."""
 
 
@@ -62,7 +64,7 @@ def help_blocks() -> Blocks:
 
 def row_line(row: RunRow) -> str:
     """``✋ Restart payments · plan review · `r1` · @ana · 14:02``"""
-    icon, _, label = STATUS_LABELS[row.status].partition(" ")
+    icon, _, label = (row.outcome or STATUS_LABELS[row.status]).partition(" ")
     task = clip(" ".join(row.task.split()), 80).text
     if row.link and _LINK.fullmatch(row.link):
         task = f"<{row.link}|{task}>"

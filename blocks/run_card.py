@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.models import RunState, Step
-from agent.not_done import finished_line
+from agent.outcome import outcome
 from blocks.decided import DecisionLine, decision_text
 from blocks.lessons import applied_lessons
 from blocks.limits import MAX_SECTION_TEXT
@@ -85,8 +85,10 @@ def status_detail(state: RunState) -> str:
 
 
 def _status(state: RunState, waiting_on: Sequence[str]) -> Block:
-    partly = finished_line(state)
-    text = f"*{clip(partly, 300).text}*" if partly else f"*{status_label(state.status)}*"
+    ended = outcome(state)
+    label = ended.label() if ended is not None else status_label(state.status)
+    detail = ended.detail() if ended is not None else ""
+    text = f"*{label}*" + (f" · {clip(detail, 300).text}" if detail else "")
     if state.takeover and state.takeover_reason and not state.finished:
         text += f" — {clip(state.takeover_reason, 300).text}"
     detail = status_detail(state)

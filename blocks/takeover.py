@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.messages import takeover_example
 from agent.models import Review, RunState
 from blocks import ids
 from blocks.limits import MAX_SECTION_TEXT
@@ -23,16 +24,21 @@ from blocks.text import (
     step_of,
 )
 
+STEER_STEP = "Approve to run it. A new instruction in the thread replaces it; say *finish* or *hand back* instead."
 DONE_BUDGET = 4000
 LAST_OUTPUT = 1500
 
-HOW_TO_STEER = (
-    "*How to steer*\n"
-    "• Reply in this thread with one instruction at a time, e.g. _check disk usage on db-2_. "
-    "Tandem proposes one step and asks before it runs.\n"
-    "• Say *finish* to wrap up with a summary of what was done.\n"
-    "• Say *hand back* to let Tandem carry on with the plan."
-)
+
+def how_to_steer(state: RunState) -> str:
+    example = takeover_example(state)
+    e_g = f", e.g. _{escape(example)}_" if example else ""
+    return (
+        "*How to steer*\n"
+        f"• Reply in this thread with one instruction at a time{e_g}. "
+        "Tandem proposes one step and asks before it runs.\n"
+        "• Say *finish* to wrap up with a summary of what was done.\n"
+        "• Say *hand back* to let Tandem carry on with the plan."
+    )
 
 
 def takeover(state: RunState, review: Review) -> Blocks:
@@ -40,6 +46,8 @@ def takeover(state: RunState, review: Review) -> Blocks:
     reason = state.takeover_reason or review.note
     headline = "🧑‍💻 *Human takeover* — Tandem stopped"
     headline += f": {clip(' '.join(reason.split()), 1000).text}" if reason else "."
+    if review.note and review.note != reason:  # why the last instruction proposed nothing
+        headline += f"\n\n💬 {clip(' '.join(review.note.split()), 1000).text}"
     ran = [s for s in (*state.history, *state.plan) if s.status != "pending"]
     buttons = [cancel_button(review.id)]
     if ran:
@@ -56,7 +64,7 @@ def takeover(state: RunState, review: Review) -> Blocks:
                 buttons.insert(0, details_button(review.id))
     else:
         done = [section("*Done so far:* nothing has run yet.")]
-    return [section(headline), *done, section(HOW_TO_STEER), actions(*buttons)]
+    return [section(headline), *done, section(how_to_steer(state)), actions(*buttons)]
 
 
 def takeover_step(state: RunState, review: Review) -> Blocks:
@@ -64,9 +72,10 @@ def takeover_step(state: RunState, review: Review) -> Blocks:
     step = step_of(state, review)
     if step is None:
         return missing_step(review)
-    blocks, truncated = step_body(step, "🧑‍💻 *Proposed step*")
+    blocks, truncated = step_body(step, f"🧑‍💻 *Human takeover — proposed step {step.number}*")
     if review.note:
         blocks.append(context(clip(review.note, 1000).text))
+    blocks.append(context(STEER_STEP))
     buttons = [
         button("Approve", ids.APPROVE, review.id, style="primary"),
         button("Reject", ids.REJECT, review.id),

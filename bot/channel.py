@@ -21,7 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
 from agent.models import CancelRequested, Decided, Delivery, Reading, Review, Risk, RunState, SlackThread, TimedOut
-from agent.not_done import finished_line
+from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from blocks import review_blocks
@@ -162,8 +162,8 @@ class SlackChannel:
                 status = str(message.data.get("status", state.status))
                 error = f" {escaped(state.error, 2000)}" if state.error else ""
                 ok = status == "done"
-                partly = finished_line(state) if ok else None  # the task's words: escaped
-                line = escaped(partly, 2000) if partly else _OUTCOME.get(status, status) + error
+                ended = outcome(state)  # its detail may quote the task's words: escaped
+                line = (escaped(ended.line(), 2000) if ended is not None else _OUTCOME.get(status, status)) + error
                 votes = [result_feedback(state.id)] if ok else []
                 details = [result_details_button(state.id)] if ok and state.output else []
                 await post.blocks([context(line), *details, *votes], line)

@@ -10,6 +10,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.models import RunState, SlackThread
+from agent.outcome import outcome
 from blocks.help import RunRow
 from blocks.text import waiting_for
 from bot.deps import Deps
@@ -26,6 +27,7 @@ def run_row(state: RunState, link: str | None = None) -> RunRow:
         updated_at=state.updated_at,
         waiting_on=waiting_for(state.pending) if state.pending else None,
         link=link,
+        outcome=ended.label() if (ended := outcome(state)) is not None else None,
     )
 
 

@@ -9,7 +9,7 @@ from agent.models import SlackThread
 from blocks.help import help_blocks
 from bot import messages
 from bot.commands import start_run
-from bot.decisions import follow_up_and_tell, read_and_apply
+from bot.decisions import follow_up_and_tell, read_and_apply, tell
 from bot.deps import Deps
 from bot.intake import on_event
 from bot.payloads import MessageEvent, SlashCommand
@@ -63,7 +63,11 @@ async def thread_reply(deps: Deps, client: AsyncWebClient, message: MessageEvent
             name="thread:follow_up",
         )
         return
-    if state.pending is None:
+    if state.pending is None:  # "just cancel this" while it works stops it
+        stopped = await deps.usecases.stop_asked(run_id, message.text, message.user)
+        if stopped is not None:
+            await tell(client, message.channel, message.user, stopped, message.thread_ts)
+            return
         text = messages.NOTHING_PENDING.format(run=run_id, status=state.status.replace("_", " "))
         await client.chat_postMessage(channel=message.channel, thread_ts=message.thread_ts, text=text)
         return

@@ -8,7 +8,7 @@ from typing import assert_never
 
 from agent.errors import TandemError, UseTheButton
 from agent.follow_up import Unchanged, follow_up, reopen
-from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, RunState, mention, moment
+from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, Instruct, RunState, mention, moment
 from agent.ports import Store
 from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from cli.render import plain
@@ -52,6 +52,8 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState | Ans
         if state.pending is None and not state.finished:  # working: stop it (retried if another process races it)
             return _applied(await services.usecases.cancel(run_id, user))
         return await runtime.decide(run_id, Cancel(), user, review_id=review)
+    if args.instruct is not None:
+        return await runtime.decide(run_id, Instruct(text=args.instruct), user, review_id=review)
     if args.finish:
         return await runtime.decide(run_id, Finish(), user, review_id=review)
     if args.hand_back:

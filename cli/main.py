@@ -23,6 +23,7 @@ from agent.errors import PolicyError, TandemError
 from agent.logs import configure
 from agent.messages import plural
 from agent.models import RunState
+from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.settings import CoreSettings, LogSettings, read_settings
 from agent.usecases import Answered
@@ -131,7 +132,9 @@ async def _read_only(args: argparse.Namespace, settings: CoreSettings) -> int:
             failed = await store.undelivered_runs([s.id for s in summaries])
             for s in summaries:
                 note = f"  ⚠ {failed[s.id]} not delivered" if s.id in failed else ""
-                print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}{note}")
+                ended = outcome((await store.load(s.id))[0]) if s.status == "done" else None
+                said = f"  · {ended.line()}" if ended is not None and ended.word != "done" else ""
+                print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}{said}{note}")
             return 0
         state, _ = await store.load(await resolve(store, args.run_id))
         events = await store.events(state.id)

@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--reject", metavar="TEXT", help="request changes with this feedback")
     what.add_argument("--say", metavar="TEXT", help="free text, classified like a thread reply")
     what.add_argument("--cancel", action="store_true")
+    what.add_argument("--instruct", metavar="TEXT", help="(takeover) the next instruction: one proposed step")
     what.add_argument("--finish", action="store_true", help="(takeover) wrap up the run")
     what.add_argument("--hand-back", action="store_true", help="(takeover) let the agent continue on its own")
     what.add_argument("--answer", metavar="VALUE", help="answer a tool's question (a choice, text, or yes/no)")

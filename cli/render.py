@@ -27,7 +27,7 @@ from agent.models import (
     plain_mention,
     render_mentions,
 )
-from agent.not_done import finished_line
+from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 from blocks.markdown import segments, table_rows
@@ -158,7 +158,8 @@ def lesson_lines(uses: Sequence[LessonUse], *, color: bool = False) -> list[str]
 
 
 def outcome_text(state: RunState, *, color: bool = False) -> str:
-    lines = [f"── Run {state.id}: {state.status} ──", *filter(None, [finished_line(state)])]
+    ended = outcome(state)
+    lines = [f"── Run {state.id}: {state.status} ──", *([ended.line()] if ended is not None else [])]
     lines += [step_line(s) for s in (*state.history, *state.plan)]
     if state.pending is None and "after_plan" not in state.anchors:  # no plan review showed them
         lines += lesson_lines(state.lessons_applied, color=color)

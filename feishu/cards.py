@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.models import Reading, RunState
-from agent.not_done import finished_line
+from agent.outcome import outcome
 from agent.review_view import ReviewView
 from feishu.elements import (
     WAITING,
@@ -115,7 +115,7 @@ def review_card(view: ReviewView, lang: Lang | None = None) -> Card:
     """The card asking for a decision on one pending review, for every anchor."""
     lang = lang or lang_of(view.task)
     body = _content(view, lang)
-    if view.note and view.anchor not in ("takeover",):
+    if view.note and view.note != view.takeover_reason:
         body.append(note(prose(view.note, 1000)))
     if view.approvals:
         names = ", ".join(who(a) for a in view.approvals)
@@ -188,9 +188,10 @@ def _controls(view: ReviewView, lang: Lang) -> list[Element]:
 def run_card(state: RunState, decisions: Sequence[str] = (), status: str = "", warning: str = "") -> Card:
     """The run's root card: task, live status, plan progress, decisions, outcome."""
     lang = lang_of(state.task)
-    head = escape(finished_line(state) or say(f"status_{state.status}", lang)) + (
-        f" · {escape(status)}" if status else ""
-    )
+    ended = outcome(state)
+    said = say(f"status_{state.status}", lang) if ended is None else ended.label(lang == "zh")
+    detail = escape(ended.detail(lang == "zh")) if ended is not None else ""
+    head = said + (f" · {detail}" if detail else "") + (f" · {escape(status)}" if status else "")
     meta = say("requested_by", lang, who=who(state.requester), run=state.id)
     elements = [md(f"**{head}**"), note(meta)]
     if state.plan:

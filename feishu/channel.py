@@ -19,7 +19,7 @@ from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
 from agent.logs import ctx
 from agent.models import Decided, Delivery, FeishuChat, Reading, Review, RunState
-from agent.not_done import finished_line
+from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from agent.review_view import review_view
@@ -141,10 +141,10 @@ class FeishuChannel:
             case "finished":
                 status = str(message.data.get("status", state.status))
                 error = f" {prose(state.error, 2000)}" if state.error else ""
-                partly = finished_line(state) if status == "done" else None
-                done = prose(partly, 2000) if partly else None
+                ended = outcome(state)  # its detail may quote the task's words
+                line = prose(ended.line(lang == "zh"), 2000) if ended is not None else _OUTCOME.get(status, status)
                 votes_on = state.id if status == "done" else ""
-                await reply(finished_card(done or _OUTCOME.get(status, status) + error, votes_on, lang))
+                await reply(finished_card(line + error, votes_on, lang))
             case "card":
                 wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
                 if wait > 0:

@@ -152,7 +152,12 @@ async def thread_reply(deps: FeishuDeps, event: MessageEvent, run_id: str) -> No
         if not isinstance(answer, Applied):
             await tell(deps, event, prose(answer.message) if isinstance(answer, Unchanged) else said(answer))
         return
-    if state.pending is None:
+    if state.pending is None:  # "取消吧" while it works stops it
+        stopped = await deps.usecases.stop_asked(run_id, text, user)
+        if stopped is not None:
+            if not isinstance(stopped, Applied | Asked):
+                await tell(deps, event, said(stopped))
+            return
         await tell(deps, event, messages.NOTHING_PENDING.format(run=run_id, status=state.status.replace("_", " ")))
         return
     outcome = await deps.usecases.say(run_id, text, user, review_id=state.pending.id)

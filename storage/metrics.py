@@ -119,7 +119,8 @@ def _stage(q: MetricsQuery, d: Dialect) -> list[tuple[str, list[Any]]]:
         (d.temp_index("asks_review", "asks", "run_id, review"), []),
         (
             f"""CREATE TEMP TABLE corrections AS
-            SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent
+            SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent,
+                   {d.field("x.payload", "takeover")} AS takeover
             FROM ev x JOIN asks a ON a.run_id = x.run_id AND a.review = {d.field("x.payload", "review_id")}
             WHERE x.kind = 'decided' AND {d.field("x.payload", "decision.kind")} = 'correct'
               AND a.anchor NOT IN ({_quoted(NOT_CORRECTIONS)})
@@ -136,8 +137,10 @@ def _stage(q: MetricsQuery, d: Dialect) -> list[tuple[str, list[Any]]]:
             [],
         ),
         (
-            "CREATE TEMP TABLE takeovers AS"
-            " SELECT run_id, MIN(asked_at) AS at FROM asks WHERE anchor = 'takeover' GROUP BY run_id",
+            "CREATE TEMP TABLE takeovers AS SELECT run_id, MIN(at) AS at FROM ("
+            " SELECT run_id, asked_at AS at FROM asks WHERE anchor = 'takeover'"
+            " UNION ALL SELECT run_id, at FROM corrections WHERE takeover IS NOT NULL"
+            ") t GROUP BY run_id",
             [],
         ),
     ]
@@ -150,7 +153,8 @@ def _prefix(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
 
 def _headline(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
     """Counts, retries (corrections minus those that handed the run to a person) and the mean
-    time from a correction to the next review (one that is not the takeover it caused)."""
+    time from a correction to the next review (not for one that handed the run over, nor to the
+    takeover review it caused in runs recorded before the handing-over correction said so)."""
     prefix, args = _prefix(q, d)
     cause = d.field("n.payload", "cause")
     sql = (
@@ -162,14 +166,14 @@ def _headline(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
         (SELECT COUNT(*) FROM corrections WHERE intent = 'replan'),
         (SELECT COUNT(*) FROM corrections WHERE intent = 'retry_step'),
         (SELECT COUNT(*) FROM corrections WHERE intent = 'refine_output'),
-        (SELECT COUNT(*) FROM corrections)
+        (SELECT COUNT(*) FROM corrections WHERE takeover IS NULL)
             - (SELECT COUNT(*) FROM asks WHERE anchor = 'takeover' AND cause = 'corrections'),
         (SELECT COUNT(*) FROM takeovers),
         (SELECT AVG(n.at - c.at) FROM corrections c
             JOIN ev n ON n.id = (
                 SELECT MIN(a.id) FROM ev a WHERE a.run_id = c.run_id AND a.kind = 'ask_human' AND a.id > c.id
             )
-            WHERE COALESCE({cause}, '') <> 'corrections')
+            WHERE COALESCE({cause}, '') <> 'corrections' AND c.takeover IS NULL)
     """
     )
     return sql, args

@@ -10,7 +10,7 @@ from agent.machine.execution import _advance, _replan, _run
 from agent.machine.handoffs import _on_answer
 from agent.machine.helpers import Result, _finish, _takeover, _work
 from agent.machine.rules import remembered, suspensions
-from agent.machine.takeover import _on_takeover_decision
+from agent.machine.takeover import _on_takeover_decision, take_over_with
 from agent.models import (
     Answer,
     Approval,
@@ -147,7 +147,7 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
             f"Tandem applied {s.retries} correction{'s' if s.retries != 1 else ''}; this one would be the "
             f"{_ordinal(s.retries + 1)}, so a person takes over from here, one approved step at a time."
         )
-        return _takeover(s, event, reason)
+        return take_over_with(s, event, reason, c.feedback) if c.feedback.strip() else _takeover(s, event, reason)
     s.retries += 1
     anchor = review.anchor
     if intent == "refine_output":

@@ -15,6 +15,7 @@ from agent.models import (
     MatchRule,
     Notify,
     Phase,
+    PlannedStep,
     ProposeStep,
     RefineOutput,
     Review,
@@ -67,9 +68,21 @@ def _finish(s: RunState, status: Literal["done", "cancelled", "failed"], *, note
 
 
 def _takeover(s: RunState, event: Event, reason: str) -> Result:
+    _enter_takeover(s, reason)
+    return _ask(s, event, "takeover")
+
+
+def _enter_takeover(s: RunState, reason: str) -> None:
+    """A person steers from here. The plan's steps that have not run are set aside (kept as a rejected
+    plan, so a hand-back replans knowing them): the person's steps go on from the last number that ran."""
     s.takeover = True
     s.takeover_reason = reason
     s.learning = None  # what a person does from here is not a correction of the plan
     s.retry_step = None
     s.retry_failures = 0
-    return _ask(s, event, "takeover")
+    unrun = [x for x in s.plan if x.status == "pending"]
+    if unrun:
+        aside = [PlannedStep(tool=x.tool, params=x.params, reason=x.reason) for x in unrun]
+        if not s.rejected_plans or s.rejected_plans[-1] != aside:
+            s.rejected_plans.append(aside)
+        s.plan = [x for x in s.plan if x.status != "pending"]

@@ -23,6 +23,7 @@ from agent.models import (
     Event,
     MakePlan,
     OutputReady,
+    PlanDeclined,
     PlanFailed,
     PlanProposed,
     PlanQuestion,
@@ -111,6 +112,12 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
         case PlanFailed():
             s.inflight = None
             return _takeover(s, event, f"The planner could not produce a valid plan: {event.error}")
+        case PlanDeclined():
+            s.inflight = None
+            if s.feedback or s.history or s.plan:  # a replan, with a person already in the thread
+                return _takeover(s, event, event.reason)
+            s.error = event.reason  # nothing anyone could approve: the run ends at once, saying why
+            return _finish(s, "failed")
         case Decided():
             return _on_decision(s, event, policy)
         case StepFinished():

@@ -6,13 +6,16 @@ from typing import assert_never
 
 from agent.errors import InvalidDecision
 from agent.machine.execution import _run
-from agent.machine.helpers import Result, _ask, _finish, _work
+from agent.machine.helpers import Result, _ask, _enter_takeover, _finish, _work
+from agent.messages import plural
 from agent.models import (
     Answer,
     Approve,
     Cancel,
     Correct,
     Decided,
+    Decision,
+    Effect,
     Feedback,
     Finish,
     HandBack,
@@ -29,6 +32,22 @@ from agent.models import (
 )
 
 
+def take_over_with(s: RunState, event: Decided, reason: str, instruction: str) -> Result:
+    """The correction past the limit hands the run to a person and is their first instruction: it becomes
+    the first proposed step (asked about like any other), or the takeover review says why it could not."""
+    had = len(s.plan)
+    _enter_takeover(s, reason)
+    aside = had - len(s.plan)
+    said = (
+        f" The {plural(aside, 'planned step')} that had not run {'is' if aside == 1 else 'are'} set aside."
+        if aside
+        else ""
+    )
+    note = Notify(text=f"🧑‍💻 {reason}{said} Your correction “{instruction}” is the first instruction.")
+    state, effects = _work(s, ProposeStep(instruction=instruction), "human_takeover")
+    return state, [note, *effects]
+
+
 def _on_takeover_decision(s: RunState, event: Decided, review: Review) -> Result:
     d = event.decision
     if review.anchor == "takeover_step" and isinstance(d, Approve):
@@ -38,9 +57,19 @@ def _on_takeover_decision(s: RunState, event: Decided, review: Review) -> Result
         step.approved_digest = step.digest
         step.approved_by = event.by
         return _run(s, step)
+    notes: list[Effect] = []
     if review.anchor == "takeover_step":
-        # Rejected: the proposal is dropped; the feedback, if any, is the next instruction.
+        # Not approved: the proposal is dropped, visibly; the feedback, if any, is the next instruction.
+        dropped = next((x for x in s.plan if x.number == review.step), None)
         s.plan = [x for x in s.plan if x.number != review.step]
+        if dropped is not None and not isinstance(d, Cancel):
+            notes.append(Notify(text=_dropped(dropped, _said(d))))
+    state, effects = _next(s, event, review)
+    return state, [*notes, *effects]
+
+
+def _next(s: RunState, event: Decided, review: Review) -> Result:
+    d = event.decision
     match d:
         case Finish() | Approve():
             s.finishing = True
@@ -49,12 +78,12 @@ def _on_takeover_decision(s: RunState, event: Decided, review: Review) -> Result
             if d.note:
                 s.feedback.append(Feedback(by=event.by, at=event.at, intent="hand_back", text=d.note))
             return _hand_back(s)
-        case Instruct():
-            s.feedback.append(Feedback(by=event.by, at=event.at, intent="instruct", text=d.text))
-            return _work(s, ProposeStep(instruction=d.text), "human_takeover")
-        case Correct():
-            s.feedback.append(Feedback(by=event.by, at=event.at, intent="instruct", text=d.feedback))
-            return _work(s, ProposeStep(instruction=d.feedback), "human_takeover")
+        case Instruct() | Correct():
+            text = _said(d) or ""
+            if not text.strip():
+                return _ask(s, event, "takeover", note="Nothing proposed; reply with the next instruction.")
+            s.feedback.append(Feedback(by=event.by, at=event.at, intent="instruct", text=text))
+            return _work(s, ProposeStep(instruction=text), "human_takeover")
         case Cancel():  # handled before; kept for exhaustiveness
             return _finish(s, "cancelled")
         case Answer():
@@ -63,11 +92,31 @@ def _on_takeover_decision(s: RunState, event: Decided, review: Review) -> Result
             assert_never(d)
 
 
+def _said(d: Decision) -> str | None:
+    """The new instruction a decision carries, if it is one."""
+    match d:
+        case Instruct():
+            return d.text
+        case Correct():
+            return d.feedback
+        case _:
+            return None
+
+
+def _dropped(step: Step, instead: str | None) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in step.params.items())
+    what = f"the proposed step {step.number} `{step.tool}`" + (f" ({params})" if params else "")
+    if instead and instead.strip():
+        return f"Replaced {what} with the new instruction “{' '.join(instead.split())[:300]}”."
+    return f"Dropped {what}; it did not run."
+
+
 def _hand_back(s: RunState) -> Result:
     s.takeover = False
     s.takeover_reason = None
     s.retries = 0
-    s.rejected_plans.append([PlannedStep(tool=x.tool, params=x.params, reason=x.reason) for x in s.plan])
+    if s.plan:  # else the plan set aside at takeover stays the one to avoid
+        s.rejected_plans.append([PlannedStep(tool=x.tool, params=x.params, reason=x.reason) for x in s.plan])
     state, effects = _work(s, MakePlan(), "replanning")
     return state, [Notify(text="Control handed back to the agent; replanning."), *effects]
 

@@ -28,6 +28,13 @@ class PlanProposed(_Event):
     `orders`. Known: …"): said when the plan comes back unchanged."""
 
 
+class PlanDeclined(_Event):
+    """No tool can do any part of the task (``reason`` says so, and what the tools can do)."""
+
+    kind: Literal["plan_declined"] = "plan_declined"
+    reason: str
+
+
 class PlanFailed(_Event):
     kind: Literal["plan_failed"] = "plan_failed"
     error: str
@@ -144,6 +151,7 @@ class Reopened(_Event):
 
 Event = Annotated[
     PlanProposed
+    | PlanDeclined
     | PlanFailed
     | Decided
     | StepFinished

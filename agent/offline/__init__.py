@@ -21,9 +21,10 @@ asks for that a tool does not know), :mod:`~agent.offline.planner` (``plan`` and
 :mod:`~agent.offline.model` (the model that routes requests to them).
 """
 
-from agent.offline.classifier import CERTAIN, classify_text
+from agent.offline.classifier import CERTAIN, cancels, classify_text
 from agent.offline.model import OfflineModel
 from agent.offline.planner import PlanParts, plan_parts
+from agent.offline.scope import named_unknown, outside_tools
 from agent.offline.text import apply_refinement, render_summary
 from agent.offline.vocabulary import split_clauses, zh_number
 
@@ -33,6 +34,9 @@ __all__ = [
     "PlanParts",
     "apply_refinement",
     "classify_text",
+    "cancels",
+    "named_unknown",
+    "outside_tools",
     "plan_parts",
     "render_summary",
     "split_clauses",

@@ -11,6 +11,7 @@ from agent.offline.drafts import Draft, draft_steps, put_first
 from agent.offline.feedback import FeedbackEdit, apply_feedback
 from agent.offline.lessons import apply_lessons
 from agent.offline.params import extract_params, missing_params
+from agent.offline.scope import can_do_line, outside
 from agent.offline.tools_match import Toolbox, tool_view
 from agent.offline.vocabulary import INSTEAD_OF, JSON, split_clauses, value_at
 
@@ -121,14 +122,15 @@ def _plan(ctx: JSON) -> tuple[JSON, FeedbackEdit]:
     steps = [_step_json(d) for d in ready][: int(ctx.get("max_steps", 10))]
     if feedback and not edit.understood and steps:
         steps[0]["reason"] += f" (Could not tell what to change from “{feedback[-1]}”; name the service or step.)"
+    if not steps and not feedback and outside(task, box):  # "order pizza": no tool does any of it
+        return {"steps": [], "unable": ""}, edit
     if not steps:
         why = _why_nothing(drafts, remaining, edit)
         fallback = _fallback(box, edit.task, why)
         steps = [fallback] if fallback else []
         # Nothing matched: say so, with a question a person can answer, rather than a confident guess.
-        can = "; ".join(f"{t.name} ({(t.description.splitlines() or [t.name])[0].rstrip('.')})" for t in box.tools[:12])
         question = (
-            f"I could not match “{task[:200]}” to what I can do here: {can}. "
+            f"I could not match “{task[:200]}” to a tool. {can_do_line(box)} "
             "What should I do, and on which target? For example: restart payments and check errors after."
         )
         return {"steps": steps, "confidence": 0.3, "question": question}, edit

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent.offline.classifier import NOT, cancels
 from agent.offline.drafts import draft_steps
 from agent.offline.params import missing_params
+from agent.offline.scope import can_do_line, unknown_target
 from agent.offline.tools_match import Toolbox, ToolView
 from agent.offline.vocabulary import JSON, rx, split_clauses
 
@@ -35,6 +36,9 @@ def propose_answer(ctx: JSON) -> JSON:
     drafts = draft_steps([(c, "task") for c in clauses], box, instruction, memory)
     if drafts:
         first = drafts[0]
+        unknown = unknown_target(first.clause, box, first.tool, first.mentioned)
+        if unknown is not None:  # never bent onto the run's earlier target or a default
+            return _unclear(f"{unknown} Nothing was proposed; say the instruction with a known one.")
         missing = missing_params(first.tool, first.params)
         if missing:
             return _unclear(f"Which {' and '.join(missing)} should {first.tool.name} use? Say it, e.g. "
@@ -44,10 +48,9 @@ def propose_answer(ctx: JSON) -> JSON:
         return {"kind": "step", "step": step, "message": f"One step at a time.{later}".strip()}
     if _FINISH.search(instruction) and not NOT.search(instruction):
         return {"kind": "finish", "step": None, "message": "Finishing: writing up the result."}
-    names = ", ".join(t.name for t in box.tools) or "none"
     return _unclear(
-        f"I could not match “{instruction}” to a tool. Name an action and a target, e.g. “restart payments” "
-        f"or “read error logs for checkout”; or say “finish” or “hand back”. Tools: {names}."
+        f"No tool can do “{instruction[:200]}”. {can_do_line(box)} "
+        "Give one instruction (an action and its target), or say “finish” or “hand back”."
     )
 
 

@@ -5,7 +5,9 @@ for the collaboration metrics (``storage.metrics``), so they are read from the t
 counted elsewhere:
 
 * ``ask_human`` and ``step_finished`` name the ``tool`` of the step they are about;
-* the ``ask_human`` line of a takeover the correction limit caused says so (``cause``);
+* the ``decided`` line of the correction past the limit says it handed the run to a person
+  (``takeover``: ``corrections``); runs recorded before that say so on their takeover's
+  ``ask_human`` line (``cause``);
 * a ``timed_out`` line says what the deadline did (``outcome``: the strategy, or ``remind``);
 * a person's ``decided`` line at a risky step's gate names the call's shape (``gate``:
   ``restart_service(service=…)``), which the "always allow" offer reads (``storage.streaks``);
@@ -37,7 +39,7 @@ from agent.usage import Tally
 
 __all__ = ["AUDITED_EFFECTS", "audit_lines", "decided_of", "reopened_for", "usage_line"]
 
-NOTES = ("gate",)
+NOTES = ("gate", "takeover")
 """Keys a ``decided`` line carries beside its event's own fields (facts for later reads, not the event)."""
 
 AUDITED_EFFECTS = (
@@ -106,6 +108,8 @@ def _event_payload(event: Event, effects: list[Effect], before: RunState, after:
             gate = _gate_shape(before, event.review_id)
             if gate is not None:
                 data["gate"] = gate
+            if isinstance(event.decision, Correct) and after.takeover and not before.takeover:
+                data["takeover"] = "corrections"  # the correction past the limit: a person takes over
         case _:
             pass
     return data

@@ -23,6 +23,7 @@ from agent.models import (
     Lesson,
     MakePlan,
     OutputReady,
+    PlanDeclined,
     PlanFailed,
     PlanProposed,
     PlanQuestion,
@@ -106,6 +107,8 @@ class Worker:
                     )
                 except human.PlannerQuestion as ask:
                     return PlanQuestion(at=at(), nonce=nonce(), question=ask.question, options=ask.options)
+                except human.NothingToDo as none:
+                    return PlanDeclined(at=at(), nonce=nonce(), reason=none.reason)
                 except LLMError as exc:
                     return PlanFailed(at=at(), nonce=nonce(), error=str(exc))
                 made = await credited(

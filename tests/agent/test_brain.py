@@ -9,7 +9,7 @@ import pytest
 
 from agent.brain import UNREADABLE, LLMBrain, parse_json_object
 from agent.errors import LLMError, PlanError, ReviseError
-from agent.human import PlannerQuestion
+from agent.human import NothingToDo, PlannerQuestion
 from agent.models import Risk, Step
 from agent.offline import OfflineModel
 from agent.ports import ClassifyContext, LLMRequest
@@ -584,13 +584,40 @@ async def test_summary_whose_text_contains_code_fences_is_read_as_json() -> None
 
 
 async def test_plan_with_no_steps_and_a_question_asks_and_says_what_the_tools_can_do() -> None:
-    model = ScriptedModel(json.dumps({"steps": [], "question": "What should I order?", "confidence": 0.1}))
+    model = ScriptedModel(json.dumps({"steps": [], "question": "Which service is down?", "confidence": 0.1}))
     brain = LLMBrain(model)
     with pytest.raises(PlannerQuestion) as asked:
-        await brain.plan("order pizza", TOOLS, feedback=[], rejected=[], completed=[], max_steps=5, ask_below=0.5)
+        await brain.plan("something is down", TOOLS, feedback=[], rejected=[], completed=[], max_steps=5, ask_below=0.5)
     text = asked.value.question
-    assert text.startswith("What should I order?")
-    assert all(f"`{name}`: " in text for name in ("check", "restart", "scale")) and "Restart a service." in text
+    assert text.startswith("Which service is down?")
+    assert "What I can do here: check, restart, scale — for service: api, db." in text, "a line, not docstrings"
+    assert "Restart a service." not in text
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        json.dumps({"steps": []}),
+        json.dumps({"steps": [], "unable": "ordering food is not an ops task"}),
+        json.dumps({"steps": [], "question": "What should I order?", "confidence": 0.1}),
+        "I'm sorry, I can't help with ordering pizza.",
+    ],
+)
+async def test_plan_of_a_task_no_tool_can_do_ends_with_what_the_tools_can_do(answer: str) -> None:
+    model = ScriptedModel(answer)
+    with pytest.raises(NothingToDo) as none:
+        await LLMBrain(model).plan(
+            "order pizza", TOOLS, feedback=[], rejected=[], completed=[], max_steps=5, ask_below=0.5
+        )
+    assert none.value.reason.startswith("No tool here can do “order pizza”")
+    assert none.value.reason.endswith("What I can do here: check, restart, scale — for service: api, db.")
+    assert len(model.requests) == 1, "no repair round, no question to a person"
+
+
+async def test_empty_plan_of_an_ops_task_is_not_taken_as_nothing_to_do() -> None:
+    model = ScriptedModel(json.dumps({"steps": [], "unable": "no idea"}), json.dumps({"steps": []}))
+    with pytest.raises(PlanError, match="no steps"):
+        await make_plan(model)
 
 
 async def test_unsure_plan_with_steps_asks_without_the_tool_list() -> None:
@@ -599,3 +626,24 @@ async def test_unsure_plan_with_steps_asks_without_the_tool_list() -> None:
     with pytest.raises(PlannerQuestion) as asked:
         await LLMBrain(model).plan("look", TOOLS, feedback=[], rejected=[], completed=[], max_steps=5, ask_below=0.5)
     assert asked.value.question == "Which one?"
+
+
+@pytest.mark.parametrize("service", ["api", "db-2"])
+async def test_model_takeover_step_on_another_target_than_the_named_one_is_refused_naming_it(service: str) -> None:
+    answer = {"kind": "step", "step": {"tool": "check", "params": {"service": service}, "reason": "asked"}}
+    model = ScriptedModel(json.dumps(answer))
+    reading = await LLMBrain(model).propose("check disk usage on db-2", "t", [], TOOLS)
+    assert reading.kind == "unclear" and reading.step is None
+    assert reading.message == "There is no service `db-2`. Known: api, db. Nothing was proposed."
+
+
+async def test_model_takeover_unclear_answer_says_what_the_tools_can_do() -> None:
+    model = ScriptedModel(json.dumps({"kind": "unclear", "message": "I cannot order food."}))
+    reading = await LLMBrain(model).propose("order pizza", "t", [], TOOLS)
+    assert reading.message == "I cannot order food. What I can do here: check, restart, scale — for service: api, db."
+
+
+async def test_model_takeover_cancel_reply_cancels_without_asking_the_model() -> None:
+    model = ScriptedModel()
+    reading = await LLMBrain(model).propose("just cancel this", "t", [], TOOLS)
+    assert reading.kind == "cancel" and model.requests == []

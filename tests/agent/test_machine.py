@@ -24,7 +24,9 @@ from agent.models import (
     HandBack,
     Instruct,
     MakePlan,
+    Notify,
     OutputReady,
+    PlanDeclined,
     PlanFailed,
     PlanProposed,
     Policy,
@@ -245,9 +247,9 @@ def test_fourth_correction_hands_over_to_a_person() -> None:
     assert state.retries == 3
     state, effects = decide(state, Correct(intent="refine_output", feedback="still wrong"))
     assert state.status == "human_takeover"
-    assert anchor(state) == "takeover"
     assert "applied 3 corrections; this one would be the 4th" in (state.takeover_reason or "")
-    assert isinstance(effects[0], AskHuman)
+    assert effects[-1] == ProposeStep(instruction="still wrong"), "the 4th correction is the first instruction"
+    assert "applied 3 corrections" in effects[0].text and "“still wrong” is the first instruction" in effects[0].text  # type: ignore[union-attr]
 
 
 def test_two_unsatisfying_retries_of_one_step_escalate_to_replan() -> None:
@@ -392,17 +394,81 @@ def test_takeover_rejected_proposal_is_dropped_and_feedback_is_next_instruction(
     proposal = step("restart_service", Risk.EXEC, service="payments")
     state, _ = machine.transition(state, StepProposedEvent(step=proposal, **at()))
     state, effects = decide(state, Correct(intent="retry_step", feedback="restart auth instead"))
-    assert effects == [ProposeStep(instruction="restart auth instead")]
+    assert effects == [
+        Notify(
+            text="Replaced the proposed step 1 `restart_service` (service=payments) "
+            "with the new instruction “restart auth instead”."
+        ),
+        ProposeStep(instruction="restart auth instead"),
+    ]
     assert state.plan == []
 
 
-def test_hand_back_resets_retries_and_replans() -> None:
+def test_takeover_instruction_before_the_proposal_is_decided_replaces_it_with_the_same_number() -> None:
+    state, _ = planned(RISKY)
+    state, _ = decide(state, Approve())
+    state, _ = finish_step(state)  # step 1 ran; step 2 waits at its gate
+    state = state.model_copy(update={"retries": 3})
+    state, _ = decide(state, Correct(intent="retry_step", feedback="read logs for payments"))
+    state, _ = machine.transition(state, StepProposedEvent(step=step("read_logs", service="payments"), **at()))
+    assert state.pending is not None and state.pending.step == 2
+    state, effects = decide(state, Instruct(text="check auth"))
+    assert (
+        Notify(
+            text="Replaced the proposed step 2 `read_logs` (service=payments) with the new instruction “check auth”."
+        )
+        in effects
+    )
+    state, _ = machine.transition(state, StepProposedEvent(step=step("check_service", service="auth"), **at()))
+    assert state.pending is not None and state.pending.step == 2
+    assert [(s.number, s.tool, s.params) for s in state.plan] == [
+        (1, "check_service", {"service": "payments"}),
+        (2, "check_service", {"service": "auth"}),
+    ]
+
+
+def test_fourth_correction_at_a_gate_sets_unrun_steps_aside_and_proposes_it_as_step_after_the_last_run() -> None:
+    state, _ = planned(RISKY)
+    state, _ = decide(state, Approve())
+    state, _ = finish_step(state)  # step 1 ran; step 2 (the restart) waits at its gate
+    assert anchor(state) == "before_risky_step"
+    state = state.model_copy(update={"retries": 3})
+    state, effects = decide(state, Correct(intent="retry_step", feedback="restart auth instead"))
+    assert state.takeover and [s.number for s in state.plan] == [1]
+    assert "The 2 planned steps that had not run are set aside." in effects[0].text  # type: ignore[union-attr]
+    assert effects[-1] == ProposeStep(instruction="restart auth instead")
+    proposal = step("restart_service", Risk.EXEC, service="auth")
+    state, effects = machine.transition(state, StepProposedEvent(step=proposal, **at()))
+    assert anchor(state) == "takeover_step" and state.pending.step == 2  # type: ignore[union-attr]
+    assert not any(isinstance(e, RunStep) for e in effects), "a gated proposal waits for its approval"
+    assert [s.tool for s in state.rejected_plans[-1]] == ["restart_service", "read_logs"]
+
+
+def test_fourth_correction_that_names_no_step_opens_the_takeover_review_with_why() -> None:
     state = _to_result(READS)
+    state = state.model_copy(update={"retries": 3})
+    state, _ = decide(state, Correct(intent="replan", feedback="order pizza"))
+    state, _ = machine.transition(state, StepProposedEvent(message="No tool can do that.", **at()))
+    assert anchor(state) == "takeover" and state.pending.note == "No tool can do that."  # type: ignore[union-attr]
+
+
+def _taken_over(state: RunState) -> RunState:
+    """Corrections at the result until a person takes over; the 4th ("no") names no step, so the takeover
+    review opens."""
     for round_ in range(4):
         state, _ = decide(state, Correct(intent="refine_output", feedback="no"))
         if state.takeover:
             break
         state, _ = output(state, f"reworked {round_}")
+    assert isinstance(state.inflight, ProposeStep) and state.inflight.instruction == "no"
+    state, _ = machine.transition(state, StepProposedEvent(message="Name an action.", **at()))
+    assert anchor(state) == "takeover"
+    return state
+
+
+def test_hand_back_resets_retries_and_replans() -> None:
+    state = _to_result(READS)
+    state = _taken_over(state)
     assert state.takeover
     state, effects = decide(state, HandBack(note="try checkout"))
     assert effects[-1] == MakePlan()
@@ -511,11 +577,7 @@ def test_takeover_wishes_typed_as_instructions_take_effect(wish: str, status: st
 
 def test_steps_are_numbered_once_per_run_across_takeover_and_hand_back() -> None:
     state = _to_result(READS)  # steps 1-3 ran
-    for round_ in range(4):
-        state, _ = decide(state, Correct(intent="refine_output", feedback="no"))
-        if state.takeover:
-            break
-        state, _ = output(state, f"reworked {round_}")
+    state = _taken_over(state)
     state, _ = decide(state, Instruct(text="check auth"))
     state, _ = machine.transition(state, StepProposedEvent(step=step("check_service", service="auth"), **at()))
     assert state.pending is not None and state.pending.step == 4, "a takeover step goes on from the last number"
@@ -526,3 +588,18 @@ def test_steps_are_numbered_once_per_run_across_takeover_and_hand_back() -> None
     numbers = [s.number for s in (*state.history, *state.plan)]
     assert numbers == [1, 2, 3, 4, 5, 6, 7], "no number repeats, and what ran stays in the history"
     assert [s.status for s in state.history] == ["done"] * 4
+
+
+def test_plan_declined_at_first_ends_the_run_at_once_with_why_and_asks_nobody() -> None:
+    why = "No tool here can do “order pizza”. What I can do here: check service."
+    state, effects = machine.transition(new(), PlanDeclined(reason=why, **at()))
+    assert state.status == "failed" and state.error == why and state.pending is None
+    assert effects == [Finished(status="failed")]
+
+
+def test_plan_declined_on_a_replan_hands_the_run_to_the_person_already_there() -> None:
+    state, _ = planned(READS)
+    state, _ = decide(state, Correct(intent="replan", feedback="order pizza instead"))
+    state, effects = machine.transition(state, PlanDeclined(reason="No tool here can do that.", **at()))
+    assert state.status == "human_takeover" and anchor(state) == "takeover"
+    assert state.takeover_reason == "No tool here can do that."

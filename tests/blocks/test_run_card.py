@@ -4,7 +4,7 @@ from typing import get_args
 
 import pytest
 
-from agent.models import Phase, Risk
+from agent.models import Phase, Risk, StepStatus
 from blocks.decided import DecisionLine
 from blocks.limits import json_size
 from blocks.run_card import run_card, step_line
@@ -42,7 +42,21 @@ def test_run_card_each_phase_is_valid_and_has_no_buttons(phase: Phase) -> None:
 )
 def test_run_card_status_line_shows_icon_and_label(phase: Phase, label: str) -> None:
     pending = review() if phase == "awaiting_review" else None
-    assert f"*{label}*" in all_text(run_card(state(phase, pending)))
+    ran = [step(1, status="done"), step(2, status="done")] if phase == "done" else None
+    assert f"*{label}*" in all_text(run_card(state(phase, pending, **({"plan": ran} if ran else {}))))
+
+
+@pytest.mark.parametrize(
+    ("statuses", "line"),
+    [
+        (["done", "failed"], "*⚠️ Finished with problems* · 1 of 2 steps failed"),
+        (["done", "pending"], "*🟡 Partly done* · 1 planned step not run"),
+        (["pending"], "*⚪ Nothing ran*"),
+    ],
+)
+def test_run_card_of_a_done_run_says_what_failed_or_did_not_run(statuses: list[StepStatus], line: str) -> None:
+    plan = [step(n, status=status) for n, status in enumerate(statuses, start=1)]
+    assert line in all_text(run_card(state("done", plan=plan)))
 
 
 def test_run_card_takeover_shows_why() -> None:

@@ -67,18 +67,20 @@ async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Pa
         assert (await env.bot.deps.store.load(runs[0].id))[0].status == "done", "a vote changes nothing"
 
 
-async def test_task_no_tool_can_do_says_what_it_can_and_a_thread_reply_answers(tmp_path: Path) -> None:
+async def test_task_no_tool_can_do_ends_at_once_saying_what_it_can_and_waits_on_nobody(tmp_path: Path) -> None:
     async with running(tmp_path) as env:
         await env.ws.slash_command("alice", OPS, "order pizza")
         await env.wait(env.cards)
         card = env.cards()[0]
-        question = await env.next_review(card)
-        await env.wait(lambda: "the planner's question" in text_of(env.ws.state.message(OPS, card.ts)))
-        assert "step ?" not in text_of(env.ws.state.message(OPS, card.ts))
-        assert "restart_service" in text_of(question) and "read_logs" in text_of(question), "it says what it can do"
-        # a reply in the thread is the answer, not feedback on a plan
-        await env.ws.reply_in_thread("alice", OPS, card.ts, "restart checkout")
-        plan = await env.next_review(card, after=question)
-        assert "restart_service" in text_of(plan) and "checkout" in text_of(plan)
+        await env.wait(lambda: "Failed" in text_of(env.ws.state.message(OPS, card.ts)))
         await env.idle()
-        assert ids.ANSWER_TEXT not in str(env.ws.state.message(OPS, question.ts).blocks), "the question is answered"
+        shown = text_of(env.ws.state.message(OPS, card.ts)) + "\n".join(text_of(m) for m in env.thread(card))
+        assert "No tool here can do “order pizza”. What I can do here: list services, check service" in shown
+        assert "List every service" not in shown, "a line or two, not the tools' docstrings"
+        assert env.reviews(card) == [], "no review, nobody asked"
+        runs = await env.bot.deps.store.list_runs()
+        assert [r.status for r in runs] == ["failed"] and runs[0].pending_review is None
+        # a real ops task still plans
+        ops = await env.start("restart payments and check errors after")
+        plan = await env.next_review(ops)
+        assert "restart_service" in text_of(plan)
