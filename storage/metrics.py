@@ -125,7 +125,8 @@ def _stage(q: MetricsQuery, d: Dialect) -> list[tuple[str, list[Any]]]:
             WHERE x.kind = 'decided' AND {d.field("x.payload", "decision.kind")} = 'correct'
               AND a.anchor NOT IN ({_quoted(NOT_CORRECTIONS)})
             UNION ALL
-            SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent
+            SELECT x.id, x.run_id, x.at, {d.field("x.payload", "decision.intent")} AS intent,
+                   {d.field("x.payload", "takeover")} AS takeover
             FROM ev x WHERE x.kind = 'reopened'""",
             [],
         ),

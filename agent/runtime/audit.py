@@ -29,6 +29,7 @@ from agent.models import (
     Event,
     PlanProposed,
     Remind,
+    Reopened,
     RunState,
     StepFinished,
     TimedOut,
@@ -110,6 +111,9 @@ def _event_payload(event: Event, effects: list[Effect], before: RunState, after:
                 data["gate"] = gate
             if isinstance(event.decision, Correct) and after.takeover and not before.takeover:
                 data["takeover"] = "corrections"  # the correction past the limit: a person takes over
+        case Reopened():
+            if after.takeover and not before.takeover:
+                data["takeover"] = "corrections"  # reopened past the limit: a person takes over
         case _:
             pass
     return data

@@ -598,7 +598,7 @@ def test_plan_declined_at_first_ends_the_run_at_once_with_why_and_asks_nobody() 
 
 
 def test_plan_declined_on_a_replan_hands_the_run_to_the_person_already_there() -> None:
-    state, _ = planned(READS)
+    state, _ = planned(READS, REVIEWED)
     state, _ = decide(state, Correct(intent="replan", feedback="order pizza instead"))
     state, effects = machine.transition(state, PlanDeclined(reason="No tool here can do that.", **at()))
     assert state.status == "human_takeover" and anchor(state) == "takeover"

@@ -19,6 +19,7 @@ from agent.models import (
     OutputReady,
     PlanProposed,
     Policy,
+    ProposeStep,
     Reading,
     RefineOutput,
     Reopened,
@@ -112,7 +113,8 @@ def test_reopened_run_still_counts_toward_the_correction_limit() -> None:
     state, _ = reopen(state, "refine_output", "shorter")
     state, _ = run_on(state, "checkout: healthy")  # a rework that changed the text (one that did not is not counted)
     state, effects = reopen(state, "refine_output", "shorter still")
-    assert state.status == "human_takeover" and isinstance(effects[-1], AskHuman)
+    # the correction that hands the run over is its first instruction (a step proposed for approval)
+    assert state.status == "human_takeover" and effects[-1] == ProposeStep(instruction="shorter still")
     assert "applied 1 correction; this one would be the 2nd" in (state.takeover_reason or "")
 
 

@@ -82,10 +82,10 @@ async def test_model_plan_that_drops_the_check_after_is_partly_done_naming_it(st
     assert state.status == "done" and state.not_done == ["check errors"]
     # every channel's run card, and the terminal, say it where they would say "Done"
     slack = json.dumps(slack_run_card(state), ensure_ascii=False)
-    assert "*✅ Partly done — not done: check errors*" in slack and "✅ Done" not in slack
+    assert "*🟡 Partly done* · not done: check errors" in slack and "✅ Done" not in slack
     feishu = json.dumps(feishu_run_card(state), ensure_ascii=False)
-    assert "✅ Partly done — not done: check errors" in feishu and "✅ Done" not in feishu
-    assert outcome_text(state).splitlines()[1] == "✅ Partly done — not done: check errors"
+    assert "🟡 Partly done · not done: check errors" in feishu and "✅ Done" not in feishu
+    assert outcome_text(state).splitlines()[1] == "🟡 Partly done — not done: check errors."
 
 
 async def test_part_the_feedback_took_back_is_not_reported_as_not_done(store: AsyncStore) -> None:
