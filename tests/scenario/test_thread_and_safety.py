@@ -283,6 +283,7 @@ async def test_long_output_is_truncated_with_details_in_a_modal(tmp_path: Path) 
         # it only reads: done with no result review; the full result is behind "Show details" under it
         await env.wait(lambda: any(ids.DETAILS in str(m.blocks) for m in env.thread(card)))
         result = next(m for m in env.thread(card) if ids.DETAILS in str(m.blocks))
+        await env.wait(lambda: "Done" in text_of(env.ws.state.message(OPS, card.ts)))  # the card follows
         shown = text_of(env.ws.state.message(OPS, card.ts))
         assert "setting_00000" in shown and "END-OF-CONFIG" not in shown
         await env.click("alice", result, ids.DETAILS)
