@@ -87,6 +87,7 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
     if view.anchor == "after_plan":
         lines.append("Plan:")
         lines += [step_line(s) for s in view.steps]
+        lines += [written(line, color=color) for line in view.gate_lines]
         for use in view.lessons:
             lines.append(f"{written(using(use), color=color)}  (forget: tandem lessons forget {use.id})")
     elif view.anchor in ("before_risky_step", "takeover_step", "recovery") and step is not None:
@@ -103,6 +104,7 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
             lines.append(f"  {timeout_note(step.timed_out)}")
     elif view.anchor == "before_result":
         lines += [step_line(s) for s in view.steps]
+        lines += view.outcomes  # tool output: plain text, never read as markup
         lines.append("Result:")
         lines.append(_indent(written(view.output or "", color=color)))
     elif view.handoff is not None:

@@ -12,7 +12,7 @@ from agent.brain import LLMBrain
 from agent.config import load_config
 from agent.errors import ConfigError
 from agent.llm import make_model
-from agent.models import Policy, Risk
+from agent.models import Policy
 from agent.ports import Observer, Store
 from agent.runtime import Runtime
 from agent.settings import CoreSettings
@@ -110,8 +110,7 @@ async def open_services(
         store,
         LLMBrain(make_model(settings.model, settings.llm_api_base, settings.llm_timeout)),
         load_tools(settings.tool_modules),
-        policy=policy
-        or Policy(step_timeout=settings.step_timeout, confirm_threshold=Risk.parse(config.confirm_threshold)),
+        policy=policy or config.run_policy(step_timeout=settings.step_timeout),
         config=config,
         observers=observers,
         tool_context=tool_context,

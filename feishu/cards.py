@@ -142,6 +142,7 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
         parts.append(md(f"**{title}**\n{steps_md(view.steps)}" if view.steps else say("nothing_ran", lang)))
     elif view.steps:
         parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps)}"))
+    parts += [note(prose(line, 1000)) for line in view.gate_lines]
     for use in view.lessons:
         forget = button(say("forget", lang), value("forget_lesson", view, lesson=use.id))
         parts += [md(f"💡 {prose(using(use), 700)}"), buttons(forget)]
@@ -154,6 +155,7 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
             parts.append(md(f"**{say('output', lang)}**\n```\n{clip(result, OUTPUT_LIMIT)}\n```"))
     if view.output:
         parts.append(md(f"**{say('result', lang)}**\n{escape(clip(view.output, OUTPUT_LIMIT))}"))
+    parts += [note(prose(line, 1000)) for line in view.outcomes]
     return parts
 
 

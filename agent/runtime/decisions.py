@@ -59,7 +59,13 @@ class Decisions(Engine):
                         await self.store.append_events(run_id, [refused])
                         raise NotAllowed(refusal)
                     event = Decided(
-                        at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, reading=reading
+                        at=at,
+                        nonce=self.new_id(),
+                        review_id=review_id,
+                        decision=decision,
+                        by=by,
+                        reading=reading,
+                        groups=list(groups),
                     )
                     state, version, effects = await self._apply(state, version, event, by, held=held)
                 break
