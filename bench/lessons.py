@@ -56,12 +56,15 @@ def _logs_first(state: RunState) -> str | None:
 
 
 def _four_replicas(state: RunState) -> str | None:
-    """payments always runs 4 replicas."""
-    if state.pending is None or state.pending.anchor != "before_risky_step" or state.pending.step is None:
+    """payments always runs 4 replicas (said where the scale is first shown: the plan, else its gate)."""
+    review = state.pending
+    if review is None or review.anchor not in ("after_plan", "before_risky_step"):
         return None
-    step: Step = state.step(state.pending.step)
-    if step.tool == "scale_service" and step.params.get("service") == "payments" and step.params.get("replicas") != 4:
-        return "use 4 replicas"
+    steps: list[Step] = [state.step(review.step)] if review.step is not None else state.plan
+    for step in steps:
+        service, replicas = step.params.get("service"), step.params.get("replicas")
+        if step.tool == "scale_service" and service == "payments" and replicas != 4:
+            return "use 4 replicas"
     return None
 
 

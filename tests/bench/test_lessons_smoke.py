@@ -22,3 +22,11 @@ async def test_bench_lessons_prints_the_figures_per_run(capsys: pytest.CaptureFi
     assert await main([]) == 0
     out = capsys.readouterr().out
     assert "lessons off" in out and "from the second run on:" in out and "target" in out
+
+
+async def test_bench_lessons_scale_scenario_corrects_where_the_scale_is_first_shown(tmp_path: Path) -> None:
+    scale = SCENARIOS[1]
+    on = await replay(scale, lessons=True, folder=tmp_path)
+    off = await replay(scale, lessons=False, folder=tmp_path)
+    assert off == [1] * len(scale.tasks)
+    assert on == [1] + [0] * (len(scale.tasks) - 1)
