@@ -33,7 +33,8 @@ class PlanGate:
     approvers: tuple[str, ...]  # who may approve its gate (principal ids of the run's platform)
     merges: bool  # approving the plan approves this step too, when one of ``approvers`` approves it
     everyone: bool  # everyone who may approve the plan may approve this step
-    held: str | None = None  # why its gate stays on its own, when it does for everyone
+    held: str | None = None  # why its gate stays on its own for everyone, when it does (besides ``apart``)
+    apart: bool = False  # the run's policy keeps every risky step's gate apart from the plan's approval
 
 
 def shown_params(params: dict[str, Any]) -> str | None:
@@ -64,21 +65,21 @@ def plan_gates(safety: SafetyPolicy, state: RunState, review: Review) -> tuple[P
         people = authz.approvers(safety.config, state, gate)
         needed = safety.quorum(state, gate)
         held = None
-        if not state.policy.merge_gate:
-            held = ""
-        elif needed > 1:
+        if needed > 1:
             held = f"it needs {needed} approvals"
         elif params is None:
             held = "its parameters are too long to show in full here"
         everyone = plan_people.users <= people.users and plan_people.groups <= people.groups
+        apart = not state.policy.merge_gate
         gates.append(
             PlanGate(
                 step=step,
                 params=params or "",
                 approvers=safety.waiting_on(state, gate),
-                merges=held is None,
-                everyone=held is None and everyone,
+                merges=held is None and not apart,
+                everyone=held is None and not apart and everyone,
                 held=held,
+                apart=apart,
             )
         )
     return tuple(gates)

@@ -115,7 +115,7 @@ def _anyone_of(people: tuple[str, ...]) -> str:
 def plan_gate_lines(gates: tuple[PlanGate, ...]) -> list[str]:
     """What approving a plan does to its risky steps: which it approves too, and which still ask whom."""
     lines = []
-    kept = [g for g in gates if g.held == ""]  # the policy keeps every gate on its own
+    kept = [g for g in gates if g.apart]  # the policy keeps every gate on its own
     if kept:
         numbers = [str(g.step.number) for g in kept]
         head = (
@@ -135,7 +135,7 @@ def plan_gate_lines(gates: tuple[PlanGate, ...]) -> list[str]:
                 f"✋ Approved by {who} (who may approve {step.risk.label} steps), this plan also approves {what}; "
                 f"approved by anyone else, step {step.number} still asks {who} right before it runs."
             )
-        elif gate.held:
+        elif not gate.apart:
             lines.append(f"✋ Step {step.number} `{step.tool}` still asks {who} right before it runs ({gate.held}).")
     return lines
 

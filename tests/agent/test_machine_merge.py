@@ -32,7 +32,7 @@ from agent.models import (
 )
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
-from agent.runtime.audit import audit_lines
+from agent.runtime.audit import audit_lines, decided_of
 
 ALICE, BOB, DAVE = "U0ALICE", "U0BOB", "U0DAVE"
 _ticks = itertools.count(1)
@@ -226,6 +226,7 @@ def test_audit_line_of_the_plan_approval_lists_the_steps_approved_with_it() -> N
     (line, *_) = audit_lines(event, BOB, effects, before, after)
     assert line.payload["with_plan"] == [{"step": 1, "tool": "restart_service", "shape": "restart_service(service=…)"}]
     assert "gate" not in line.payload  # no gate was asked: the always-allow streak neither grows nor breaks
+    assert decided_of(line).decision == Approve() and decided_of(line).by == BOB  # the line still reads back
 
 
 def test_merged_step_interrupted_mid_way_asks_before_it_runs_again() -> None:
