@@ -248,3 +248,10 @@ def test_outcome_of_a_risky_step_followed_only_by_reads_stops_as_the_policy_says
     state, effects = _finish(state)
     assert (_anchor(state) == "after_risky_step") is stops
     assert (RunStep(number=2) in effects) is not stops
+
+
+def test_policy_without_a_plan_review_still_stops_every_risky_step_at_its_gate() -> None:
+    policy = PolicyConfig(anchors=AnchorsRule(stop=["before_result"])).run_policy()
+    state, _ = machine.start("r1", "restart payments", ALICE, 1000.0, policy=policy)
+    state, effects = machine.transition(state, PlanProposed(steps=RESTART_AND_CHECK, **_at()), DEMO)
+    assert _anchor(state) == "before_risky_step" and not any(isinstance(e, RunStep) for e in effects)
