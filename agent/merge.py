@@ -12,6 +12,7 @@ free text. A replanned step is a new step, and a corrected one has a new digest:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from agent import authz
 from agent.models import Decided, Review, RunState, Step
 from agent.policy import TEXT_APPROVES_UP_TO, TIMEOUT, SafetyPolicy
 
+_BARE = re.compile(r"[\w.:/@+-]+")
 PARAMS_SHOWN_MAX = 200
 """Longest one-line rendering of a step's parameters that a plan review shows in full (and may merge)."""
 
@@ -38,12 +40,17 @@ class PlanGate:
 
 
 def shown_params(params: dict[str, Any]) -> str | None:
-    """``service=payments, replicas=4``: a step's parameters on one line, in full; None when they do not fit."""
-    parts = [f"{k}={v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}" for k, v in params.items()]
+    """``service=payments, replicas=4``: a step's parameters on one line, in full and unambiguous (a string
+    with anything but word characters and ``.:/@+-`` is quoted as JSON); None when they do not fit."""
+    parts = [f"{k}={v if isinstance(v, str) and _BARE.fullmatch(v) else _json(v)}" for k, v in params.items()]
     text = ", ".join(parts) or "no parameters"
     if len(text) > PARAMS_SHOWN_MAX or any(c in text for c in "`\n\r"):
         return None
     return text
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def gate_of(step: Step) -> Review:

@@ -10,6 +10,7 @@ import pytest
 
 from agent import machine
 from agent.config import AnchorsRule, PolicyConfig, TimeoutRule
+from agent.merge import shown_params
 from agent.models import (
     AfterRisky,
     Approve,
@@ -255,3 +256,9 @@ def test_policy_without_a_plan_review_still_stops_every_risky_step_at_its_gate()
     state, _ = machine.start("r1", "restart payments", ALICE, 1000.0, policy=policy)
     state, effects = machine.transition(state, PlanProposed(steps=RESTART_AND_CHECK, **_at()), DEMO)
     assert _anchor(state) == "before_risky_step" and not any(isinstance(e, RunStep) for e in effects)
+
+
+def test_params_are_shown_unambiguously_or_not_merged() -> None:
+    assert shown_params({"service": "payments", "replicas": 4}) == "service=payments, replicas=4"
+    assert shown_params({"text": "x, replicas=9"}) == 'text="x, replicas=9"'  # one value, not two params
+    assert shown_params({"text": "a`b"}) is None and shown_params({"text": "y" * 300}) is None
