@@ -18,6 +18,11 @@ Errors are one line that names the bad key::
     strategy = "use_default"          # cancel | reassign | use_default | pause
     default = "approve"
 
+    [anchors]
+    stop = ["after_plan", "after_risky_step", "before_result"]   # which optional reviews stop a run
+    after_risky_step = "risky_follows"  # a risky step's outcome stops only before another risky step
+    merge_gate = true                 # approving a plan may approve the risky steps it shows exactly
+
     [rules]
     offer_after = 5                   # unchanged approvals in a row of one call shape before "always allow" is offered
     always_allow = [{channel = "C0OPS", tool = "restart_service", service = "payments"}]  # or every_target = true
@@ -47,7 +52,7 @@ from pydantic_core import ErrorDetails
 
 from agent.config_rules import AlwaysAllow
 from agent.errors import PolicyError
-from agent.models import Risk
+from agent.models import CONFIGURABLE_ANCHORS, AfterRisky, Policy, Risk
 
 RiskName = Literal["read", "write", "exec", "deploy"]
 Strategy = Literal["cancel", "reassign", "use_default", "pause", "degrade"]
@@ -180,6 +185,32 @@ class RulesRule(_Section):
     always_allow: list[AlwaysAllow] = Field(default_factory=list)
 
 
+class AnchorsRule(_Section):
+    """Which reviews stop a run besides the risky-step gate (which always does): ``stop`` lists them;
+    ``after_risky_step`` says when a risky step's outcome stops (``risky_follows``: only before another
+    risky step; ``any_follows``: before any further step); ``merge_gate`` lets an eligible person's
+    approval of a plan also approve the risky steps it shows exactly, where one approval suffices."""
+
+    stop: list[str] = Field(default_factory=lambda: [str(a) for a in CONFIGURABLE_ANCHORS])
+    after_risky_step: AfterRisky = "risky_follows"
+    merge_gate: bool = True
+
+    @field_validator("stop")
+    @classmethod
+    def _known(cls, value: list[str]) -> list[str]:
+        allowed = ", ".join(CONFIGURABLE_ANCHORS)
+        for name in value:
+            if name == "before_risky_step":
+                raise ValueError(
+                    f"before_risky_step always stops (a risky step never runs unasked); list only {allowed}"
+                )
+            if name not in CONFIGURABLE_ANCHORS:
+                raise ValueError(
+                    f"{json.dumps(name, ensure_ascii=False)} is not an anchor that may stop; use {allowed}"
+                )
+        return value
+
+
 class PolicyConfig(_Section):
     approvers: dict[RiskName, list[str]] = Field(default_factory=dict)
     allow_self_approval: bool = False
@@ -193,6 +224,7 @@ class PolicyConfig(_Section):
     report: ReportRule = Field(default_factory=ReportRule)
     lessons: LessonsRule = Field(default_factory=LessonsRule)
     rules: RulesRule = Field(default_factory=RulesRule)
+    anchors: AnchorsRule = Field(default_factory=AnchorsRule)
 
     @model_validator(mode="after")
     def _gates_never_default(self) -> PolicyConfig:
@@ -216,6 +248,16 @@ class PolicyConfig(_Section):
         levels = [Risk.parse(name) for name, people in self.approvers.items() if people]
         below = [level for level in levels if level <= risk]
         return max(below) if below else None
+
+    def run_policy(self, **fields: Any) -> Policy:
+        """The policy a new run is given (and keeps): its confirm threshold and its anchors from here."""
+        return Policy(
+            confirm_threshold=Risk.parse(self.confirm_threshold),
+            anchors=frozenset(a for a in CONFIGURABLE_ANCHORS if a in self.anchors.stop),
+            after_risky_step=self.anchors.after_risky_step,
+            merge_gate=self.anchors.merge_gate,
+            **fields,
+        )
 
     def quorum_for(self, risk: Risk) -> Quorum:
         level = max((Risk.parse(n) for n in self.quorum if Risk.parse(n) <= risk), default=None)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import assert_never
 
+from agent.merge import PlanGate
 from agent.models import AlwaysOffer, Anchor, PlannedStep, ReviewRecord, Rule, RunState, Step, mention, moment
 from agent.models.steps import TimeoutOutcome
 
@@ -179,3 +181,56 @@ def takeover_example(state: RunState) -> str | None:
     step = steps[-1]
     value = next((str(v) for v in step.params.values() if isinstance(v, str) and v and len(v) <= 40), "")
     return f"{step.tool.replace('_', ' ')} {value}".strip()
+
+
+def _anyone_of(people: tuple[str, ...]) -> str:
+    names = [mention(p) for p in people[:5]]
+    if len(people) > 5:
+        names.append(f"{len(people) - 5} more")
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def plan_gate_lines(gates: tuple[PlanGate, ...]) -> list[str]:
+    """What approving a plan does to its risky steps: which it approves too, and which still ask whom."""
+    lines = []
+    kept = [g for g in gates if g.apart]  # the policy keeps every gate on its own
+    if kept:
+        numbers = [str(g.step.number) for g in kept]
+        head = (
+            f"Step {numbers[0]} asks" if len(numbers) == 1 else f"Steps {', '.join(numbers[:-1])} and {numbers[-1]} ask"
+        )
+        lines.append(f"✋ {head} for approval again right before {'it runs' if len(kept) == 1 else 'they run'}.")
+    for gate in gates:
+        step, who = gate.step, _anyone_of(gate.approvers) if gate.approvers else "an approver"
+        what = f"step {step.number} `{step.tool}` `{gate.params}`"  # exact: never read as markup
+        if gate.everyone:
+            lines.append(
+                f"✋ Approving this plan also approves {what} ({step.risk.label}): it runs without asking again "
+                "unless its parameters change."
+            )
+        elif gate.merges:
+            lines.append(
+                f"✋ Approved by {who} (who may approve {step.risk.label} steps), this plan also approves {what}; "
+                f"approved by anyone else, step {step.number} still asks {who} right before it runs."
+            )
+        elif not gate.apart:
+            lines.append(f"✋ Step {step.number} `{step.tool}` still asks {who} right before it runs ({gate.held}).")
+    return lines
+
+
+def approved_with_plan(steps: list[Step], by: str) -> str:
+    """The thread's line when approving a plan approved risky steps too."""
+    what = ", ".join(f"step {s.number} (`{s.tool}`)" for s in steps)
+    it, runs, its = ("it", "runs", "its") if len(steps) == 1 else ("they", "run", "their")
+    return (
+        f"{mention(by)} approved {what} with the plan: {it} {runs} without asking again unless {its} parameters change."
+    )
+
+
+def risky_outcome(step: Step, limit: int = 300) -> str:
+    """What a risky step that ran did, for the result review (where no review of its own showed it)."""
+    said = step.error if step.status == "failed" else step.result
+    text = " ".join((said if isinstance(said, str) else json.dumps(said, ensure_ascii=False, default=str)).split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    verb = "failed" if step.status == "failed" else "ran"
+    return f"Step {step.number} {step.tool} ({step.risk.label}) {verb}: {text if said is not None else 'no output'}"

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.messages import ANCHOR_TITLES, always_label, offer_text
+from agent.merge import PlanGate, plan_gates
+from agent.messages import ANCHOR_TITLES, always_label, offer_text, plan_gate_lines, risky_outcome
 from agent.models import AlwaysOffer, Anchor, Handoff, LessonUse, Review, RunState, Step, call_scope, scope_label
 from agent.policy import SafetyPolicy
 
@@ -52,6 +53,13 @@ class ReviewView:
     why_not_always: str | None = field(default=None)  # why "approve_always" is not offered, when it is not
     lessons: tuple[LessonUse, ...] = ()  # the lessons that shaped the plan (see lessons_shown), each forgettable
     offer: AlwaysOffer | None = None  # the gate earned "always allow" from its history (shown with the choice)
+    gates: tuple[PlanGate, ...] = ()  # a plan's risky steps: which its approval approves too, which still ask
+    outcomes: tuple[str, ...] = ()  # at the result: what each risky step that ran did (prose)
+
+    @property
+    def gate_lines(self) -> list[str]:
+        """What approving the plan does to its risky steps, as prose (with ``mention`` markers)."""
+        return plan_gate_lines(self.gates)
 
     @property
     def offer_text(self) -> str | None:
@@ -112,6 +120,14 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         why_not_always=why_not,
         lessons=lessons_shown(state, review),
         offer=review.offer if why_not is None and review.anchor == "before_risky_step" else None,
+        gates=plan_gates(safety, state, review),
+        outcomes=_outcomes(state) if review.anchor == "before_result" else (),
+    )
+
+
+def _outcomes(state: RunState) -> tuple[str, ...]:
+    return tuple(
+        risky_outcome(s) for s in state.plan if s.status in ("done", "failed") and state.policy.is_risky(s.risk)
     )
 
 

@@ -27,7 +27,7 @@ from agent.models import Approve, RunState
 from agent.ports import Store
 from agent.runtime import Runtime
 from bench.results import BenchFailure, percentile
-from bench.workload import EXPECTED_ANCHORS, REQUESTER, REVIEWER, TASK, make_brain, registry
+from bench.workload import EXPECTED_ANCHORS, POLICY, REQUESTER, REVIEWER, TASK, make_brain, registry
 from storage.facade import AsyncStore
 from storage.postgres.store import PgStore
 from tests.pgserver import PgServer
@@ -51,7 +51,7 @@ class Figures:
 
 async def measure(backend: str, store: Store, runs: int, commits: int) -> Figures:
     """The workload on ``store``: raise BenchFailure when a run does not pause where expected."""
-    runtime = Runtime(store, make_brain("fixed"), registry())
+    runtime = Runtime(store, make_brain("fixed"), registry(), config=POLICY)
     began = time.perf_counter()
     pending = [await runtime.start(TASK, REQUESTER) for _ in range(runs)]
     start_s = time.perf_counter() - began

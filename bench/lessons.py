@@ -21,15 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.brain import LLMBrain
 from agent.config import LessonsRule, PolicyConfig
 from agent.models import Approve, Cancel, RunState, SlackThread, Step
-from agent.offline import OfflineModel
 from agent.runtime import Runtime
-from agent.tools import load_tools
+from bench.demo import demo_runtime
 from bench.results import BenchFailure
-from demo.world import InMemoryWorld, seed, use_world
-from storage.facade import AsyncStore
 
 REVIEWER = "U0ALICE"
 MAX_CORRECTIONS = 4  # a reviewer gives up after this many in one run (the run is cancelled)
@@ -60,12 +56,15 @@ def _logs_first(state: RunState) -> str | None:
 
 
 def _four_replicas(state: RunState) -> str | None:
-    """payments always runs 4 replicas."""
-    if state.pending is None or state.pending.anchor != "before_risky_step" or state.pending.step is None:
+    """payments always runs 4 replicas (said where the scale is first shown: the plan, else its gate)."""
+    review = state.pending
+    if review is None or review.anchor not in ("after_plan", "before_risky_step"):
         return None
-    step: Step = state.step(state.pending.step)
-    if step.tool == "scale_service" and step.params.get("service") == "payments" and step.params.get("replicas") != 4:
-        return "use 4 replicas"
+    steps: list[Step] = [state.step(review.step)] if review.step is not None else state.plan
+    for step in steps:
+        service, replicas = step.params.get("service"), step.params.get("replicas")
+        if step.tool == "scale_service" and service == "payments" and replicas != 4:
+            return "use 4 replicas"
     return None
 
 
@@ -158,18 +157,9 @@ async def _drive(runtime: Runtime, task: str, wrong: Callable[[RunState], str | 
 
 async def replay(scenario: Scenario, *, lessons: bool, folder: Path) -> list[int]:
     """Corrections per run of ``scenario`` on a fresh database, lessons on or off."""
-    world = InMemoryWorld()
-    seed(world, time.time())
     config = PolicyConfig(lessons=LessonsRule(enabled=lessons))
     path = folder / f"{scenario.name.split(':')[0]}-{'on' if lessons else 'off'}.db"
-    async with AsyncStore(path) as store:
-        runtime = Runtime(
-            store,
-            LLMBrain(OfflineModel()),
-            load_tools(["demo.tools"]),
-            config=config,
-            tool_context=lambda: use_world(world),
-        )
+    async with demo_runtime(path, config) as runtime:
         return [await _drive(runtime, task, scenario.wrong) for task in scenario.tasks]
 
 

@@ -37,7 +37,7 @@ from agent.runtime import Runtime
 from bench.report import report
 from bench.results import BenchFailure, ChildRun, LoopResult, Paused, TableBytes
 from bench.spawn import cold_start, import_times, python_baseline
-from bench.workload import EXPECTED_ANCHORS, REQUESTER, REVIEWER, TASK, choose_brain, make_brain, registry
+from bench.workload import EXPECTED_ANCHORS, POLICY, REQUESTER, REVIEWER, TASK, choose_brain, make_brain, registry
 from storage.facade import AsyncStore
 
 __all__ = ["BenchFailure", "LoopResult", "main", "run_loop"]
@@ -147,7 +147,7 @@ async def run_loop(
                 int(db.execute("PRAGMA page_size").fetchone()[0]),
             )
         )
-        runtime = Runtime(store, the_brain, tools)
+        runtime = Runtime(store, the_brain, tools, config=POLICY)
         runtime.lazy_commits = not every_commit_durable
 
         # Phase 1: start N runs; each must stop at its first anchor.

@@ -32,7 +32,7 @@ from typing import Any
 from agent.models import Approve, RunState
 from agent.runtime import Runtime
 from bench.results import BenchFailure
-from bench.workload import EXPECTED_ANCHORS, REQUESTER, REVIEWER, TASK, make_brain, registry
+from bench.workload import EXPECTED_ANCHORS, POLICY, REQUESTER, REVIEWER, TASK, make_brain, registry
 from storage.postgres.store import PgStore
 from tests.pgserver import PgServer
 
@@ -62,7 +62,7 @@ def wait_for_go(ready: Path, go: Path) -> None:
 async def child(url: str, ids: list[str], concurrency: int, ready: Path, go: Path) -> dict[str, Any]:
     """One replica: drive its share of the runs, ``concurrency`` at a time, once told to go."""
     async with PgStore(url, max_size=concurrency + 2) as store:
-        runtime = Runtime(store, make_brain("fixed"), registry())
+        runtime = Runtime(store, make_brain("fixed"), registry(), config=POLICY)
         queue = list(ids)
         await asyncio.to_thread(wait_for_go, ready, go)
         began = time.perf_counter()
@@ -80,7 +80,7 @@ async def child(url: str, ids: list[str], concurrency: int, ready: Path, go: Pat
 
 async def paused_runs(url: str, n: int) -> list[str]:
     async with PgStore(url) as store:
-        runtime = Runtime(store, make_brain("fixed"), registry())
+        runtime = Runtime(store, make_brain("fixed"), registry(), config=POLICY)
         return [(await runtime.start(TASK, REQUESTER)).id for _ in range(n)]
 
 

@@ -41,7 +41,7 @@ from typing import Any, Literal
 from sqlite_utils import Database
 
 from agent import usage
-from agent.config import PolicyConfig, Strategy, TimeoutRule
+from agent.config import AnchorsRule, PolicyConfig, Strategy, TimeoutRule
 from agent.models import (
     Answered,
     Approve,
@@ -79,7 +79,10 @@ Row = tuple[Any, ...]
 
 
 def policy(strategy: Strategy) -> PolicyConfig:
-    return PolicyConfig(timeouts={"after_plan": TimeoutRule(after=AFTER, strategy=strategy)})
+    """Deadlines on the plan review; the deploy keeps its own gate, where a resume stops."""
+    return PolicyConfig(
+        timeouts={"after_plan": TimeoutRule(after=AFTER, strategy=strategy)}, anchors=AnchorsRule(merge_gate=False)
+    )
 
 
 class Clock:

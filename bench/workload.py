@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from agent.config import AnchorsRule, PolicyConfig
 from agent.errors import PlanError, ReviseError
 from agent.models import Lesson, PlannedStep, ProposedStep, Reading, Step, TakeoverReading
 from agent.ports import Brain, ClassifyContext
@@ -25,6 +26,9 @@ EXPECTED_PLAN: tuple[tuple[str, dict[str, Any]], ...] = (
     ("deploy", {"service": "api", "version": "2.4.2"}),
 )
 EXPECTED_ANCHORS: tuple[str, ...] = ("after_plan", "before_risky_step", "before_result")
+# The deploy keeps its own gate (the requester decides everything here, so the plan's approval would
+# approve it too): three resumes per run, as the figures have always measured and the LangGraph baseline does.
+POLICY = PolicyConfig(anchors=AnchorsRule(merge_gate=False))
 REQUESTER = "bench"
 REVIEWER = REQUESTER  # no approvers configured: the requester decides (agent.authz)
 

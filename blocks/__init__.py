@@ -42,13 +42,13 @@ def _blocks(state: RunState, review: Review, view: ReviewView) -> Blocks:
         case "handoff":
             return handoff(state, review)
         case "after_plan":
-            return plan_review(state, review)
+            return plan_review(state, review, view)
         case "before_risky_step":
             return step_approval(state, review, view)
         case "after_risky_step":
             return after_risky_step(state, review)
         case "before_result":
-            return result_review(state, review)
+            return result_review(state, review, view.outcomes)
         case "step_failed":
             return step_failed(state, review)
         case "recovery":

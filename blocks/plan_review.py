@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from agent.models import Review, RunState, Step
+from agent.policy import SafetyPolicy
+from agent.review_view import ReviewView, review_view
 from blocks import ids
 from blocks.lessons import applied_lessons
 from blocks.text import (
@@ -16,6 +16,7 @@ from blocks.text import (
     clip,
     context,
     details_button,
+    escape,
     pack,
     params_inline,
     risk_badge,
@@ -39,19 +40,10 @@ def step_text(step: Step, limit: int = STEP_TEXT_MAX) -> Clipped:
     return Clipped("\n".join(line for line in lines if line), truncated)
 
 
-def risky_note(steps: Sequence[Step], state: RunState) -> str | None:
-    """Which steps will ask again right before they run (the risky-step gate)."""
-    risky = [s.number for s in steps if state.policy.is_risky(s.risk)]
-    if not risky:
-        return None
-    if len(risky) == 1:
-        return f"✋ Step {risky[0]} asks for approval again right before it runs."
-    numbers = ", ".join(str(n) for n in risky[:-1]) + f" and {risky[-1]}"
-    return f"✋ Steps {numbers} ask for approval again right before they run."
-
-
-def plan_review(state: RunState, review: Review) -> Blocks:
-    """The message asking a person to approve, correct or cancel the plan."""
+def plan_review(state: RunState, review: Review, view: ReviewView | None = None) -> Blocks:
+    """The message asking a person to approve, correct or cancel the plan, and what approving it
+    does to its risky steps (``view.gate_lines``: approved with it, or still asking whom)."""
+    view = view or review_view(state, review, SafetyPolicy())
     steps = state.plan
     count = f"{len(steps)} step" + ("" if len(steps) == 1 else "s")
     headline = f"📋 *Plan for review* · {count}"
@@ -69,9 +61,7 @@ def plan_review(state: RunState, review: Review) -> Blocks:
     blocks.extend(section(body) for body in bodies or ["_The plan has no steps._"])
 
     blocks.extend(applied_lessons(state.lessons_applied, state.id))
-    note = risky_note(steps, state)
-    if note:
-        blocks.append(context(note))
+    blocks.extend(context(escape(line)) for line in view.gate_lines)
     buttons = [
         button("Approve", ids.APPROVE, review.id, style="primary"),
         button("Request changes", ids.REJECT, review.id),

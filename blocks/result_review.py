@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import assert_never
 
 from slack_sdk.models.blocks import ButtonElement
@@ -63,8 +64,8 @@ def _cut_short(output: str, written: str, quoted_lines: int = 8) -> bool:
     return len(lines) > quoted_lines and lines[-1] not in written
 
 
-def result_review(state: RunState, review: Review) -> Blocks:
-    """``before_result``: the written result; Approve / Request changes."""
+def result_review(state: RunState, review: Review, outcomes: Sequence[str] = ()) -> Blocks:
+    """``before_result``: the written result, what each risky step did (``outcomes``); Approve / Request changes."""
     output = (
         output_blocks(state.output, OUTPUT_LIMIT) if state.output else Output([section("_No written result._")], False)
     )
@@ -79,6 +80,7 @@ def result_review(state: RunState, review: Review) -> Blocks:
         section("📄 *Result ready for review*"),
         *output.blocks,
         *applied_lessons(lessons_shown(state, review), state.id),
+        *[context(clip(line, 1000).text) for line in outcomes],
         *_note(review),
         _actions(review, approve, truncated=output.truncated or long_step, cancel=False),
     ]

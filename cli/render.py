@@ -98,6 +98,7 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
     if view.anchor == "after_plan":
         lines.append("Plan:")
         lines += [step_line(s) for s in view.steps]
+        lines += [written(line, color=color) for line in view.gate_lines]
     elif view.anchor in ("before_risky_step", "takeover_step", "recovery") and step is not None:
         lines.append(f"Step {step.number}: {step.tool}  risk: {step.risk.label}")
         lines.append(f"  params: {json.dumps(step.params, sort_keys=True)}")
@@ -112,6 +113,7 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
             lines.append(f"  {timeout_note(step.timed_out)}")
     elif view.anchor == "before_result":
         lines += [step_line(s) for s in view.steps]
+        lines += view.outcomes  # tool output: plain text, never read as markup
         lines.append("Result:")
         lines.append(_indent(written(view.output or "", color=color)))
     elif view.handoff is not None:

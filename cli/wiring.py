@@ -13,7 +13,7 @@ from agent.config import load_config
 from agent.config_rules import check_tools
 from agent.errors import ConfigError
 from agent.llm import make_model
-from agent.models import Policy, Risk
+from agent.models import Policy
 from agent.ports import Observer, Store
 from agent.runtime import Runtime
 from agent.settings import CoreSettings
@@ -113,8 +113,7 @@ async def open_services(
         store,
         LLMBrain(make_model(settings.model, settings.llm_api_base, settings.llm_timeout)),
         tools,
-        policy=policy
-        or Policy(step_timeout=settings.step_timeout, confirm_threshold=Risk.parse(config.confirm_threshold)),
+        policy=policy or config.run_policy(step_timeout=settings.step_timeout),
         config=config,
         observers=observers,
         tool_context=tool_context,

@@ -149,6 +149,7 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
         parts.append(md(f"**{title}**\n{steps_md(view.steps)}" if view.steps else say("nothing_ran", lang)))
     elif view.steps:
         parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps)}"))
+    parts += [note(prose(line, 1000)) for line in view.gate_lines]
     parts += used_lines(view.lessons, lang, view.run_id, view.review_id)
     if view.step is not None and view.anchor != "takeover":
         parts += step_body(view.step, lang, max(len(view.steps), view.step.number))
@@ -159,6 +160,7 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
             parts.append(md(f"**{say('output', lang)}**\n```\n{clip(result, OUTPUT_LIMIT)}\n```"))
     if view.output:
         parts.append(md(f"**{say('result', lang)}**\n{escape(clip(view.output, OUTPUT_LIMIT))}"))
+    parts += [note(prose(line, 1000)) for line in view.outcomes]
     return parts
 
 

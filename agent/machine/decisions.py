@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
+from agent import merge
 from agent.errors import InvalidDecision, NeedsClarification, UseTheButton
 from agent.machine import lessons
 from agent.machine.execution import _advance, _replan, _run
@@ -11,6 +12,7 @@ from agent.machine.handoffs import _on_answer
 from agent.machine.helpers import Result, _finish, _takeover, _work
 from agent.machine.rules import remembered, suspensions
 from agent.machine.takeover import _on_takeover_decision, take_over_with
+from agent.messages import approved_with_plan
 from agent.models import (
     Answer,
     Approval,
@@ -74,7 +76,7 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
         return _on_takeover_decision(s, event, review)
     match decision:
         case Approve():
-            return _on_approve(s, event, review)
+            return _on_approve(s, event, review, policy)
         case Correct():
             state, effects = _on_correction(s, event, review, decision)
             return state, [*suspended, *effects]
@@ -116,7 +118,7 @@ def _check_text(s: RunState, review: Review, event: Decided, policy: SafetyPolic
         )
 
 
-def _on_approve(s: RunState, event: Decided, review: Review) -> Result:
+def _on_approve(s: RunState, event: Decided, review: Review, policy: SafetyPolicy) -> Result:
     s.retry_step = None
     s.retry_failures = 0
     anchor = review.anchor
@@ -134,7 +136,14 @@ def _on_approve(s: RunState, event: Decided, review: Review) -> Result:
             step.status = "pending"
         state, effects = _run(s, step)
         return state, [*remembered(s, event, review, step), *effects]
-    # after_plan, after_risky_step, step_failed: carry on
+    if anchor == "after_plan":  # approving the plan may approve the risky steps it showed exactly, too
+        merged = merge.merged(policy, s, review, event)
+        for step in merged:
+            step.approved_digest = step.digest
+            step.approved_by = event.by
+        state, effects = _advance(s, event)
+        return state, ([Notify(text=approved_with_plan(list(merged), event.by))] if merged else []) + effects
+    # after_risky_step, step_failed: carry on
     return _advance(s, event)
 
 

@@ -158,8 +158,7 @@ def _on_step_finished(s: RunState, event: StepFinished) -> Result:
     if retried and s.return_anchor == "after_risky_step":
         s.return_anchor = None
         return _ask(s, event, "after_risky_step", step.number)
-    last = step.number == max(x.number for x in s.plan)
-    if s.policy.is_risky(step.risk) and "after_risky_step" in s.anchors and not last:
+    if s.policy.is_risky(step.risk) and "after_risky_step" in s.anchors and s.policy.stops_after(step, s.plan):
         return _ask(s, event, "after_risky_step", step.number)
     return _advance(s, event)
 

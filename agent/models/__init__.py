@@ -88,7 +88,7 @@ from agent.models.origin import (
     utc_time,
 )
 from agent.models.outbox import Delivery, Outgoing, OutgoingKind
-from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
+from agent.models.policy import CONFIGURABLE_ANCHORS, AfterRisky, Anchor, Policy
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
 from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
 from agent.models.risk import Risk
@@ -128,6 +128,7 @@ __all__ = [
     "render_mentions",
     "utc_time",
     "CONFIGURABLE_ANCHORS",
+    "AfterRisky",
     "TERMINAL",
     "Anchor",
     "Answer",

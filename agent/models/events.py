@@ -46,6 +46,7 @@ class Decided(_Event):
     decision: Decision
     by: str
     reading: Reading | None = None  # set when the decision was read from free text
+    groups: list[str] = Field(default_factory=list)  # the decider's groups as their channel knew them then
     partial: bool = False  # written by releases that counted quorums outside the machine; ignored
 
 

@@ -20,6 +20,9 @@ Anchor = Literal[
     "takeover_step",
 ]
 CONFIGURABLE_ANCHORS: tuple[Anchor, ...] = ("after_plan", "after_risky_step", "before_result")
+# When a risky step's outcome stops the run: only when another risky step follows it (the default),
+# or whenever any step follows it (how Tandem stopped before).
+AfterRisky = Literal["risky_follows", "any_follows"]
 
 
 class Policy(_Model):
@@ -31,6 +34,11 @@ class Policy(_Model):
     max_retries: int = 3
     max_steps: int = 10
     step_timeout: float = 30.0
+    after_risky_step: AfterRisky = "risky_follows"
+    # Approving a plan may also approve the risky steps it shows exactly (see agent.merge). Off unless
+    # the policy file's [anchors] turns it on (its default does): a run stored before this existed
+    # keeps the promise its plan card made, that each risky step asks again.
+    merge_gate: bool = False
 
     def is_risky(self, risk: Risk) -> bool:
         return risk >= self.confirm_threshold
@@ -43,3 +51,10 @@ class Policy(_Model):
         if risky:
             return self.anchors
         return frozenset()  # a plan that changes nothing runs and is delivered without a review
+
+    def stops_after(self, step: Step, plan: list[Step]) -> bool:
+        """Whether the outcome of risky ``step`` stops the run before the rest of ``plan`` goes on."""
+        later = [x for x in plan if x.number > step.number]
+        if self.after_risky_step == "any_follows":
+            return bool(later)
+        return any(self.is_risky(x.risk) for x in later)

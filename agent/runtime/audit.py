@@ -11,6 +11,10 @@ counted elsewhere:
 * a ``timed_out`` line says what the deadline did (``outcome``: the strategy, or ``remind``);
 * a person's ``decided`` line at a risky step's gate names the call's shape (``gate``:
   ``restart_service(service=…)``), which the "always allow" offer reads (``storage.streaks``);
+* a plan approval that approved risky steps too (``agent.merge``) lists them (``with_plan``: step,
+  tool and shape each). They had no gate of their own: no review was asked or answered for them, so
+  the report's per-anchor and per-tool gate figures count only gates that asked, and the "always
+  allow" streak (which reads ``gate``) neither grows nor breaks;
 * ``model_usage`` follows the event a piece of work produced: model calls and, where the
   provider reported them, tokens.
 """
@@ -40,7 +44,7 @@ from agent.usage import Tally
 
 __all__ = ["AUDITED_EFFECTS", "audit_lines", "decided_of", "reopened_for", "usage_line"]
 
-NOTES = ("gate", "takeover")
+NOTES = ("gate", "takeover", "with_plan")
 """Keys a ``decided`` line carries beside its event's own fields (facts for later reads, not the event)."""
 
 AUDITED_EFFECTS = (
@@ -111,6 +115,9 @@ def _event_payload(event: Event, effects: list[Effect], before: RunState, after:
                 data["gate"] = gate
             if isinstance(event.decision, Correct) and after.takeover and not before.takeover:
                 data["takeover"] = "corrections"  # the correction past the limit: a person takes over
+            merged = _with_plan(before, after, event)
+            if merged:
+                data["with_plan"] = merged
         case Reopened():
             if after.takeover and not before.takeover:
                 data["takeover"] = "corrections"  # reopened past the limit: a person takes over
@@ -145,6 +152,19 @@ def _gate_shape(state: RunState, review_id: str) -> str | None:
     except KeyError:
         return None
     return param_shape(step.tool, step.params)
+
+
+def _with_plan(before: RunState, after: RunState, event: Decided) -> list[dict[str, Any]]:
+    """The risky steps a person's approval of a plan approved too (bound to their digest by them)."""
+    review = before.pending
+    if review is None or review.id != event.review_id or review.anchor != "after_plan":
+        return []
+    was = {s.number: s.approved_digest for s in before.plan}
+    return [
+        {"step": s.number, "tool": s.tool, "shape": param_shape(s.tool, s.params)}
+        for s in after.plan
+        if s.approved_by == event.by and s.approved_digest == s.digest and was.get(s.number) != s.digest
+    ]
 
 
 def _tool(state: RunState, number: int) -> str | None:

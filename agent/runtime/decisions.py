@@ -70,7 +70,15 @@ class Decisions(Engine):
                 payload = {"review": review_id, "decision": decision.kind, "action": refusal.action}
                 await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
                 raise NotAllowed(refusal)
-            return Decided(at=at, nonce=self.new_id(), review_id=review_id, decision=decision, by=by, reading=reading)
+            return Decided(
+                at=at,
+                nonce=self.new_id(),
+                review_id=review_id,
+                decision=decision,
+                by=by,
+                reading=reading,
+                groups=list(groups),
+            )
 
         # Lost to another process's commit, the decision is made again on the run as it is now (the review
         # may be answered by then: StaleDecision; or, below its quorum, still open for this approval).

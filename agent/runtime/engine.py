@@ -105,7 +105,7 @@ class Engine:
         self.tools = tools
         self.config = config or PolicyConfig()
         self.safety = SafetyPolicy(self.config)
-        self.policy = policy or Policy(confirm_threshold=Risk.parse(self.config.confirm_threshold))
+        self.policy = policy or self.config.run_policy()
         self.observers = list(observers or [])
         self.tool_context = tool_context or nullcontext
         self.clock = clock

@@ -49,7 +49,7 @@ def _restart(risk: Risk = Risk.EXEC) -> ProposedStep:
 def _planned(policy: SafetyPolicy, risk: Risk = Risk.EXEC) -> RunState:
     anchors = frozenset({"after_risky_step", "before_result"})
     fields = {
-        "policy": Policy(anchors=anchors, dynamic_anchors=False),
+        "policy": Policy(anchors=anchors, dynamic_anchors=False, after_risky_step="any_follows"),
         "channel": {"channel": "C0OPS", "thread_ts": "1.0"},
     }
     state, _ = machine.start("r1", "restart payments", ALICE, 1000.0, **fields)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.config import load_config, parse_duration
+from agent.config import PolicyConfig, load_config, parse_duration
 from agent.errors import ConfigError, PolicyError
 from workspace.state import WorkspaceState
 
@@ -55,6 +55,11 @@ def test_config_file_is_read_and_env_overrides_it(tmp_path: Path) -> None:
         ("[quorum]\ndeploy = 0", "quorum.deploy"),
         ("colour = 'blue'", "colour"),
         ("[approvers", "not valid TOML"),
+        ('[anchors]\nstop = ["after_plan", "before_risky_step"]', "anchors.stop: before_risky_step always stops"),
+        ('[anchors]\nstop = ["after_everything"]', 'anchors.stop: "after_everything" is not an anchor that may stop'),
+        ('[anchors]\nafter_risky_step = "sometimes"', "anchors.after_risky_step"),
+        ("[anchors]\nmerge_gate = 3", "anchors.merge_gate"),
+        ("[anchors]\nmerge = true", "anchors.merge: unknown key"),
     ],
 )
 def test_bad_config_names_the_bad_key(tmp_path: Path, toml: str, message: str) -> None:
@@ -104,3 +109,17 @@ def test_the_local_workspace_people_are_valid_approvers() -> None:
     ids = [user.id for user in WorkspaceState().users.values() if not user.is_bot]
     config = load_config(None, {"TANDEM_POLICY__APPROVERS__EXEC": json.dumps(ids)})
     assert {"U0ALICE", "U0BOB", "U0CAROL"} <= set(config.approvers["exec"])
+
+
+def test_anchors_section_shapes_the_policy_every_new_run_gets(tmp_path: Path) -> None:
+    file = tmp_path / "tandem.toml"
+    file.write_text('[anchors]\nstop = ["after_plan"]\nafter_risky_step = "any_follows"\nmerge_gate = false\n')
+    policy = load_config(file, {}).run_policy(step_timeout=5.0)
+    assert policy.anchors == {"after_plan"} and policy.after_risky_step == "any_follows"
+    assert not policy.merge_gate and policy.step_timeout == 5.0
+
+
+def test_anchors_default_to_every_stop_with_the_merge_on() -> None:
+    policy = PolicyConfig().run_policy()
+    assert policy.anchors == {"after_plan", "after_risky_step", "before_result"}
+    assert policy.merge_gate and policy.after_risky_step == "risky_follows"

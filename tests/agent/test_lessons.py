@@ -10,7 +10,7 @@ from typing import Literal
 import pytest
 
 from agent.brain import LLMBrain
-from agent.config import LessonsRule, PolicyConfig
+from agent.config import AnchorsRule, LessonsRule, PolicyConfig
 from agent.lessons import pick, using
 from agent.models import Approve, Lesson, RunState, SlackThread, StepPlace
 from agent.offline import OfflineModel
@@ -41,7 +41,9 @@ async def store(tmp_path: Path) -> AsyncIterator[AsyncStore]:
 
 
 def usecases(store: AsyncStore, clock: Clock, config: PolicyConfig | None = None) -> UseCases:
-    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS, clock=clock, config=config or PolicyConfig())
+    # the corrections these lessons come from are made at a risky step's own gate: keep it apart from the plan's
+    apart = (config or PolicyConfig()).model_copy(update={"anchors": AnchorsRule(merge_gate=False)})
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS, clock=clock, config=apart)
     return UseCases(runtime, store)
 
 

@@ -55,6 +55,9 @@ RISKY = [
 ]
 
 
+SEEDS = Policy(after_risky_step="any_follows")  # every risky step's outcome stops the run, as it first did
+
+
 def new(policy: Policy | None = None) -> RunState:
     state, effects = machine.start("r1", "restart payments", "U1", 1000.0, policy=policy or Policy())
     assert effects == [MakePlan()]
@@ -142,7 +145,7 @@ def test_dynamic_anchors_off_uses_configured_anchors() -> None:
 
 
 def test_happy_path_risky_plan_walks_all_anchors_to_done() -> None:
-    state, _ = planned(RISKY)
+    state, _ = planned(RISKY, SEEDS)
     state, effects = decide(state, Approve())
     assert effects == [RunStep(number=1)]
     state, effects = finish_step(state)
@@ -288,7 +291,7 @@ def test_step_failure_pauses_and_continue_anyway_runs_next() -> None:
 
 
 def test_revised_risky_step_needs_a_fresh_approval() -> None:
-    state, _ = planned(RISKY)
+    state, _ = planned(RISKY, SEEDS)
     state, _ = decide(state, Approve())
     state, _ = finish_step(state)
     state, _ = decide(state, Approve())

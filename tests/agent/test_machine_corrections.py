@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.brain import LLMBrain
+from agent.config import AnchorsRule, PolicyConfig
 from agent.models import Approve, Correct, Policy, Risk, RunState
 from agent.offline import OfflineModel
 from agent.runtime import Runtime
@@ -23,6 +24,9 @@ TOOLS = load_tools(["demo.tools"])
 async def store(tmp_path: Path) -> AsyncIterator[AsyncStore]:
     async with AsyncStore(tmp_path / "runs.db") as opened:
         yield opened
+
+
+GATES_APART = PolicyConfig(anchors=AnchorsRule(merge_gate=False))  # approving the plan leaves the gate to ask
 
 
 async def _at_gate(runtime: Runtime) -> RunState:
@@ -44,7 +48,7 @@ async def _at_gate(runtime: Runtime) -> RunState:
 async def test_correction_that_cannot_apply_stays_at_the_review_uncounted(
     store: AsyncStore, text: str, why: str
 ) -> None:
-    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS)
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS, config=GATES_APART)
     before = await _at_gate(runtime)
 
     reading, after = await runtime.say(before.id, text, "U1")
@@ -58,7 +62,7 @@ async def test_correction_that_cannot_apply_stays_at_the_review_uncounted(
 
 
 async def test_correction_with_a_known_value_applies_and_counts(store: AsyncStore) -> None:
-    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS)
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS, config=GATES_APART)
     before = await _at_gate(runtime)
 
     _, after = await runtime.say(before.id, "换成 checkout 服务", "U1")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent.config import PolicyConfig
+from agent.config import AnchorsRule, PolicyConfig
 from agent.errors import NoPendingReview, StaleDecision
 from agent.models import (
     Approve,
@@ -127,7 +127,9 @@ async def test_approvals_walk_the_run_to_done(store: AsyncStore) -> None:
         assert state.pending is not None
         anchors.append(state.pending.anchor)
         state = await rt.decide(state.id, Approve(), "U1")
-    assert anchors == ["after_plan", "before_risky_step", "before_result"]
+    # the requester decides everything here, so approving the plan (which shows ship's exact params) approves ship too
+    assert anchors == ["after_plan", "before_result"]
+    assert state.step(3).approved_by == "U1" and state.step(3).approved_digest == state.step(3).digest
     assert state.status == "done" and CALLS == {"look": 2, "ship": 1}
     assert state.output == "look: api is fine; look: db is fine; ship: api now at 2.0"
 
@@ -232,7 +234,8 @@ async def test_decision_without_pending_review_is_refused(store: AsyncStore) -> 
 
 
 async def test_retry_step_revises_params_and_asks_again_for_the_risky_step(store: AsyncStore) -> None:
-    rt = make(store, [("ship", {"service": "api", "version": "2.0"})])
+    separate = PolicyConfig(anchors=AnchorsRule(merge_gate=False))  # the plan's approval leaves the gate to ask
+    rt = make(store, [("ship", {"service": "api", "version": "2.0"})], config=separate)
     state = await rt.start("ship", "U1")
     state = await rt.decide(state.id, Approve(), "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"

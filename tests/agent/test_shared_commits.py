@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agent.config import AnchorsRule, PolicyConfig
 from agent.models import (
     Approve,
     AuditEvent,
@@ -125,7 +126,8 @@ async def store(tmp_path: Path) -> AsyncIterator[RecordingStore]:
 
 
 async def paused_at_plan(store: RecordingStore, *, lazy: bool = True) -> tuple[Runtime, RunState]:
-    runtime = Runtime(store, Brain(), REGISTRY, observers=[Told()])
+    apart = PolicyConfig(anchors=AnchorsRule(merge_gate=False))  # the write step asks at its own gate
+    runtime = Runtime(store, Brain(), REGISTRY, observers=[Told()], config=apart)
     runtime.lazy_commits = lazy
     state = await runtime.start("look then change api", "U1", origin=WHERE)
     assert state.pending is not None and state.pending.anchor == "after_plan"

@@ -28,3 +28,11 @@ async def test_bench_lessons_plan_correction_then_table_wish_keeps_the_plan_less
     both = SCENARIOS[3]
     on = await replay(both, lessons=True, folder=tmp_path)
     assert on == [2] + [1] * (len(both.tasks) - 1)  # later runs still ask for the table, never again for the logs
+
+
+async def test_bench_lessons_scale_scenario_corrects_where_the_scale_is_first_shown(tmp_path: Path) -> None:
+    scale = SCENARIOS[1]
+    on = await replay(scale, lessons=True, folder=tmp_path)
+    off = await replay(scale, lessons=False, folder=tmp_path)
+    assert off == [1] * len(scale.tasks)
+    assert on == [1] + [0] * (len(scale.tasks) - 1)

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from agent.models import AlwaysOffer, Anchor, GateDecision, Review, Risk, SlackThread
+from agent.config import PolicyConfig
+from agent.models import AlwaysOffer, Anchor, GateDecision, Policy, Review, Risk, SlackThread
+from agent.policy import SafetyPolicy
 from blocks import ids, review_blocks
 from blocks.limits import json_size
 from blocks.plan_review import plan_review
@@ -251,3 +253,19 @@ def test_step_approval_with_an_always_offer_shows_who_approved_and_when() -> Non
     assert "<!date^1700000000^" in text and "and 2 earlier" in text
     assert ids.APPROVE_ALWAYS in action_ids(blocks)
     assert_valid_message(blocks)
+
+
+def test_plan_review_says_the_exec_approver_approves_the_restart_with_the_plan() -> None:
+    demo = SafetyPolicy(PolicyConfig(approvers={"exec": ["U0BOB"]}))
+    run = state(plan=[step(1, risk=Risk.READ, tool="check_health"), step(2)], policy=Policy(merge_gate=True))
+    text = all_text(review_blocks(run, review(), demo))
+    assert (
+        "Approved by <@U0BOB> (who may approve exec steps), this plan also approves step 2 `restart_service` "
+        "`service=payments, region=eu-west-1`; approved by anyone else, step 2 still asks <@U0BOB>"
+    ) in text
+
+
+def test_result_review_shows_what_each_risky_step_did() -> None:
+    run, rv = reviewing("before_result", plan=[step(1, status="done", result="Restarted payments: degraded → running")])
+    text = all_text(review_blocks(run, rv))
+    assert "Step 1 restart_service (exec) ran: Restarted payments: degraded → running" in text

@@ -30,7 +30,9 @@ def approver_policy(tmp_path: Path) -> dict[str, str]:
     if "config" not in SlackSettings.model_fields:
         return {}
     policy = tmp_path / "tandem.toml"
-    policy.write_text('allow_self_approval = true\n\n[approvers]\nexec = ["U0BOB"]\n')
+    # alice may approve the restart too, so her approval of the plan would approve it: this story walks its
+    # own gate (carol refused there, bob approving), so the gate is kept apart from the plan's approval
+    policy.write_text('allow_self_approval = true\n\n[approvers]\nexec = ["U0BOB"]\n\n[anchors]\nmerge_gate = false\n')
     return {"config": str(policy)}
 
 

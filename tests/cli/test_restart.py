@@ -33,6 +33,8 @@ def _env(tmp_path: Path, db: str) -> dict[str, str]:
         "PYTHONUNBUFFERED": "1",
         # A killed process's claim on its step lapses after a second (renewed every third of it while alive).
         "TANDEM_STEP_LEASE": "1",
+        # These runs are killed at and around the deploy's own gate: keep it apart from the plan's approval.
+        "TANDEM_POLICY__ANCHORS__MERGE_GATE": "false",
     }
 
 

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 from agent.config import PolicyConfig
-from agent.models import AlwaysOffer, Anchor, FeishuChat, GateDecision, LessonUse, Reading, Risk
+from agent.models import AlwaysOffer, Anchor, FeishuChat, GateDecision, LessonUse, Policy, Reading, Risk
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 from feishu.cards import clarify_card, placeholder_card, read_as_card, review_card, run_card
 from feishu.elements import CARD_LIMIT, choices_of, decided, is_live, size
-from tests.blocks.states import ANCHORS, long_plan, reviewing, state
+from tests.blocks.states import ANCHORS, long_plan, reviewing, state, step
 
 CHAT = FeishuChat(chat_id="oc_ops", root_id="om_card")
 EXPECTED: dict[str, set[str]] = {
@@ -172,3 +172,19 @@ def test_result_card_without_a_plan_review_and_run_card_name_the_lessons() -> No
     gone = use.model_copy(update={"forgotten_by": "ou_b", "forgotten_at": 1_700_000_005.0})
     shown = run_card(s.model_copy(update={"lessons_applied": [gone]}))
     assert "Forgotten by <at id=ou_b></at>" in text_of(shown) and "forget_lesson" not in json.dumps(shown)
+
+
+def test_plan_card_says_whom_the_restart_still_asks_and_who_approves_it_with_the_plan() -> None:
+    config = PolicyConfig.model_validate({"approvers": {"exec": ["ou_bob"]}})
+    plan = [step(1, risk=Risk.READ, tool="check_health"), step(2)]
+    run = state(plan=plan, requester="ou_alice", origin=CHAT, policy=Policy(merge_gate=True))
+    _, rv = reviewing("after_plan")
+    card = text_of(review_card(review_view(run, rv, SafetyPolicy(config))))
+    assert "this plan also approves step 2 `restart_service` `service=payments, region=eu-west-1`" in card
+    assert "step 2 still asks <at id=ou_bob></at> right before it runs" in card
+
+
+def test_result_card_shows_what_each_risky_step_did() -> None:
+    run, rv = reviewing("before_result", plan=[step(1, status="done", result="Restarted payments")])
+    card = text_of(review_card(review_view(run, rv, SafetyPolicy())))
+    assert "Step 1 restart_service (exec) ran: Restarted payments" in card

@@ -67,6 +67,14 @@ class FEnv:
         assert review is not None
         return review
 
+    async def plan_of(self, task: str, person: str = "alice") -> tuple[Posted, Posted]:
+        """``person`` asks the bot for ``task`` in the chat: the run's root card and its plan review."""
+        count = len(self.cards())
+        await self.fake.say(person, OPS, task)
+        await self.wait(lambda: len(self.cards()) > count)
+        root = self.cards()[count]
+        return root, await self.next_review(root)
+
     async def idle(self) -> None:
         await self.bot.background.idle()
         await self.bot.deps.delivery.idle(horizon=1.0)

@@ -137,6 +137,16 @@ async def running(tmp_path: Path, **extra: Any) -> AsyncIterator[Env]:
                 await bot.deps.delivery.idle()
 
 
+THREE_ANCHORS = '\n[anchors]\nmerge_gate = false\nafter_risky_step = "any_follows"\n'
+"""A policy part for tests of the gate and the outcome review: Tandem's first three anchors (every risky
+step asks at its own gate, and its outcome stops the run before any further step)."""
+THREE_ANCHORS_ENV = {
+    "TANDEM_POLICY__ANCHORS__MERGE_GATE": "false",
+    "TANDEM_POLICY__ANCHORS__AFTER_RISKY_STEP": "any_follows",
+}
+"""The same, for a bot process's environment."""
+
+
 def policy_file(tmp_path: Path, text: str) -> str:
     """A policy file (TOML ``text``) for the bot's ``config`` setting."""
     path = tmp_path / "tandem.toml"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocks import ids
-from tests.scenario.harness import running, text_of
+from tests.scenario.harness import THREE_ANCHORS, policy_file, running, text_of
 
 
 async def test_a_clicks_work_waits_while_another_request_is_answered_then_goes_ahead(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         card = await env.start("check errors on payments, then restart payments")
         plan = await env.next_review(card)
         review_id = plan.blocks[-1]["elements"][0]["value"]

@@ -10,7 +10,7 @@ from pathlib import Path
 from agent.models import Rule
 from blocks import ids
 from tests.cli.run import tandem_in
-from tests.scenario.harness import OPS, Env, button_value, gate_of, policy_file, running, text_of
+from tests.scenario.harness import OPS, THREE_ANCHORS, Env, button_value, gate_of, policy_file, running, text_of
 from workspace.models import Message
 
 TASK = "restart payments and check errors after"
@@ -34,7 +34,7 @@ def offered(gate: Message) -> list[str]:
 async def test_gate_after_two_unchanged_approvals_offers_always_allow_and_the_button_makes_the_rule(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path, config=policy_file(tmp_path, TWO)) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, TWO + THREE_ANCHORS)) as env:
         first = await approved_gate(env)
         assert OFFER not in text_of(first) and "unchanged" not in text_of(first)
         second = await approved_gate(env)
@@ -53,7 +53,7 @@ async def test_gate_after_two_unchanged_approvals_offers_always_allow_and_the_bu
 
 
 async def test_a_correction_at_the_gate_breaks_the_run_of_approvals(tmp_path: Path) -> None:
-    async with running(tmp_path, config=policy_file(tmp_path, TWO)) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, TWO + THREE_ANCHORS)) as env:
         await approved_gate(env)
         card, gate = await gate_of(env, TASK)
         await env.ws.reply_in_thread("alice", OPS, card.ts, "step 2 should restart checkout instead")
@@ -64,7 +64,7 @@ async def test_a_correction_at_the_gate_breaks_the_run_of_approvals(tmp_path: Pa
 
 
 async def test_deploy_gate_approved_unchanged_never_offers_always_allow(tmp_path: Path) -> None:
-    async with running(tmp_path, config=policy_file(tmp_path, TWO)) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, TWO + THREE_ANCHORS)) as env:
         for _ in range(2):
             await approved_gate(env, "deploy checkout 2.4.1")
         _, gate = await gate_of(env, "deploy checkout 2.4.1")
@@ -89,7 +89,7 @@ async def ruled(env: Env) -> tuple[Message, Message, Rule]:
 async def test_thread_reply_correcting_a_step_a_rule_let_run_suspends_the_rule_and_tells_the_thread(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         card, review, _ = await ruled(env)
         await env.ws.reply_in_thread("alice", OPS, card.ts, "redo step 1, the restart should have used the canary")
         await env.wait(lambda: any("is suspended" in text_of(m) for m in env.thread(card)))
@@ -102,7 +102,7 @@ async def test_thread_reply_correcting_a_step_a_rule_let_run_suspends_the_rule_a
 
 
 async def test_cancel_button_rejecting_a_step_a_rule_let_run_suspends_the_rule(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         card, review, rule = await ruled(env)
         await env.click("alice", review, ids.CANCEL)
         await env.wait(lambda: any("is suspended" in text_of(m) for m in env.thread(card)))
@@ -115,7 +115,7 @@ async def test_cancel_button_rejecting_a_step_a_rule_let_run_suspends_the_rule(t
 
 
 async def test_terminal_shows_the_offer_and_answer_approve_always_makes_the_rule(tmp_path: Path) -> None:
-    async with running(tmp_path, config=policy_file(tmp_path, TWO)) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, TWO + THREE_ANCHORS)) as env:
         for _ in range(2):
             await approved_gate(env)
         card, gate = await gate_of(env, TASK)
@@ -139,7 +139,7 @@ async def test_terminal_shows_the_offer_and_answer_approve_always_makes_the_rule
 
 
 async def test_terminal_approve_always_on_a_deploy_gate_is_refused_and_stores_nothing(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         _, gate = await gate_of(env, "deploy checkout 2.4.1")
         run_id = (await env.bot.deps.store.list_runs())[0].id
         review_id = button_value(gate, ids.APPROVE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.scenario.feishu_env import OPS, running_feishu, text
-from tests.scenario.harness import policy_file
+from tests.scenario.harness import THREE_ANCHORS, policy_file
 from workspace.feishu_fake import button_values
 
 
@@ -36,7 +36,7 @@ async def test_feishu_tool_question_answered_with_a_button_then_a_form(tmp_path:
 
 
 async def test_feishu_always_allow_from_a_gate_skips_it_next_time_in_that_chat(tmp_path: Path) -> None:
-    async with running_feishu(tmp_path) as env:
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         fake = env.fake
         _, review = await env.exec_gate("restart payments and check errors after")
         answer = await fake.click("alice", review.message_id, "approve_always")

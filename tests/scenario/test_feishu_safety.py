@@ -21,10 +21,7 @@ TASK = "restart payments and check errors after"
 
 
 async def _plan(env: FEnv) -> tuple[Posted, Posted]:
-    await env.fake.say("alice", OPS, TASK)
-    await env.wait(env.cards)
-    root = env.cards()[0]
-    return root, await env.next_review(root)
+    return await env.plan_of(TASK)
 
 
 async def _nothing_stored(env: FEnv) -> None:

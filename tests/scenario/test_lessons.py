@@ -6,7 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, button_value, buttons_of, gate_of, running, text_of
+from tests.scenario.harness import (
+    OPS,
+    THREE_ANCHORS,
+    Env,
+    button_value,
+    buttons_of,
+    gate_of,
+    policy_file,
+    running,
+    text_of,
+)
 from workspace.models import Message
 
 TASK = "scale payments to 2 replicas"
@@ -21,7 +31,7 @@ async def plan_of(env: Env, user: str) -> str:
 
 
 async def test_thread_correction_teaches_the_next_plan_and_forget_stops_it(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         store = env.bot.deps.store
         card, gate = await gate_of(env, TASK)
         await env.ws.reply_in_thread("alice", OPS, card.ts, "use 4 replicas")
@@ -59,7 +69,7 @@ async def test_thread_correction_teaches_the_next_plan_and_forget_stops_it(tmp_p
 
 
 async def test_slash_lessons_lists_them_with_forget(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         card, gate = await gate_of(env, TASK)
         await env.ws.reply_in_thread("alice", OPS, card.ts, "use 4 replicas")
         await env.next_review(card, after=gate)

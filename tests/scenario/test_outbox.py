@@ -13,7 +13,16 @@ import pytest
 from agent.settings import CoreSettings
 from blocks import ids
 from cli.main import main as tandem_main
-from tests.scenario.harness import OPS, Env, button_value, policy_file, running, text_of
+from tests.scenario.harness import (
+    OPS,
+    THREE_ANCHORS,
+    THREE_ANCHORS_ENV,
+    Env,
+    button_value,
+    policy_file,
+    running,
+    text_of,
+)
 from tests.scenario.processes import bot_process
 from workspace import Workspace, WorkspaceState, run_workspace
 from workspace.models import Message
@@ -54,7 +63,7 @@ async def test_review_post_failing_is_retried_and_posted_once(tmp_path: Path) ->
 
 
 async def test_rate_limit_storm_delays_but_delivers_every_message_once_in_order(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         env.bot.deps.delivery.retry_scale = 0.01
         card, plan = await start(env)
         review_ids = [button_value(plan, ids.CANCEL)]
@@ -76,7 +85,7 @@ async def test_rate_limit_storm_delays_but_delivers_every_message_once_in_order(
 
 
 async def test_failed_edit_of_the_previous_review_never_skips_the_next_post(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         env.bot.deps.delivery.retry_scale = 0.01
         card, plan = await start(env)
         env.ws.state.fail_next("chat.update", "message_not_found", status=200, retry_after=None)
@@ -124,7 +133,7 @@ def _cli(db: Path, *args: str) -> None:
 async def _killed_mid_post(tmp_path: Path, *, after_applying: bool) -> None:
     db = tmp_path / "tandem.db"
     async with run_workspace() as ws:
-        async with bot_process(ws, db, **LEASE) as first:
+        async with bot_process(ws, db, **LEASE, **THREE_ANCHORS_ENV) as first:
             await ws.slash_command("alice", OPS, TASK)
 
             def plan_posted(s: WorkspaceState) -> bool:
@@ -141,7 +150,7 @@ async def _killed_mid_post(tmp_path: Path, *, after_applying: bool) -> None:
             await ws.wait_until(lambda s: not s.holds and len(s.calls_to("chat.postMessage")) >= posts, within=20)
             first.send_signal(signal.SIGKILL)
             await first.wait()
-        async with bot_process(ws, db, **LEASE):
+        async with bot_process(ws, db, **LEASE, **THREE_ANCHORS_ENV):
 
             def gates() -> list[Message]:
                 return [m for m in ws.state.thread(OPS, card.ts) if "needs approval" in text_of(m)]
@@ -171,6 +180,7 @@ async def test_bot_killed_during_a_read_step_after_an_approval_still_tells_the_d
     folder.mkdir()
     more = {
         **LEASE,
+        **THREE_ANCHORS_ENV,
         "TANDEM_TOOLS": "tests.cli.held_tools",
         "HELD_TOOLS_DIR": str(folder),
         "TANDEM_STEP_LEASE": "1",

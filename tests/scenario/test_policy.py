@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, button_value, gate_of, policy_file, running, text_of
+from tests.scenario.harness import OPS, THREE_ANCHORS, Env, button_value, gate_of, policy_file, running, text_of
 
 APPROVERS = """
 [approvers]
@@ -91,7 +91,7 @@ async def test_tool_question_answered_with_a_button_and_a_modal(tmp_path: Path) 
 
 
 async def test_always_allow_rule_skips_the_gate_next_time_and_can_be_revoked(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         card, gate = await gate_of(env, "restart payments and check errors after")
         await env.click("alice", gate, ids.APPROVE_ALWAYS)
         await env.wait(lambda: any("runs without asking" in text_of(m) for m in env.thread(card)))
@@ -126,7 +126,7 @@ async def test_always_allow_rule_skips_the_gate_next_time_and_can_be_revoked(tmp
 
 
 async def test_button_from_another_workspace_changes_nothing(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         card, gate = await gate_of(env, "restart payments and check errors after")
         value = button_value(gate, ids.APPROVE)
         payload = {
@@ -157,7 +157,8 @@ async def test_deadline_reminds_in_the_thread_then_escalates(tmp_path: Path) -> 
         after = "1h"
         remind_before = "10m"
         strategy = "reassign"
-        """,
+        """
+        + THREE_ANCHORS,
     )
     async with running(tmp_path, config=config) as env:
         card, gate = await gate_of(env, "restart payments and check errors after")

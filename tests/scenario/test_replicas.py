@@ -16,7 +16,7 @@ from pathlib import Path
 from blocks import ids
 from storage.postgres.store import PgStore
 from tests.pgserver import PgServer
-from tests.scenario.harness import OPS, button_value, text_of
+from tests.scenario.harness import OPS, THREE_ANCHORS_ENV, button_value, text_of
 from tests.scenario.processes import bot_process
 from workspace import Workspace, run_workspace
 from workspace.models import Message
@@ -35,6 +35,7 @@ async def test_three_replicas_fifty_clicks_make_one_transition_and_a_killed_depl
 ) -> None:
     db = pg_server.schema()
     env = {
+        **THREE_ANCHORS_ENV,
         "TANDEM_TOOLS": "tests.cli.held_tools",
         "HELD_TOOLS_DIR": str(tmp_path),
         "TANDEM_STEP_LEASE": "1",

@@ -30,13 +30,18 @@ async def test_click_after_bot_restart_resumes_the_run(tmp_path: Path) -> None:
             await first.wait()
 
         async with bot_process(ws, db):
+            # the restarted bot applies the same rule: alice decides everything here, so her approval of the
+            # plan (which showed the restart's exact params) approves the restart too, and the result is next
             await ws.click("alice", OPS, plan.ts, ids.APPROVE, button_value(plan, ids.APPROVE))
 
-            def gate_posted() -> bool:
+            def result_posted() -> bool:
                 msgs = ws.state.thread(OPS, card.ts)
-                return any("needs approval" in text_of(m) and "tandem.approve" in str(m.blocks) for m in msgs)
+                return any("Result ready for review" in text_of(m) and "tandem.approve" in str(m.blocks) for m in msgs)
 
-            await ws.wait_until(lambda _s: gate_posted(), within=20)
+            await ws.wait_until(lambda _s: result_posted(), within=20)
+            told = "<@U0ALICE> approved step 1 (`restart_service`) with the plan"
+            assert any(told in text_of(m) for m in ws.state.thread(OPS, card.ts))
+            assert not any("needs approval" in text_of(m) for m in ws.state.thread(OPS, card.ts))
             decided = "Plan approved by <@U0ALICE>"
             await ws.wait_until(lambda s: decided in text_of(s.message(OPS, plan.ts)), within=10)
             await ws.wait_until(lambda s: "Plan approved" in text_of(s.message(OPS, card.ts)), within=10)

@@ -9,7 +9,7 @@ from pathlib import Path
 from slack_sdk.web.async_client import AsyncWebClient
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, button_value, gate_of, policy_file, running, text_of
+from tests.scenario.harness import OPS, THREE_ANCHORS, Env, button_value, gate_of, policy_file, running, text_of
 
 QUORUM = """
 [approvers]
@@ -72,7 +72,7 @@ async def test_approve_always_under_a_quorum_is_refused_and_stores_nothing(tmp_p
 
 
 async def test_thread_reply_never_opens_a_deploy_gate(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         card, gate = await gate_of(env, "deploy checkout 2.4.1")
         await env.ws.reply_in_thread("alice", OPS, card.ts, "Looks good, proceed")
         refusal = "approved with its own Approve button"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from blocks import ids
 from storage.facade import AsyncStore
-from tests.scenario.harness import OPS, button_value, text_of
+from tests.scenario.harness import OPS, THREE_ANCHORS_ENV, button_value, text_of
 from tests.scenario.processes import socket_process
 from workspace import run_workspace
 from workspace.models import Message
@@ -26,7 +26,7 @@ async def test_two_socket_mode_processes_on_one_database_make_one_transition_per
         assert ws.socket is not None
         ws.socket.rng = random.Random(1)
         for _ in range(2):
-            await stack.enter_async_context(socket_process(ws, db))
+            await stack.enter_async_context(socket_process(ws, db, **THREE_ANCHORS_ENV))
         await ws.wait_until(lambda _s: ws.socket is not None and ws.socket.connected == 2, within=30)
 
         def latest_review(marker: str) -> Message | None:

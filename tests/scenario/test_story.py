@@ -6,11 +6,11 @@ from pathlib import Path
 
 from blocks import ids
 from blocks.result_feedback import vote_value
-from tests.scenario.harness import OPS, button_value, running, text_of
+from tests.scenario.harness import OPS, THREE_ANCHORS, button_value, policy_file, running, text_of
 
 
 async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         reply = await env.ws.slash_command("alice", OPS, "restart payments and check errors after")
         assert reply.status == 200
         await env.wait(env.cards)

@@ -9,7 +9,7 @@ import pytest
 
 from blocks import ids
 from blocks.limits import check_message, check_view
-from tests.scenario.harness import OPS, Env, button_value, running, text_of
+from tests.scenario.harness import OPS, THREE_ANCHORS, Env, button_value, policy_file, running, text_of
 from workspace.models import Message
 
 
@@ -211,7 +211,7 @@ async def test_list_status_and_cancel_subcommands(tmp_path: Path) -> None:
 
 
 async def test_every_message_and_view_the_bot_sends_is_within_limits(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
         card, plan = await _start(env)
         await env.click("alice", plan, ids.DETAILS) if "tandem.details" in str(plan.blocks) else None
         await env.click("alice", plan, ids.APPROVE)

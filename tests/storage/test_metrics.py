@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent.brain import LLMBrain
-from agent.config import PolicyConfig, TimeoutRule
+from agent.config import AnchorsRule, PolicyConfig, TimeoutRule
 from agent.llm import LiteLLMModel
 from agent.models import (
     Approve,
@@ -133,7 +133,8 @@ async def a_week(store: Store) -> Runtime:
         timeouts={
             "after_plan": TimeoutRule(after=3600, strategy="cancel"),
             "before_result": TimeoutRule(after=3600, strategy="pause"),
-        }
+        },
+        anchors=AnchorsRule(merge_gate=False),  # the figures include waits and decisions at the gates themselves
     )
     rt = Runtime(store, brain, REGISTRY, config=config, clock=clock)
 

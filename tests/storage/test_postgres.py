@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from agent.brain import LLMBrain
-from agent.config import PolicyConfig
+from agent.config import AnchorsRule, PolicyConfig
 from agent.llm import make_model
 from agent.models import Approve, Outgoing, Review, RunState
 from agent.runtime import Runtime
@@ -84,7 +84,9 @@ async def test_fifty_approvals_of_one_review_from_two_replicas_make_one_transiti
     monkeypatch.setenv("HELD_TOOLS_DIR", str(tmp_path))
     url = pg_server.schema()
     async with PgStore(url) as store:
-        runtime = Runtime(store, LLMBrain(make_model("offline", None)), load_tools(["tests.cli.held_tools"]))
+        apart = PolicyConfig(anchors=AnchorsRule(merge_gate=False))  # the plan's approval leaves the deploy's gate
+        tools = load_tools(["tests.cli.held_tools"])
+        runtime = Runtime(store, LLMBrain(make_model("offline", None)), tools, config=apart)
         state = await runtime.start(TASK, "U1")
         assert state.pending is not None and state.pending.anchor == "after_plan"
         review_id = state.pending.id

@@ -139,10 +139,11 @@ async def test_dev_restart_keeps_the_cards_and_threads_runs_point_at(tmp_path: P
         review = dev.ws.state.messages["C0OPS"][1]
         await dev.ws.click("alice", "C0OPS", review.ts, "tandem.approve", button_value(review, "tandem.approve"))
 
-        def step_gate_posted(state: WorkspaceState) -> bool:
-            return any("needs approval" in str(m.blocks) for m in state.messages["C0OPS"])
+        # alice decides everything without a policy: her approval of the plan approves the restart it shows
+        def result_posted(state: WorkspaceState) -> bool:
+            return any("Result ready for review" in str(m.blocks) for m in state.messages["C0OPS"])
 
-        await dev.ws.wait_until(step_gate_posted, within=10)
+        await dev.ws.wait_until(result_posted, within=10)
 
 
 async def test_dev_fresh_database_starts_a_fresh_workspace(tmp_path: Path) -> None:
