@@ -137,7 +137,7 @@ async def _at_restart_gate(runtime: Runtime) -> RunState:
 async def test_gate_correction_naming_an_unknown_service_names_it_not_the_negated_or_a_stray_word(
     store: AsyncStore, text: str
 ) -> None:
-    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS)
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS, config=GATES_APART)
     before = await _at_restart_gate(runtime)
 
     after = await runtime.decide(before.id, Correct(intent="retry_step", feedback=text), "U1")
@@ -153,7 +153,7 @@ async def test_gate_correction_naming_an_unknown_service_names_it_not_the_negate
 async def test_gate_correction_naming_a_known_service_beside_a_negated_one_applies_it(
     store: AsyncStore, text: str
 ) -> None:
-    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS)
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS, config=GATES_APART)
     before = await _at_restart_gate(runtime)
 
     after = await runtime.decide(before.id, Correct(intent="retry_step", feedback=text), "U1")
@@ -162,7 +162,7 @@ async def test_gate_correction_naming_a_known_service_beside_a_negated_one_appli
 
 
 async def test_refused_gate_correction_leaves_no_note_and_keeps_the_steps_why(store: AsyncStore) -> None:
-    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS)
+    runtime = Runtime(store, LLMBrain(OfflineModel()), TOOLS, config=GATES_APART)
     before = await _at_restart_gate(runtime)
     why = before.plan[0].reason
 
@@ -213,7 +213,7 @@ async def test_refine_that_comes_back_the_same_is_refused_uncounted(store: Async
 async def test_reading_that_offers_the_negated_value_as_the_fix_does_not_reach_the_reviser(store: AsyncStore) -> None:
     plan = {"steps": [{"tool": "restart_service", "params": {"service": "payments"}, "reason": "asked"}]}
     model = ScriptedModel(json.dumps(plan), json.dumps({"params": {"service": "checkout"}, "reason": "as asked"}))
-    runtime = Runtime(store, LLMBrain(model), TOOLS)
+    runtime = Runtime(store, LLMBrain(model), TOOLS, config=GATES_APART)
     state = await runtime.decide((await runtime.start("restart payments", "U1")).id, Approve(), "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"
 

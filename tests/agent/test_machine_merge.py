@@ -167,7 +167,7 @@ def test_replanned_step_is_not_covered_by_the_old_plans_approval() -> None:
     state, _ = _finish(state)
     state, _ = _decide(state, BOB, decision=Correct(intent="replan", feedback="restart checkout, not auth"))
     state, _ = machine.transition(
-        state, PlanProposed(steps=[_step("restart_service", Risk.EXEC, service="auth")], **_at()), DEMO
+        state, PlanProposed(steps=[_step("restart_service", Risk.EXEC, service="checkout")], **_at()), DEMO
     )
     assert _anchor(state) == "after_plan" and state.plan[0].approved_digest is None
     state, _ = _decide(state, ALICE)  # alice may approve the new plan, not the restart in it
@@ -225,7 +225,9 @@ def test_audit_line_of_the_plan_approval_lists_the_steps_approved_with_it() -> N
     event = Decided(review_id=before.pending.id, decision=Approve(), by=BOB, **_at())
     after, effects = machine.transition(before, event, DEMO)
     (line, *_) = audit_lines(event, BOB, effects, before, after)
-    assert line.payload["with_plan"] == [{"step": 1, "tool": "restart_service", "shape": "restart_service(service=…)"}]
+    assert line.payload["with_plan"] == [
+        {"step": 1, "tool": "restart_service", "shape": "restart_service(service=payments)"}
+    ]
     assert "gate" not in line.payload  # no gate was asked: the always-allow streak neither grows nor breaks
     assert decided_of(line).decision == Approve() and decided_of(line).by == BOB  # the line still reads back
 

@@ -55,7 +55,9 @@ def _at() -> dict[str, Any]:
 
 def _planned(params: dict[str, Any], tool_name: str = "restart_service", risk: Risk = Risk.EXEC) -> RunState:
     fields = {
-        "policy": Policy(anchors=frozenset({"after_risky_step"}), dynamic_anchors=False),
+        "policy": Policy(
+            anchors=frozenset({"after_risky_step"}), dynamic_anchors=False, after_risky_step="any_follows"
+        ),
         "channel": {"channel": "C0OPS", "thread_ts": "1"},
     }
     state, _ = machine.start("r1", "restart", BOB, 1000.0, **fields)
