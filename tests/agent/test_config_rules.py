@@ -83,7 +83,9 @@ def test_always_allow_of_a_deploy_or_unknown_tool_stops_the_start(tmp_path: Path
 
 
 def _run(policy: SafetyPolicy, service: str) -> RunState:
-    fields = {"policy": Policy(anchors=frozenset({"after_risky_step"}), dynamic_anchors=False)}
+    fields = {
+        "policy": Policy(anchors=frozenset({"after_risky_step"}), dynamic_anchors=False, after_risky_step="any_follows")
+    }
     state, _ = machine.start("r1", "restart", "U0BOB", 1.0, channel={"channel": "C0OPS", "thread_ts": "1"}, **fields)
     steps = [
         ProposedStep(tool="restart_service", params={"service": service}, reason="r", risk=Risk.EXEC),
