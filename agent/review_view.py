@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agent.evidence import StepEvidence, review_evidence
 from agent.messages import ANCHOR_TITLES, offer_text
 from agent.models import AlwaysOffer, Anchor, Handoff, LessonUse, Review, RunState, Step
 from agent.policy import SafetyPolicy
@@ -52,6 +53,7 @@ class ReviewView:
     why_not_always: str | None = field(default=None)  # why "approve_always" is not offered, when it is not
     lessons: tuple[LessonUse, ...] = ()  # what earlier corrections taught this plan (plan reviews), each forgettable
     offer: AlwaysOffer | None = None  # the gate earned "always allow" from its history (shown with the choice)
+    evidence: tuple[StepEvidence, ...] = ()  # what the steps since the last review returned (agent.evidence)
 
     @property
     def offer_text(self) -> str | None:
@@ -102,6 +104,7 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         why_not_always=why_not,
         lessons=tuple(state.lessons_applied) if review.anchor == "after_plan" else (),
         offer=review.offer if why_not is None and review.anchor == "before_risky_step" else None,
+        evidence=review_evidence(state, review),
     )
 
 

@@ -148,7 +148,7 @@ def review_details(state: RunState, review: Review) -> View_:
             text = "\n\n".join(_step_text(s) for s in state.plan)
             return details_modal("Plan details", text, heading=plan_heading)
         case "before_result":
-            ran = [s for s in state.plan if s.result is not None or s.error]
+            ran = [s for s in (*state.history, *state.plan) if s.result is not None or s.error]
             outputs = "\n\n".join(f"{_step_text(s)}\n→ {as_text(s.error or s.result)}" for s in ran)
             text = (state.output or "") + (f"\n\n*Full step outputs*\n\n{outputs}" if outputs else "")
             return details_modal("Result", text, code=False)

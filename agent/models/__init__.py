@@ -88,7 +88,7 @@ from agent.models.origin import (
 from agent.models.outbox import Delivery, Outgoing, OutgoingKind
 from agent.models.policy import CONFIGURABLE_ANCHORS, Anchor, Policy
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
-from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
+from agent.models.reviews import Approval, Handoff, InputType, LastAsked, Priority, Review
 from agent.models.risk import Risk
 from agent.models.rules import AlwaysOffer, GateDecision, RuleSuspension, param_shape
 from agent.models.run import TERMINAL, Feedback, Learning, Phase, RunState, Status
@@ -139,6 +139,7 @@ __all__ = [
     "LessonUse",
     "Learning",
     "AlwaysOffer",
+    "LastAsked",
     "AskHuman",
     "AuditEvent",
     "Cancel",
