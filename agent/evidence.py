@@ -106,7 +106,7 @@ def steps_evidence(state: RunState, numbers: Sequence[int]) -> tuple[StepEvidenc
 
 
 def _finished(step: Step) -> bool:
-    return step.status in ("done", "failed") and (step.finished_at is not None or step.error is not None)
+    return step.status in ("done", "failed")
 
 
 def note_asked(state: RunState, anchor: Anchor, step: int | None) -> list[int]:
