@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from agent.models import Anchor, LastAsked, Review, RunState, Step
 
-FIRST_LINES = 6  # lines of a step's output a review shows; the rest is behind "Show details"
+FIRST_LINES = 6  # lines of a step's output a review shows (8 when that is all); the rest is behind "Show details"
 EVIDENCE_ANCHORS: frozenset[Anchor] = frozenset(
     {"before_risky_step", "recovery", "after_risky_step", "step_failed", "before_result"}
 )
@@ -79,7 +79,7 @@ def step_evidence(step: Step) -> StepEvidence:
         tool=step.tool,
         params=chips(step.params),
         status="failed" if failed else "done",
-        first_lines=lines if failed else lines[:FIRST_LINES],
+        first_lines=lines if failed or len(lines) <= FIRST_LINES + 2 else lines[:FIRST_LINES],
         total_lines=len(lines),
         text=text,
         error=step.error if failed else None,

@@ -27,6 +27,7 @@ from feishu.elements import (
     step_body,
     steps_md,
 )
+from feishu.evidence import evidence_elements
 from feishu.wording import Lang, clip, escape, lang_of, prose, say, who
 
 OUTPUT_LIMIT = 3000
@@ -145,16 +146,17 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
     for use in view.lessons:
         forget = button(say("forget", lang), value("forget_lesson", view, lesson=use.id))
         parts += [md(f"💡 {prose(using(use), 700)}"), buttons(forget)]
+    covered = view.step is not None and any(e.number == view.step.number for e in view.evidence)
     if view.step is not None and view.anchor != "takeover":
         parts += step_body(view.step, lang, max(len(view.steps), view.step.number))
-        if view.step.error:
+        if view.step.error and not covered:
             parts.append(md(f"❌ {escape(clip(view.step.error, 1000))}"))
-        if view.anchor == "after_risky_step" and view.step.result is not None:
+        if view.anchor == "after_risky_step" and view.step.result is not None and not covered:
             result = json.dumps(view.step.result, ensure_ascii=False, default=str)
             parts.append(md(f"**{say('output', lang)}**\n```\n{clip(result, OUTPUT_LIMIT)}\n```"))
     if view.output:
         parts.append(md(f"**{say('result', lang)}**\n{escape(clip(view.output, OUTPUT_LIMIT))}"))
-    return parts
+    return parts + evidence_elements(view.evidence, lang)
 
 
 def _controls(view: ReviewView, lang: Lang) -> list[Element]:
