@@ -156,3 +156,10 @@ def test_details_text_has_exact_params_and_the_whole_output() -> None:
     assert LOGS in text
     assert '"level": "error"' in text
     assert "Step 3 · restart_service · exec · not run yet" in text
+
+
+def test_stored_run_keeps_what_the_last_review_showed() -> None:
+    state = _at_gate()
+    loaded = RunState.model_validate_json(state.model_dump_json(exclude_defaults=True))
+    assert loaded.asked == state.asked and loaded.pending is not None and loaded.pending.evidence == [1, 2]
+    assert note_asked(loaded, "after_risky_step", 3) == []  # nothing new since: 1 and 2 were shown
