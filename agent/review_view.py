@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agent.evidence import StepEvidence, review_evidence
 from agent.merge import PlanGate, plan_gates
 from agent.messages import ANCHOR_TITLES, always_label, offer_text, plan_gate_lines, risky_outcome
 from agent.models import AlwaysOffer, Anchor, Handoff, LessonUse, Review, RunState, Step, call_scope, scope_label
@@ -61,6 +62,8 @@ class ReviewView:
         """What approving the plan does to its risky steps, as prose (with ``mention`` markers)."""
         return plan_gate_lines(self.gates)
 
+    evidence: tuple[StepEvidence, ...] = ()  # what the steps since the last review returned (agent.evidence)
+
     @property
     def offer_text(self) -> str | None:
         """The offer's history as prose (with ``mention``/``moment`` markers each channel renders)."""
@@ -93,6 +96,7 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
     elif review.anchor == "takeover":
         steps = tuple(s for s in state.history + state.plan if s.status in ("done", "failed"))
     why_not = safety.may_remember(state, review) if review.anchor == "before_risky_step" and step else None
+    evidence = review_evidence(state, review)
     return ReviewView(
         run_id=state.id,
         review_id=review.id,
@@ -121,13 +125,17 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         lessons=lessons_shown(state, review),
         offer=review.offer if why_not is None and review.anchor == "before_risky_step" else None,
         gates=plan_gates(safety, state, review),
-        outcomes=_outcomes(state) if review.anchor == "before_result" else (),
+        outcomes=_outcomes(state, {e.number for e in evidence}) if review.anchor == "before_result" else (),
+        evidence=evidence,
     )
 
 
-def _outcomes(state: RunState) -> tuple[str, ...]:
+def _outcomes(state: RunState, shown: set[int]) -> tuple[str, ...]:
+    """What each risky step that ran did, where the evidence (``shown``, since the last review) does not show it."""
     return tuple(
-        risky_outcome(s) for s in state.plan if s.status in ("done", "failed") and state.policy.is_risky(s.risk)
+        risky_outcome(s)
+        for s in state.plan
+        if s.status in ("done", "failed") and state.policy.is_risky(s.risk) and s.number not in shown
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from agent.authz import Refusal
-from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UseTheButton
+from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UnknownRun, UseTheButton
 from agent.messages import RULE_IN_POLICY, decided_verb
 from agent.models import (
     Answer,
@@ -244,6 +244,14 @@ class UseCases:
         if ref in matches:
             return ref
         return matches[0] if len(matches) == 1 else None
+
+    async def see(self, run_id: str, where: str | None) -> RunState | None:
+        """The run, if it exists and may be shown at ``where`` (its details, e.g. a review's evidence)."""
+        try:
+            state, _ = await self.store.load(run_id)
+        except UnknownRun:
+            return None
+        return state if self.runtime.safety.may_see(state, where) else None
 
     async def cancel(self, run_id: str, by: str, reason: str = "") -> Outcome:
         """Stop a run, waiting or working; the requester and whoever may approve it may.

@@ -46,13 +46,13 @@ def _blocks(state: RunState, review: Review, view: ReviewView) -> Blocks:
         case "before_risky_step":
             return step_approval(state, review, view)
         case "after_risky_step":
-            return after_risky_step(state, review)
+            return after_risky_step(state, review, view)
         case "before_result":
-            return result_review(state, review, view.outcomes)
+            return result_review(state, review, view)
         case "step_failed":
-            return step_failed(state, review)
+            return step_failed(state, review, view)
         case "recovery":
-            return recovery(state, review)
+            return recovery(state, review, view)
         case "takeover":
             return takeover(state, review)
         case "takeover_step":

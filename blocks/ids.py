@@ -19,6 +19,9 @@ REQUEST_CHANGES: Final = "tandem.request_changes"
 Both open the feedback modal (:data:`FEEDBACK_MODAL`)."""
 DETAILS: Final = "tandem.details"
 """Opens the details modal (:data:`DETAILS_MODAL`) for the review in ``value``."""
+EVIDENCE: Final = "tandem.evidence"
+"""Show details of a review's evidence: ``value`` is JSON ``{"run": id, "steps": [numbers]}``; opens
+:data:`DETAILS_MODAL` with those steps' exact parameters and whole outputs."""
 OVERRIDE: Final = "tandem.override"
 """"Not what I meant" under a classified thread reply; reopens the feedback modal."""
 
@@ -48,6 +51,7 @@ ACTIONS: Final[frozenset[str]] = frozenset(
         CANCEL,
         REQUEST_CHANGES,
         DETAILS,
+        EVIDENCE,
         OVERRIDE,
         ANSWER,
         ANSWER_SELECT,

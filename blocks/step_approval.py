@@ -1,45 +1,62 @@
 """Approval of a risky step right before it runs (``before_risky_step``).
 
-Shows the exact parameters that will run (what the approval's digest covers),
-the risk and the planner's reason; Approve / Reject / Cancel run.
+Shows the parameters that will run as ``key=value`` chips (the exact JSON, which the
+approval's digest covers, is behind *Show details*), the risk, the planner's reason and what
+the steps since the last review returned; Approve / Reject / Cancel run.
 """
 
 from __future__ import annotations
+
+from slack_sdk.models.blocks import ButtonElement
 
 from agent.models import Review, RunState, Step
 from agent.policy import SafetyPolicy
 from agent.review_view import ReviewView, review_view
 from blocks import ids
+from blocks.evidence import evidence_blocks, evidence_button
 from blocks.text import (
     Blocks,
     actions,
     button,
     cancel_button,
     clip,
-    code_block,
     context,
-    details_button,
     escape,
     mention,
-    params_json,
+    params_inline,
     section,
     step_of,
     step_title,
 )
 
-PARAMS_LIMIT = 2000
+PARAMS_LIMIT = 1500
+PARAM_VALUE_LIMIT = 300
 REASON_LIMIT = 500
 
 
 def step_body(step: Step, headline: str, *, params_limit: int = PARAMS_LIMIT) -> tuple[Blocks, bool]:
-    """A headline with the step's tool and risk, its exact params, and why; and whether params were cut."""
+    """A headline with the step's tool and risk, its params as chips, and why; and whether params were cut."""
     blocks: Blocks = [section(f"{headline}\n{step_title(step)}")]
-    params = code_block(params_json(step.params), params_limit) if step.params else None
+    params = params_inline(step.params, params_limit, value_limit=PARAM_VALUE_LIMIT) if step.params else None
     if params is not None:
         blocks.append(section(params.text))
     if step.reason:
         blocks.append(context(f"*Why:* {clip(' '.join(step.reason.split()), REASON_LIMIT).text}"))
     return blocks, params is not None and params.truncated
+
+
+def with_evidence(blocks: Blocks, view: ReviewView, truncated: bool) -> tuple[Blocks, bool]:
+    """``blocks`` followed by the review's evidence; and whether *Show details* is needed."""
+    shown, cut = evidence_blocks(view.evidence)
+    return [*blocks, *shown], truncated or cut
+
+
+def details_for(view: ReviewView, step: Step | None) -> ButtonElement:
+    """*Show details* of the evidence, and of the step under review (its exact parameters)."""
+    numbers = [e.number for e in view.evidence]
+    if step is not None and step.number not in numbers:
+        numbers.append(step.number)
+    return evidence_button(view.run_id, numbers)
 
 
 def missing_step(review: Review) -> Blocks:
@@ -58,6 +75,7 @@ def step_approval(state: RunState, review: Review, view: ReviewView | None = Non
     if step is None:
         return missing_step(review)
     blocks, truncated = step_body(step, f"✋ *Step {step.number} of {state.plan[-1].number} needs approval*")
+    blocks, truncated = with_evidence(blocks, view, truncated)
     if review.note:
         blocks.append(context(clip(review.note, 1000).text))
     if view.offer_text:
@@ -70,6 +88,6 @@ def step_approval(state: RunState, review: Review, view: ReviewView | None = Non
         who = ", ".join(mention(a.by) for a in review.approvals)
         blocks.append(context(f"Approved so far by {who} · {review.quorum - len(review.approvals)} more needed"))
     if truncated:
-        buttons.append(details_button(review.id))
+        buttons.append(details_for(view, step))
     blocks.append(actions(*buttons, cancel_button(review.id)))
     return blocks

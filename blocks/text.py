@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -25,6 +25,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
+from agent.evidence import Chip, chips
 from agent.models import Anchor, Principal, Review, Risk, RunState, Status, Step, StepStatus, render_mentions
 from blocks import ids
 
@@ -140,17 +141,11 @@ def status_label(status: Status) -> str:
     return STATUS_LABELS[status]
 
 
-def _value(value: Any) -> tuple[str, bool]:
-    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    flat = raw.replace("\n", "↵").replace("`", "ˋ")
-    return truncate(flat, 80), len(flat) > 80
-
-
-def params_inline(params: Mapping[str, Any], limit: int = 300) -> Clipped:
-    """``key=value`` pairs as inline code, as many as fit in ``limit`` characters."""
-    values = {key: _value(value) for key, value in params.items()}
-    pairs = [f"`{escape(f'{key}={shown}')}`" for key, (shown, _) in values.items()]
-    cut = any(was_cut for _, was_cut in values.values())
+def chips_inline(chips: Sequence[Chip], limit: int = 300, *, value_limit: int = 80) -> Clipped:
+    """``key=value`` chips as inline code, as many as fit in ``limit`` characters."""
+    shown = [(chip.key, chip.value.replace("`", "ˋ")) for chip in chips]
+    pairs = [f"`{escape(f'{key}={truncate(value, value_limit)}')}`" for key, value in shown]
+    cut = any(len(value) > value_limit for _, value in shown)
     kept: list[str] = []
     for i, pair in enumerate(pairs):
         rest = len(pairs) - i - 1
@@ -159,6 +154,11 @@ def params_inline(params: Mapping[str, Any], limit: int = 300) -> Clipped:
             return Clipped(" ".join([*kept, f"+{len(pairs) - i} more"]), True)
         kept.append(pair)
     return Clipped(" ".join(kept), cut)
+
+
+def params_inline(params: Mapping[str, Any], limit: int = 300, *, value_limit: int = 80) -> Clipped:
+    """A step's parameters as ``key=value`` chips (see :func:`chips_inline`)."""
+    return chips_inline(chips(params), limit, value_limit=value_limit)
 
 
 def pack(texts: list[str], sep: str = "\n", limit: int = 3000) -> list[str]:

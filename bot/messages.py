@@ -10,6 +10,10 @@ NOTHING_PENDING = (
     "Nothing in run `{run}` is waiting for a decision right now (it is {status}). "
     "Reply again when Tandem asks, or stop it with `/tandem cancel {run}`."
 )
+NO_DETAILS = (
+    "Tandem cannot show this run's details here: it belongs to another channel, or it no longer exists. "
+    "Open it where it runs."
+)
 RUN_FINISHED = "Run `{run}` is already {status}; nothing changed. Start a new one with `/tandem <task>`."
 EMPTY_FEEDBACK = "Say what should change: Tandem uses your words to correct course."
 FEEDBACK_TOO_LONG = "Keep it under 3,000 characters ({length} now)."
@@ -20,7 +24,6 @@ UNKNOWN_SUBCOMMAND = (
 UNKNOWN_RUN = (
     "No run `{run}` in this channel (give at least {min} characters of its id). `/tandem list` shows the open ones."
 )
-RUN_GONE = "That run is gone (it was pruned); there is nothing to show."
 CANCELLED = "🛑 Run `{run}` cancelled."
 FAILED = "Tandem could not do that: {error}"
 STARTING_FAILED = "Tandem could not start the run: {error}"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from agent.evidence import chips
 from agent.lessons import using
 from agent.messages import plural, timeout_note
 from agent.models import (
@@ -31,6 +32,7 @@ from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 from blocks.markdown import segments, table_rows
+from cli.evidence import evidence_lines
 from cli.mrkdwn import terminal_text
 
 _ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
@@ -74,7 +76,7 @@ def written(text: str, *, color: bool = False) -> str:
 
 
 def _params(params: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in params.items())
+    return ", ".join(c.text for c in chips(params))
 
 
 def step_line(step: Step) -> str:
@@ -88,8 +90,11 @@ def _indent(text: str, limit: int = 1500) -> str:
     return "\n".join("      " + line for line in text.splitlines())
 
 
-def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = None, *, color: bool = False) -> str:
-    """The terminal's rendering of the channel-neutral :class:`ReviewView` of ``review``."""
+def review_text(
+    state: RunState, review: Review, safety: SafetyPolicy | None = None, *, color: bool = False, full: bool = False
+) -> str:
+    """The terminal's rendering of the channel-neutral :class:`ReviewView` of ``review`` (``full``: the
+    evidence's whole outputs, as ``tandem show`` prints them)."""
     view = review_view(state, review, safety or SafetyPolicy())
     lines = [f"── {view.title} · run {view.run_id} ──", f"Task: {view.task}"]
     if view.note:
@@ -101,14 +106,15 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
         lines += [written(line, color=color) for line in view.gate_lines]
     elif view.anchor in ("before_risky_step", "takeover_step", "recovery") and step is not None:
         lines.append(f"Step {step.number}: {step.tool}  risk: {step.risk.label}")
-        lines.append(f"  params: {json.dumps(step.params, sort_keys=True)}")
+        lines.append(f"  params: {'  '.join(c.text for c in chips(step.params)) or '(none)'}")
         lines.append(f"  why: {step.reason}")
         if view.warning:
             lines.append(f"  {view.warning}")
             lines.append("  Approve re-runs it; request changes or cancel otherwise.")
     elif view.anchor in ("after_risky_step", "step_failed") and step is not None:
         lines.append(step_line(step))
-        lines.append(_indent(str(step.error if step.error else step.result)))
+        if all(e.number != step.number for e in view.evidence):  # else the evidence below shows it
+            lines.append(_indent(str(step.error if step.error else step.result)))
         if step.timed_out is not None:
             lines.append(f"  {timeout_note(step.timed_out)}")
     elif view.anchor == "before_result":
@@ -136,6 +142,7 @@ def review_text(state: RunState, review: Review, safety: SafetyPolicy | None = N
             lines.append(_indent(str(last.error or last.result)))
         lines.append("Type an instruction (one step at a time), 'finish', or 'hand back'.")
     lines += lesson_lines(view.lessons, color=color)
+    lines += evidence_lines(view.evidence, view.run_id, full=full)
     if view.offer_text:
         lines.append(view.offer_text)
     if "approve_always" in view.choices:
@@ -183,7 +190,7 @@ def show_text(
     """``tandem show RUN``: the outcome, what is pending, what was not delivered, and the history in local time."""
     lines = [outcome_text(state, color=color)]
     if state.pending is not None:
-        lines += ["", review_text(state, state.pending, safety, color=color)]
+        lines += ["", review_text(state, state.pending, safety, color=color, full=True)]
     for d in undelivered:
         what = f"{d.message.kind} {d.message.review_id or ''}".strip()
         lines.append(f"  ⚠ {what} not delivered: {d.error} ({plural(d.attempts, 'try', 'tries')}, {d.status})")

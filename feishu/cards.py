@@ -27,6 +27,7 @@ from feishu.elements import (
     step_body,
     steps_md,
 )
+from feishu.evidence import evidence_elements
 from feishu.lessons import used_lines
 from feishu.wording import Lang, clip, escape, lang_of, prose, say, who
 
@@ -151,17 +152,18 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
         parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps)}"))
     parts += [note(prose(line, 1000)) for line in view.gate_lines]
     parts += used_lines(view.lessons, lang, view.run_id, view.review_id)
+    covered = view.step is not None and any(e.number == view.step.number for e in view.evidence)
     if view.step is not None and view.anchor != "takeover":
         parts += step_body(view.step, lang, max(len(view.steps), view.step.number))
-        if view.step.error:
+        if view.step.error and not covered:
             parts.append(md(f"❌ {escape(clip(view.step.error, 1000))}"))
-        if view.anchor == "after_risky_step" and view.step.result is not None:
+        if view.anchor == "after_risky_step" and view.step.result is not None and not covered:
             result = json.dumps(view.step.result, ensure_ascii=False, default=str)
             parts.append(md(f"**{say('output', lang)}**\n```\n{clip(result, OUTPUT_LIMIT)}\n```"))
     if view.output:
         parts.append(md(f"**{say('result', lang)}**\n{escape(clip(view.output, OUTPUT_LIMIT))}"))
     parts += [note(prose(line, 1000)) for line in view.outcomes]
-    return parts
+    return parts + evidence_elements(view.evidence, lang)
 
 
 def _controls(view: ReviewView, lang: Lang) -> list[Element]:

@@ -9,6 +9,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from agent.evidence import Chip, chips
 from agent.models import Step
 from feishu.wording import Lang, clip, escape, say
 
@@ -93,9 +94,19 @@ def step_title(step: Step) -> str:
     return f"**{step.number}.** `{escape(step.tool)}` · {_RISK[step.risk.label]}"
 
 
+def chips_md(chips: Sequence[Chip], limit: int = 400) -> str:
+    """Parameters as ``key=value`` chips (inline code), as many as fit in ``limit`` characters."""
+    kept: list[str] = []
+    for i, chip in enumerate(chips):
+        shown = f"`{escape(clip(chip.text, 120)).replace('`', 'ˋ')}`"
+        if len(" ".join([*kept, shown])) > limit:
+            return " ".join([*kept, f"+{len(chips) - i} more"])
+        kept.append(shown)
+    return " ".join(kept)
+
+
 def step_line(step: Step, limit: int = 200) -> str:
-    params = json.dumps(step.params, ensure_ascii=False, default=str) if step.params else ""
-    line = f"{_STEP[step.status]} {step_title(step)} {escape(clip(params, limit // 2))}".rstrip()
+    line = f"{_STEP[step.status]} {step_title(step)} {chips_md(chips(step.params), limit // 2)}".rstrip()
     if step.status == "failed" and step.error:
         line += "\n↳ " + escape(clip(" ".join(step.error.split()), limit // 2))
     return line
@@ -109,11 +120,30 @@ def steps_md(steps: Sequence[Step]) -> str:
 def step_body(step: Step, lang: Lang, total: int) -> list[Element]:
     parts = [md(f"{say('step_of', lang, n=step.number, total=total)}: {step_title(step)}")]
     if step.params:
-        params = json.dumps(step.params, ensure_ascii=False, indent=2, default=str)
-        parts.append(md(f"```json\n{clip(params, PARAMS_LIMIT)}\n```"))
+        shown = chips_md(chips(step.params), PARAMS_LIMIT)
+        parts.append(md(shown))
+        if any(len(c.text) > 120 for c in chips(step.params)) or shown.endswith(" more"):
+            exact = json.dumps(step.params, ensure_ascii=False, indent=2, default=str)
+            parts.append(panel(say("show_details", lang), md(f"```json\n{escape(clip(exact, 8000))}\n```")))
     if step.reason:
         parts.append(note(f"**{say('why', lang)}:** {escape(clip(' '.join(step.reason.split()), 500))}"))
     return parts
+
+
+def panel(title: str, *elements: Element) -> Element:
+    """A collapsed panel (card JSON 2.0 ``collapsible_panel``) that opens on a click."""
+    return {
+        "tag": "collapsible_panel",
+        "expanded": False,
+        "header": {
+            "title": {"tag": "plain_text", "content": title},
+            "icon": {"tag": "standard_icon", "token": "down-small-ccm_outlined"},
+            "icon_position": "right",
+            "icon_expanded_angle": -180,
+        },
+        "border": {"color": "grey", "corner_radius": "5px"},
+        "elements": list(elements),
+    }
 
 
 # --- after a decision -------------------------------------------------------------------------

@@ -14,7 +14,6 @@ from workspace.models import (
     BOT_ID,
     BOT_NAME,
     BOT_USER_ID,
-    MAX_MESSAGE_BLOCKS,
     TEAM_DOMAIN,
     TEAM_ID,
     TEAM_NAME,
@@ -40,7 +39,7 @@ def auth_test(state: WorkspaceState, params: Params) -> Result:
 
 def post_message(state: WorkspaceState, params: Params) -> Result:
     channel = state.channel(params.required("channel", error="channel_not_found"))
-    blocks = params.blocks(MAX_MESSAGE_BLOCKS)
+    blocks = params.message_blocks()
     text = params.text()
     if not text and not blocks:
         raise SlackFailure("no_text")
@@ -63,7 +62,7 @@ def update(state: WorkspaceState, params: Params) -> Result:
         raise SlackFailure("cant_update_message")
     # Slack keeps whichever of text/blocks the call leaves out; [] clears blocks.
     if "blocks" in params.values:
-        message.blocks = params.blocks(MAX_MESSAGE_BLOCKS)
+        message.blocks = params.message_blocks()
     if "text" in params.values:
         message.text = params.text()
     if not message.text and not message.blocks:
@@ -75,7 +74,7 @@ def update(state: WorkspaceState, params: Params) -> Result:
 def post_ephemeral(state: WorkspaceState, params: Params) -> Result:
     channel = state.channel(params.required("channel", error="channel_not_found"))
     user = state.user(params.required("user", error="user_not_found"))
-    blocks = params.blocks(MAX_MESSAGE_BLOCKS)
+    blocks = params.message_blocks()
     text = params.text()
     if not text and not blocks:
         raise SlackFailure("no_text")
@@ -134,7 +133,7 @@ def apply_response(state: WorkspaceState, hook: Hook, payload: dict[str, Any]) -
     if params.flag("delete_original"):
         _drop_original(state, hook)
         return
-    blocks = params.blocks(MAX_MESSAGE_BLOCKS)
+    blocks = params.message_blocks()
     text = params.text()
     if params.flag("replace_original"):
         _replace_original(state, hook, text=text, blocks=blocks)

@@ -181,6 +181,8 @@ class FeishuFake:
         if not self._authorized(request):
             return self._denied()
         body = await request.json()
+        if _too_long(body.get("content")):
+            return _content_too_long()
         card = self._card(body)
         if card is None:
             return web.json_response({"code": 230001, "msg": "invalid card"}, status=400)
@@ -195,6 +197,8 @@ class FeishuFake:
             return self._denied()
         parent = self.messages.get(request.match_info["id"])
         body = await request.json()
+        if _too_long(body.get("content")):
+            return _content_too_long()
         card = self._card(body)
         if parent is None or card is None:
             return web.json_response({"code": 230001, "msg": "unknown message or invalid card"}, status=400)
@@ -209,7 +213,10 @@ class FeishuFake:
         if not self._authorized(request):
             return self._denied()
         posted = self.messages.get(request.match_info["id"])
-        card = json.loads((await request.json()).get("content") or "{}")
+        content = (await request.json()).get("content") or "{}"
+        if _too_long(content):
+            return _content_too_long()
+        card = json.loads(content)
         if posted is None or not isinstance(card, dict) or card.get("schema") != "2.0":
             return web.json_response({"code": 230001, "msg": "unknown message or invalid card"}, status=400)
         posted.card, posted.edits = card, posted.edits + 1
@@ -488,3 +495,15 @@ async def run_feishu(
     async with serve(app, host=host, port=port) as url:
         fake.api_url = url
         yield fake
+
+
+MAX_CARD_BYTES = 30 * 1024
+"""Feishu refuses a card message whose content is over 30 KB."""
+
+
+def _too_long(content: Any) -> bool:
+    return isinstance(content, str) and len(content.encode()) > MAX_CARD_BYTES
+
+
+def _content_too_long() -> web.Response:
+    return web.json_response({"code": 230025, "msg": "message content is too long"}, status=400)

@@ -25,6 +25,11 @@ HOOK_USES = 5
 MAX_MESSAGE_BLOCKS = 50
 MAX_VIEW_BLOCKS = 100
 MAX_TEXT = 40_000
+MAX_MARKDOWN_TOTAL = 12_000
+"""Characters of all of a message's ``markdown`` blocks together (Slack's documented limit)."""
+MAX_BLOCKS_TEXT = 13_000
+"""Characters of text a message's blocks may carry before Slack answers ``msg_blocks_too_long``
+(undocumented; reported between 12,000 and 13,000)."""
 MAX_VIEW_STACK = 3
 
 

@@ -16,7 +16,7 @@ from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block
 
 from workspace.errors import SlackFailure
-from workspace.models import MAX_TEXT
+from workspace.models import MAX_BLOCKS_TEXT, MAX_MARKDOWN_TOTAL, MAX_MESSAGE_BLOCKS, MAX_TEXT
 
 
 class Params:
@@ -58,6 +58,16 @@ class Params:
         raw = self.structured("blocks")
         return check_blocks([] if raw is None else raw, limit=limit)
 
+    def message_blocks(self) -> list[dict[str, Any]]:
+        """A message's blocks, checked as Slack checks a message (count, each block, then the text they carry)."""
+        blocks = self.blocks(MAX_MESSAGE_BLOCKS)
+        markdown = sum(len(str(b.get("text", ""))) for b in blocks if b.get("type") == "markdown")
+        if markdown > MAX_MARKDOWN_TOTAL:
+            raise _invalid(f"markdown blocks carry {markdown} characters; no more than {MAX_MARKDOWN_TOTAL} allowed")
+        if _text_size(blocks) > MAX_BLOCKS_TEXT:
+            raise SlackFailure("msg_blocks_too_long")
+        return blocks
+
     def text(self) -> str:
         text = self.optional("text") or ""
         if len(text) > MAX_TEXT:
@@ -76,6 +86,16 @@ def check_blocks(raw: Any, *, limit: int) -> list[dict[str, Any]]:
         if problem:
             raise _invalid(f"{problem} [json-pointer:/blocks/{index}]")
     return list(raw)
+
+
+def _text_size(node: Any) -> int:
+    """Characters of text a message's blocks carry (every ``text`` string, however deep)."""
+    if isinstance(node, list):
+        return sum(_text_size(item) for item in node)
+    if isinstance(node, dict):
+        own = len(node["text"]) if isinstance(node.get("text"), str) else 0
+        return own + sum(_text_size(v) for k, v in node.items() if k != "text" or not isinstance(v, str))
+    return 0
 
 
 def _block_problem(block: Any) -> str | None:

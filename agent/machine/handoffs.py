@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.errors import InvalidDecision
+from agent.evidence import note_asked
 from agent.machine.execution import _advance
 from agent.machine.helpers import Result, _ask, _work
 from agent.models import (
@@ -42,6 +43,7 @@ def _on_step_paused(s: RunState, event: StepPaused) -> Result:
         remind_at=deadline - 0.2 * event.timeout if deadline and event.timeout else None,
         strategy=event.on_timeout or ("pause" if deadline else None),
         default=h.default,
+        evidence=note_asked(s, "handoff", step.number),
     )
     s.pending = review
     s.phase = "human_takeover" if s.takeover else "awaiting_review"

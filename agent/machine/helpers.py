@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from agent.evidence import note_asked
 from agent.models import (
     Anchor,
     AskHuman,
@@ -49,7 +50,14 @@ def _ask(
     handoff: Handoff | None = None,
 ) -> Result:
     review = Review(
-        id=event.nonce, anchor=anchor, step=step, digest=digest, note=note, created_at=event.at, handoff=handoff
+        id=event.nonce,
+        anchor=anchor,
+        step=step,
+        digest=digest,
+        note=note,
+        created_at=event.at,
+        handoff=handoff,
+        evidence=note_asked(s, anchor, step),
     )
     s.pending = review
     s.inflight = None

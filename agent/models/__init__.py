@@ -90,7 +90,7 @@ from agent.models.origin import (
 from agent.models.outbox import Delivery, Outgoing, OutgoingKind
 from agent.models.policy import CONFIGURABLE_ANCHORS, AfterRisky, Anchor, Policy
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
-from agent.models.reviews import Approval, Handoff, InputType, Priority, Review
+from agent.models.reviews import Approval, Handoff, InputType, LastAsked, Priority, Review
 from agent.models.risk import Risk
 from agent.models.rules import AlwaysOffer, GateDecision, RuleSuspension, call_scope, param_shape, scope_label
 from agent.models.run import TERMINAL, Feedback, Learning, Phase, RunState, Status
@@ -142,6 +142,7 @@ __all__ = [
     "LessonUse",
     "Learning",
     "AlwaysOffer",
+    "LastAsked",
     "AskHuman",
     "AuditEvent",
     "Cancel",

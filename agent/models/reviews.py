@@ -55,6 +55,15 @@ class Approval(_Model):
     digest: str | None = None
 
 
+class LastAsked(_Model):
+    """The last review a run asked, as far as evidence goes: which steps' outcomes it showed."""
+
+    anchor: Anchor
+    step: int | None = None
+    evidence: list[int] = Field(default_factory=list)
+    seen: dict[int, int] = Field(default_factory=dict)  # step number -> the attempt whose outcome was shown
+
+
 class Review(_Model):
     """A pending request for a person's decision. Its id is what buttons carry."""
 
@@ -76,6 +85,7 @@ class Review(_Model):
     stale: bool = False
     escalated: bool = False
     offer: AlwaysOffer | None = None  # a gate earned the "always allow" offer (see SafetyPolicy.always_offer)
+    evidence: list[int] = Field(default_factory=list)  # the steps whose outcomes this review shows (agent.evidence)
 
     @property
     def current_assignees(self) -> list[str]:

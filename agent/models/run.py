@@ -11,7 +11,7 @@ from agent.models.effects import Work
 from agent.models.lessons import LessonIntent, LessonUse
 from agent.models.origin import Origin, Terminal, legacy_origin
 from agent.models.policy import Anchor, Policy
-from agent.models.reviews import Review
+from agent.models.reviews import LastAsked, Review
 from agent.models.steps import PlannedStep, Step
 
 Phase = Literal[
@@ -83,6 +83,7 @@ class RunState(_Model):
     origin: Origin = Field(default_factory=Terminal)
     learning: Learning | None = None
     lessons_applied: list[LessonUse] = Field(default_factory=list)
+    asked: LastAsked | None = None  # the last review asked, for what the next one shows (see agent.evidence)
 
     @model_validator(mode="before")
     @classmethod

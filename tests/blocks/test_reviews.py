@@ -64,10 +64,12 @@ def test_review_blocks_every_button_carries_the_review_id(anchor: Anchor) -> Non
     run, rv = reviewing(anchor, plan=long_plan(chars=2000))
     elements = action_elements(review_blocks(run, rv))
     assert elements
-    values = {el["value"] for el in elements}
+    values = {el["value"] for el in elements if el["action_id"] != ids.EVIDENCE}
     if anchor == "handoff":  # answers carry the review id with the answer
         values = {json.loads(v)["review"] if v.startswith("{") else v for v in values}
     assert values == {"rv1"}
+    # Show details of the evidence names the run and its steps instead (it outlives the review)
+    assert all(json.loads(el["value"])["run"] == run.id for el in elements if el["action_id"] == ids.EVIDENCE)
 
 
 @pytest.mark.parametrize("anchor", ANCHORS)
@@ -102,14 +104,15 @@ def test_review_blocks_truncated_content_offers_show_details(anchor: Anchor) -> 
     plan[1].result = HUGE
     run, rv = reviewing(anchor, plan=plan, output=HUGE)
     blocks = review_blocks(run, rv)
-    assert ids.DETAILS in action_ids(blocks)
+    details = [el for el in action_elements(blocks) if el["text"]["text"] == "Show details"]
+    assert len(details) == 1 and details[0]["action_id"] in (ids.DETAILS, ids.EVIDENCE)
     assert "…" in all_text(blocks)
 
 
 @pytest.mark.parametrize("anchor", ANCHORS)
 def test_review_blocks_short_content_has_no_show_details(anchor: Anchor) -> None:
     run, rv = reviewing(anchor)
-    assert ids.DETAILS not in action_ids(review_blocks(run, rv))
+    assert not {ids.DETAILS, ids.EVIDENCE} & set(action_ids(review_blocks(run, rv)))
 
 
 def test_plan_review_ten_step_plan_with_long_params_is_compact() -> None:
@@ -155,10 +158,11 @@ def test_plan_review_approve_is_primary() -> None:
     assert (approve["action_id"], approve["style"], approve["value"]) == (ids.APPROVE, "primary", "rv1")
 
 
-def test_step_approval_params_are_exact_in_a_code_block() -> None:
+def test_step_approval_params_are_key_value_chips_not_json() -> None:
     run = state(plan=[step(1, params={"service": "payments", "replicas": 3})])
     text = all_text(step_approval(run, review("before_risky_step", 1)))
-    assert '```{\n  "replicas": 3,\n  "service": "payments"\n}```' in text
+    assert "`service=payments` `replicas=3`" in text
+    assert '"service"' not in text
     assert "Step 1 of 1 needs approval" in text
     assert "🟠 exec" in text
 

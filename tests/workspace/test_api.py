@@ -132,6 +132,14 @@ async def test_api_bad_arguments_fail_like_slack(
     assert raised.value.response["error"] == error
 
 
+async def test_post_message_blocks_carrying_too_much_text_msg_blocks_too_long(client: AsyncWebClient) -> None:
+    sections = [{"type": "section", "text": {"type": "mrkdwn", "text": "s" * 2900}}] * 5
+    with pytest.raises(SlackApiError) as raised:
+        await client.chat_postMessage(channel="C0OPS", text="x", blocks=sections)
+
+    assert raised.value.response["error"] == "msg_blocks_too_long"
+
+
 async def test_post_message_without_text_or_blocks_no_text(client: AsyncWebClient) -> None:
     # api_call directly: chat_postMessage itself warns before sending a message without text.
     with pytest.raises(SlackApiError, match="no_text"):
@@ -146,8 +154,9 @@ async def test_post_message_without_text_or_blocks_no_text(client: AsyncWebClien
         [{**SECTION, "colour": "red"}],
         [SECTION] * 51,
         ["not a block"],
+        [{"type": "markdown", "text": "m" * 7000}] * 2,
     ],
-    ids=["section-without-text", "unknown-type", "unknown-field", "51-blocks", "not-an-object"],
+    ids=["section-without-text", "unknown-type", "unknown-field", "51-blocks", "not-an-object", "markdown-over-12000"],
 )
 async def test_post_message_invalid_blocks_rejected(client: AsyncWebClient, ws: Workspace, blocks: list[Any]) -> None:
     with pytest.raises(SlackApiError) as raised:

@@ -96,6 +96,13 @@ function renderElement(element, messageId) {
       button.addEventListener("click", () => click(messageId, value || {}, element.form_action_type === "submit" ? formValues(button) : null, button));
       return button;
     }
+    case "collapsible_panel": {
+      const title = ((element.header || {}).title || {}).content || "";
+      const panel = el("details", { class: "panel", "data-testid": "feishu-panel" }, el("summary", { text: title }),
+        ...(element.elements || []).map((e) => renderElement(e, messageId)));
+      if (element.expanded) panel.open = true;
+      return panel;
+    }
     case "form":
       return el("div", { class: "form", "data-form": element.name || "form" }, ...(element.elements || []).map((e) => renderElement(e, messageId)));
     case "input":
