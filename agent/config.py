@@ -52,7 +52,7 @@ from pydantic_core import ErrorDetails
 
 from agent.config_rules import AlwaysAllow
 from agent.errors import PolicyError
-from agent.models import CONFIGURABLE_ANCHORS, AfterRisky, Policy, Risk
+from agent.models import CONFIGURABLE_ANCHORS, AfterRisky, Policy, ReadOnly, Risk
 
 RiskName = Literal["read", "write", "exec", "deploy"]
 Strategy = Literal["cancel", "reassign", "use_default", "pause", "degrade"]
@@ -189,11 +189,14 @@ class AnchorsRule(_Section):
     """Which reviews stop a run besides the risky-step gate (which always does): ``stop`` lists them;
     ``after_risky_step`` says when a risky step's outcome stops (``risky_follows``: only before another
     risky step; ``any_follows``: before any further step); ``merge_gate`` lets an eligible person's
-    approval of a plan also approve the risky steps it shows exactly, where one approval suffices."""
+    approval of a plan also approve the risky steps it shows exactly, where one approval suffices;
+    ``read_only`` says whether a plan that only reads is delivered as done (``done``) or reviewed as
+    Tandem first did (``review``: at its result, and at its plan when it has more than two steps)."""
 
     stop: list[str] = Field(default_factory=lambda: [str(a) for a in CONFIGURABLE_ANCHORS])
     after_risky_step: AfterRisky = "risky_follows"
     merge_gate: bool = True
+    read_only: ReadOnly = "done"
 
     @field_validator("stop")
     @classmethod
@@ -256,6 +259,7 @@ class PolicyConfig(_Section):
             anchors=frozenset(a for a in CONFIGURABLE_ANCHORS if a in self.anchors.stop),
             after_risky_step=self.anchors.after_risky_step,
             merge_gate=self.anchors.merge_gate,
+            read_only=self.anchors.read_only,
             **fields,
         )
 

@@ -3,12 +3,12 @@
 ``python -m bench.clicks`` plays short stories through the real runtime (:class:`~agent.runtime.Runtime`
 on a SQLite file, the product's brain with the offline model, the demo tools on an in-memory ops world)
 under two policies: **before**, the three-anchor policy Tandem started with (``[anchors] merge_gate =
-false``, ``after_risky_step = "any_follows"``: after the plan, before and after every risky step, before
-the result), and **after**, the defaults. Each story's people answer every review the way the story
+false``, ``after_risky_step = "any_follows"``, ``read_only = "review"``: after the plan, before and after
+every risky step, before the result, and a read-only plan reviewed), and **after**, the defaults. Each story's people answer every review the way the story
 says: the first of its deciders the policy lets approve it does, or says the story's correction once.
 Prints each story's answers side by side, then checks the targets: the README's restart-and-check in
-at most 2 answers when bob (who may approve exec steps) approves the plan, and a deploy under a quorum
-of 2 with exactly 2 approvals at its gate. Exits 1 when a run does not finish or a target is missed.
+at most 2 answers when bob (who may approve exec steps) approves the plan, a read-only check in none,
+and a deploy under a quorum of 2 with exactly 2 approvals at its gate. Exits 1 when a run does not finish or a target is missed.
 """
 
 from __future__ import annotations
@@ -135,7 +135,9 @@ async def play(story: Story, *, before: bool, folder: Path) -> Played:
     """``story`` on a fresh database and world, under the seeds' policy (``before``) or the defaults."""
     config = story.config()
     if before:
-        config = config.model_copy(update={"anchors": AnchorsRule(merge_gate=False, after_risky_step="any_follows")})
+        config = config.model_copy(
+            update={"anchors": AnchorsRule(merge_gate=False, after_risky_step="any_follows", read_only="review")}
+        )
     async with demo_runtime(folder / f"{STORIES.index(story)}-{'before' if before else 'after'}.db", config) as runtime:
         return await _play(runtime, story)
 
@@ -146,6 +148,9 @@ def misses(results: dict[str, tuple[Played, Played]]) -> list[str]:
     readme = results[STORIES[0].name][1]
     if len(readme.answers) > 2:
         out.append(f"restart and check took {len(readme.answers)} answers (target ≤ 2)")
+    check = results[STORIES[2].name][1]
+    if check.answers:
+        out.append(f"the read-only check took {len(check.answers)} answers (target 0)")
     deploy = results[STORIES[3].name][1]
     if deploy.gate_approvals() != 2:
         out.append(f"the deploy's gate took {deploy.gate_approvals()} approvals (target exactly 2)")

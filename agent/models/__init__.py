@@ -88,7 +88,7 @@ from agent.models.origin import (
     utc_time,
 )
 from agent.models.outbox import Delivery, Outgoing, OutgoingKind
-from agent.models.policy import CONFIGURABLE_ANCHORS, AfterRisky, Anchor, Policy
+from agent.models.policy import CONFIGURABLE_ANCHORS, AfterRisky, Anchor, Policy, ReadOnly
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
 from agent.models.reviews import Approval, Handoff, InputType, LastAsked, Priority, Review
 from agent.models.risk import Risk
@@ -184,6 +184,7 @@ __all__ = [
     "Priority",
     "ProposeStep",
     "ProposedStep",
+    "ReadOnly",
     "Reading",
     "Recovered",
     "Reopened",

@@ -23,6 +23,9 @@ CONFIGURABLE_ANCHORS: tuple[Anchor, ...] = ("after_plan", "after_risky_step", "b
 # When a risky step's outcome stops the run: only when another risky step follows it (the default),
 # or whenever any step follows it (how Tandem stopped before).
 AfterRisky = Literal["risky_follows", "any_follows"]
+# A plan that only reads: ``done``, delivered without a review (its thread stays open); ``review``, as
+# Tandem first did: a short one stops at its result, a longer one at its plan too.
+ReadOnly = Literal["done", "review"]
 
 
 class Policy(_Model):
@@ -39,6 +42,7 @@ class Policy(_Model):
     # the policy file's [anchors] turns it on (its default does): a run stored before this existed
     # keeps the promise its plan card made, that each risky step asks again.
     merge_gate: bool = False
+    read_only: ReadOnly = "done"
 
     def is_risky(self, risk: Risk) -> bool:
         return risk >= self.confirm_threshold
@@ -50,6 +54,8 @@ class Policy(_Model):
         risky = any(self.is_risky(s.risk) for s in steps)
         if risky:
             return self.anchors
+        if self.read_only == "review":
+            return self.anchors & ({"before_result"} if len(steps) <= 2 else {"after_plan", "before_result"})
         return frozenset()  # a plan that changes nothing runs and is delivered without a review
 
     def stops_after(self, step: Step, plan: list[Step]) -> bool:

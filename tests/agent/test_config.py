@@ -10,6 +10,7 @@ import pytest
 
 from agent.config import PolicyConfig, load_config, parse_duration
 from agent.errors import ConfigError, PolicyError
+from agent.models import Risk, Step
 from workspace.state import WorkspaceState
 
 
@@ -60,6 +61,7 @@ def test_config_file_is_read_and_env_overrides_it(tmp_path: Path) -> None:
         ('[anchors]\nafter_risky_step = "sometimes"', "anchors.after_risky_step"),
         ("[anchors]\nmerge_gate = 3", "anchors.merge_gate"),
         ("[anchors]\nmerge = true", "anchors.merge: unknown key"),
+        ('[anchors]\nread_only = "ask"', "anchors.read_only"),
     ],
 )
 def test_bad_config_names_the_bad_key(tmp_path: Path, toml: str, message: str) -> None:
@@ -122,4 +124,14 @@ def test_anchors_section_shapes_the_policy_every_new_run_gets(tmp_path: Path) ->
 def test_anchors_default_to_every_stop_with_the_merge_on() -> None:
     policy = PolicyConfig().run_policy()
     assert policy.anchors == {"after_plan", "after_risky_step", "before_result"}
-    assert policy.merge_gate and policy.after_risky_step == "risky_follows"
+    assert policy.merge_gate and policy.after_risky_step == "risky_follows" and policy.read_only == "done"
+
+
+def test_anchors_read_only_review_brings_back_the_read_only_reviews(tmp_path: Path) -> None:
+    file = tmp_path / "tandem.toml"
+    file.write_text('[anchors]\nread_only = "review"\n')
+    policy = load_config(file, {}).run_policy()
+    reads = [Step(number=n, tool="check_service", risk=Risk.READ) for n in (1, 2, 3)]
+    assert policy.anchors_for(reads[:2]) == {"before_result"}
+    assert policy.anchors_for(reads) == {"after_plan", "before_result"}
+    assert PolicyConfig().run_policy().anchors_for(reads) == frozenset(), "by default a read-only plan stops nowhere"
