@@ -10,7 +10,7 @@ counted elsewhere:
   ``ask_human`` line (``cause``);
 * a ``timed_out`` line says what the deadline did (``outcome``: the strategy, or ``remind``);
 * a person's ``decided`` line at a risky step's gate names the call's shape (``gate``:
-  ``restart_service(service=…)``), which the "always allow" offer reads (``storage.streaks``);
+  ``restart_service(service=payments)``), which the "always allow" offer reads (``storage.streaks``);
 * a plan approval that approved risky steps too (``agent.merge``) lists them (``with_plan``: step,
   tool and shape each). They had no gate of their own: no review was asked or answered for them, so
   the report's per-anchor and per-tool gate figures count only gates that asked, and the "always

@@ -36,7 +36,11 @@ def test_answer_approve_by_the_exec_approver_approves_the_restart_with_the_plan(
     run = _run(tmp_path, "answer", run_id, "--approve", "--as", "U0BOB")
     assert run["pending_review"]["anchor"] == "before_result"
     shown = tandem_in(tmp_path, "show", run_id).stdout
-    assert "Step 1 restart_service (exec) ran: Restarted payments" in shown
+    # the result review's evidence (steps since the plan review) shows what the restart did
+    assert (
+        "Since the last review (2 steps ran):\n  ✓ 1. restart_service  service=payments\n      Restarted payments"
+        in shown
+    )
     assert "approved step 1 (`restart_service`) with the plan" in shown
 
 

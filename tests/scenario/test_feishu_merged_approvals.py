@@ -19,7 +19,9 @@ async def test_feishu_plan_approved_by_bob_runs_the_restart_without_its_gate(tmp
         assert "step 1 still asks <at id=ou_bob></at> right before it runs" in text(plan)
         await env.fake.click("bob", plan.message_id, "approve")
         result = await env.next_review(root, after=plan)
-        assert "Step 1 restart_service (exec) ran: Restarted payments" in text(result)
+        # its evidence (the steps since the plan review) shows what the restart did
+        assert "**Since the last review · 2 steps ran**" in text(result)
+        assert "✅ **Step 1** `restart_service` `service=payments`\n```\nRestarted payments" in text(result)
         said = "\n".join(text(m) for m in env.fake.thread(root.message_id))
         assert "approved step 1 (`restart_service`) with the plan" in said
         run_id = (await env.bot.deps.store.list_runs())[0].id

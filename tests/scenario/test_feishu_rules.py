@@ -9,7 +9,9 @@ from pathlib import Path
 from tests.scenario.feishu_env import OPS, FEnv, running_feishu, text
 from tests.scenario.harness import policy_file
 
-APPROVERS = '[approvers]\nexec = ["ou_bob"]\n'
+APPROVERS = '[approvers]\nexec = ["ou_bob"]\n\n[anchors]\nmerge_gate = false\n'
+"""Bob may approve exec steps; the restart asks at its own gate, where "always allow" is offered (bob's plan
+approval would otherwise approve the restart with the plan)."""
 
 
 def _told(env: FEnv, open_id: str) -> list[str]:

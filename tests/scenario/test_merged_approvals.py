@@ -37,13 +37,15 @@ async def test_plan_approved_by_bob_runs_the_restart_without_its_gate_and_says_s
         await env.click("bob", plan, ids.APPROVE)
         result = await env.next_review(card, after=plan)
         assert "Result ready for review" in text_of(result)
-        assert "Step 1 restart_service (exec) ran: Restarted payments" in text_of(result)
+        # its evidence (the steps since the plan review) shows what the restart did
+        assert "Since the last review* · 2 steps ran" in text_of(result)
+        assert "✅ *Step 1* `restart_service` `service=payments`\n```Restarted payments" in text_of(result)
         assert "<@U0BOB> approved step 1 (`restart_service`) with the plan" in _said(env, card)
         assert "needs approval" not in _said(env, card)
         run_id = (await env.bot.deps.store.list_runs())[0].id
         decided = [e for e in await env.bot.deps.store.events(run_id) if e.kind == "decided"]
         assert decided[0].payload["with_plan"] == [
-            {"step": 1, "tool": "restart_service", "shape": "restart_service(service=…)"}
+            {"step": 1, "tool": "restart_service", "shape": "restart_service(service=payments)"}
         ]
 
 

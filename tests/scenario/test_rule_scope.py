@@ -12,7 +12,12 @@ from tests.scenario.harness import OPS, Env, button_value, gate_of, policy_file,
 APPROVERS = """
 [approvers]
 exec = ["U0BOB"]
+
+[anchors]
+merge_gate = false
 """
+"""Bob may approve exec steps; each risky step asks at its own gate (bob's plan approval would approve the
+restart with the plan, and the gate with its "always allow" button would never be asked)."""
 
 
 def _told(env: Env, user: str) -> str:
