@@ -46,8 +46,11 @@ STORY = [
 ]
 
 
-def _planned(steps: list[ProposedStep]) -> RunState:
-    state, _ = machine.start("r1", "restart payments and check errors after", "U1", 5000.0, policy=Policy())
+OUTCOME_STOPS = Policy(after_risky_step="any_follows")  # the restart's outcome is reviewed before the read after it
+
+
+def _planned(steps: list[ProposedStep], policy: Policy | None = None) -> RunState:
+    state, _ = machine.start("r1", "restart payments and check errors after", "U1", 5000.0, policy=policy or Policy())
     state, _ = machine.transition(state, PlanProposed(steps=steps, **_at()))
     return state
 
@@ -70,8 +73,8 @@ def _shown(state: RunState) -> list[int]:
     return [e.number for e in review_view(state, state.pending, SafetyPolicy()).evidence]
 
 
-def _at_gate() -> RunState:
-    state = _decide(_planned(STORY), Approve())
+def _at_gate(policy: Policy | None = None) -> RunState:
+    state = _decide(_planned(STORY, policy), Approve())
     state = _finish(state, {"healthy": False, "error_rate": 0.12})
     return _finish(state, LOGS)
 
@@ -94,18 +97,35 @@ def test_evidence_plan_review_shows_none() -> None:
 
 
 def test_evidence_after_the_restart_shows_only_the_restart() -> None:
-    state = _finish(_decide(_at_gate(), Approve()), "restarted 3/3 replicas")
+    state = _finish(_decide(_at_gate(OUTCOME_STOPS), Approve()), "restarted 3/3 replicas")
     assert state.pending is not None and state.pending.anchor == "after_risky_step"
     assert _shown(state) == [3]
 
 
+def _outcomes(state: RunState) -> tuple[str, ...]:
+    assert state.pending is not None
+    return review_view(state, state.pending, SafetyPolicy()).outcomes
+
+
 def test_evidence_result_review_shows_steps_since_the_last_review() -> None:
-    state = _finish(_decide(_at_gate(), Approve()), "restarted 3/3 replicas")
+    state = _finish(_decide(_at_gate(OUTCOME_STOPS), Approve()), "restarted 3/3 replicas")
     state = _finish(_decide(state, Approve()), "no errors in the last 5 minutes")
     assert isinstance(state.inflight, Summarize)
     state, _ = machine.transition(state, OutputReady(text="Payments restarted.", **_at()))
     assert state.pending is not None and state.pending.anchor == "before_result"
     assert _shown(state) == [4]
+    # the restart's outcome is told once more at the result, as the one line every result gives a risky step
+    assert [line.split(":")[0] for line in _outcomes(state)] == ["Step 3 restart_service (exec) ran"]
+
+
+def test_evidence_result_review_without_an_outcome_stop_shows_the_restart_once() -> None:
+    state = _finish(_decide(_at_gate(), Approve()), "restarted 3/3 replicas")
+    assert isinstance(state.inflight, RunStep) and state.inflight.number == 4  # a read follows: no outcome stop
+    state = _finish(state, "no errors in the last 5 minutes")
+    state, _ = machine.transition(state, OutputReady(text="Payments restarted.", **_at()))
+    assert state.pending is not None and state.pending.anchor == "before_result"
+    assert _shown(state) == [3, 4]
+    assert _outcomes(state) == ()  # shown as evidence, so not again as an outcome line
 
 
 def test_evidence_gate_asked_again_after_revised_params_still_shows_the_logs() -> None:

@@ -11,10 +11,14 @@ from tests.browser.conftest import ARTIFACTS, act_as, dev_in_browser
 
 TASK = "read the payments logs, then restart payments"
 APPROVE = '[data-action-id="tandem.approve"]'
+# alice may approve the restart, so her approval of the plan would approve it too: the gate is kept apart
+GATE_APART = "[anchors]\nmerge_gate = false\n"
 
 
 async def test_gate_in_the_browser_shows_the_logs_and_details_before_approval(chromium: str, tmp_path: Path) -> None:
-    async with dev_in_browser(chromium, tmp_path / "tandem.db") as (dev, page):
+    policy = tmp_path / "tandem.toml"
+    policy.write_text(GATE_APART)
+    async with dev_in_browser(chromium, tmp_path / "tandem.db", config=str(policy)) as (dev, page):
         await act_as(page, "alice")
         composer = page.get_by_test_id("composer-input")
         await composer.fill(f"/tandem {TASK}")

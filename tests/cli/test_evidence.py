@@ -10,14 +10,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "read the payments logs, then restart payments"
+# the requester may approve the restart, so approving the plan would approve it too: the gate is kept apart
+GATE_APART = "[anchors]\nmerge_gate = false\n"
 
 
 def tandem(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_", "NO_COLOR"))}
+    policy = tmp_path / "tandem.toml"
+    policy.write_text(GATE_APART)
     return subprocess.run(
         [sys.executable, "-m", "cli.main", *args],
         cwd=ROOT,
-        env={**env, "TANDEM_DB": str(tmp_path / "t.db")},
+        env={**env, "TANDEM_DB": str(tmp_path / "t.db"), "TANDEM_CONFIG": str(policy)},
         input=stdin,
         capture_output=True,
         text=True,

@@ -7,10 +7,12 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from blocks import ids
-from tests.scenario.harness import button_value, gate_of, running, text_of
+from tests.scenario.harness import THREE_ANCHORS, button_value, gate_of, policy_file, running, text_of
 from workspace.models import View
 
 TASK = "read the payments logs, then restart payments"
+# approving the plan leaves the restart to its own gate, where the logs read before it are shown
+GATE_APART = THREE_ANCHORS
 
 
 def modal_text(view: View) -> str:
@@ -18,7 +20,7 @@ def modal_text(view: View) -> str:
 
 
 async def test_gate_message_shows_the_read_logs_lines_before_approval(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, GATE_APART)) as env:
         _, gate = await gate_of(env, TASK)
         text = text_of(gate)
         assert "Since the last review" in text
@@ -30,7 +32,7 @@ async def test_gate_message_shows_the_read_logs_lines_before_approval(tmp_path: 
 
 
 async def test_gate_show_details_opens_the_whole_output_in_a_modal(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, GATE_APART)) as env:
         _, gate = await gate_of(env, TASK)
         asked = json.loads(button_value(gate, ids.EVIDENCE))
         assert asked["steps"] == [1, 2]
@@ -44,7 +46,7 @@ async def test_gate_show_details_opens_the_whole_output_in_a_modal(tmp_path: Pat
 
 
 async def test_show_details_from_another_channel_shows_nothing_of_the_run(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, GATE_APART)) as env:
         _, gate = await gate_of(env, TASK)
         payload = {
             "type": "block_actions",
