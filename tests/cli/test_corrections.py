@@ -10,6 +10,8 @@ from typing import Any
 from tests.cli.run import tandem_in
 
 TASK = "restart payments and check errors after"
+GATE_APART = "[anchors]\nmerge_gate = false\n"
+"""A ``./tandem.toml`` that keeps the restart's own gate apart from the plan's approval."""
 
 
 def answered(cwd: Path, *args: str) -> dict[str, Any]:
@@ -20,6 +22,7 @@ def answered(cwd: Path, *args: str) -> dict[str, Any]:
 
 
 def test_answer_reject_retry_step_with_unknown_service_names_it_and_counts_nothing(tmp_path: Path) -> None:
+    (tmp_path / "tandem.toml").write_text(GATE_APART)
     run = answered(tmp_path, "run", "--detach", TASK)
     gate = answered(tmp_path, "answer", run["id"], "--approve")
     assert gate["pending_review"]["anchor"] == "before_risky_step"
@@ -36,6 +39,7 @@ def test_answer_reject_retry_step_with_unknown_service_names_it_and_counts_nothi
 
 
 def test_answer_say_with_a_negated_service_never_takes_it(tmp_path: Path) -> None:
+    (tmp_path / "tandem.toml").write_text(GATE_APART)
     run = answered(tmp_path, "run", "--detach", TASK)
     answered(tmp_path, "answer", run["id"], "--approve")
 

@@ -12,6 +12,8 @@ import pytest
 from tests.cli.run import tandem_ok as ok
 
 TASK = "restart payments and check errors after"
+GATE_APART = "[anchors]\nmerge_gate = false\n"
+"""A ``./tandem.toml`` that keeps the restart's own gate apart from the plan's approval."""
 
 
 def shown(cwd: Path, run_id: str) -> dict[str, Any]:
@@ -21,6 +23,7 @@ def shown(cwd: Path, run_id: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("question", ["why restart it?", "为什么要重启？"])
 def test_answer_question_at_a_gate_prints_the_answer_and_changes_nothing(tmp_path: Path, question: str) -> None:
+    (tmp_path / "tandem.toml").write_text(GATE_APART)
     run = json.loads(ok(tmp_path, "run", "--detach", TASK, "--as", "alice"))
     ok(tmp_path, "answer", run["id"], "--approve", "--as", "alice")
     before = shown(tmp_path, run["id"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, running, text_of
+from tests.scenario.harness import OPS, THREE_ANCHORS, Env, policy_file, running, text_of
 from workspace.models import Message
 
 TASK = "restart payments and check errors after"
@@ -41,7 +41,7 @@ async def test_thread_reply_logs_first_keeps_the_check_after_the_restart(tmp_pat
 
 
 async def test_modal_retry_with_an_unknown_service_names_it_and_uses_no_correction(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:  # the gate apart
         card = await env.start(TASK)
         plan = await env.next_review(card)
         await env.click("alice", plan, ids.APPROVE)
@@ -53,14 +53,14 @@ async def test_modal_retry_with_an_unknown_service_names_it_and_uses_no_correcti
         again = await env.next_review(card, after=gate)
         text = text_of(again)
         assert "There is no service `orders`. Known: payments, checkout" in text
-        assert "`the`" not in text and '"service": "payments"' in text
+        assert "`the`" not in text and "`service=payments`" in text  # the step is unchanged
         runs = await env.bot.deps.store.list_runs()
         state = (await env.bot.deps.store.load(runs[0].id)).state
         assert (state.retries, state.feedback) == (0, [])
 
 
 async def test_thread_reply_at_the_gate_never_takes_the_negated_service(tmp_path: Path) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:  # the gate apart
         card = await env.start(TASK)
         plan = await env.next_review(card)
         await env.click("alice", plan, ids.APPROVE)

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from blocks import ids
-from tests.scenario.harness import OPS, running, text_of
+from tests.scenario.harness import OPS, THREE_ANCHORS, policy_file, running, text_of
 
 
 @pytest.mark.parametrize("question", ["why restart it?", "为什么要重启？"])
 async def test_thread_question_at_a_gate_is_answered_and_the_gate_still_waits(tmp_path: Path, question: str) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:  # the gate apart
         card = await env.start("restart payments and check errors after")
         plan = await env.next_review(card)
         await env.click("alice", plan, ids.APPROVE)
