@@ -28,7 +28,8 @@ def not_done(state: RunState, tools: ToolRegistry) -> list[str]:
     request = prompts.plan_request(
         state.task,
         tools,
-        feedback=[f.text for f in state.feedback],
+        # a takeover's instructions are steps a person asked for, not changes to the task
+        feedback=[f.text for f in state.feedback if f.intent != "instruct"],
         rejected=[],
         completed=[],
         max_steps=state.policy.max_steps,

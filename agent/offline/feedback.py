@@ -13,6 +13,7 @@ from agent.offline.vocabulary import FIRST, INSTEAD_OF, JSON, NEGATION, split_cl
 _ONLY = re.compile(r"\b(?:only|just)\b|只|仅", re.I)
 _CONDITION = re.compile(r"\b(?:if|when|unless|in case)\b|如果|若|的话|才", re.I)
 """'only restart if there are errors' is a condition on that step, not 'only this step'."""
+_SWAP = re.compile(r"\binstead\b|换成|改成|改为", re.I)  # "restart search instead": the target changes, no step more
 _ALSO = re.compile(r"\b(?:also|too|as well|additionally|in addition)\b|还要|也要|另外|再加", re.I)
 _IDIOMS = re.compile(r"\b(?:after all|at all|all good|all right|all set)\b", re.I)
 """Phrases whose 'all' is no log level: 'ok restart it after all'."""
@@ -88,7 +89,9 @@ def _apply_one(edit: FeedbackEdit, text: str, box: Toolbox, planned: set[str], a
                 only.add(tool.name)
                 if tool.name not in in_plan:
                     wanted.append((piece, "feedback"))
-            elif tool.name not in in_plan or _new_target(piece, tool.name, edit.task, box):
+            elif tool.name not in in_plan or (
+                _new_target(piece, tool.name, edit.task, box) and not (_SWAP.search(piece) and not also)
+            ):
                 wanted.append((FIRST.sub("", piece).strip(), "feedback"))
             else:  # the planned step named again: "make it 6 replicas" gives it the new value
                 _note_values(edit, piece, box, {tool.name})

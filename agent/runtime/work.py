@@ -141,11 +141,11 @@ class Worker:
                 executed = state.history + state.plan
                 left = await asyncio.to_thread(not_done, state, self.tools)
                 text = await self.brain.summarize(state.task, executed, state.output_notes)
-                return OutputReady(at=at(), nonce=nonce(), text=partly(text, left, state.task), not_done=left)
+                return OutputReady(at=at(), nonce=nonce(), text=_headed(text, left, state), not_done=left)
             case RefineOutput():
                 executed = state.history + state.plan
                 text = await self.brain.refine(state.task, state.output or "", effect.feedback, executed)
-                return OutputReady(at=at(), nonce=nonce(), text=partly(text, state.not_done, state.task))
+                return OutputReady(at=at(), nonce=nonce(), text=_headed(text, state.not_done, state))
             case ProposeStep():
                 reading = await self.brain.propose(effect.instruction, state.task, state.plan, self.tools)
                 return self._proposal_event(reading)
@@ -225,3 +225,11 @@ class Worker:
                 + f"\n… ({messages.plural(len(value) - _MAX_RESULT_CHARS, 'more character')} cut)"
             )
         return StepFinished(at=self.clock(), nonce=self.new_id(), number=number, ok=True, result=value)
+
+
+def _headed(text: str, left: list[str], state: RunState) -> str:
+    """The result headed "Partly done — not done: …" when parts were left, unless a step failed: then the
+    run finished with problems (:func:`agent.outcome.outcome`), and its result keeps the heading that says so."""
+    if any(s.status == "failed" for s in (*state.history, *state.plan)):
+        return text
+    return partly(text, left, state.task)

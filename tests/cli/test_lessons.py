@@ -80,7 +80,8 @@ def test_read_only_run_shows_the_lesson_on_its_result_and_error_logs_stay_error(
     assert again["plan"][0]["params"]["level"] == "warning" and [u["id"] for u in again["lessons_applied"]] == [
         lesson["id"]
     ]
-    shown = ok(tmp_path, "show", again["id"])  # no plan review: the result review says which lesson shaped it
-    assert (
-        "Result:" in shown and "Using what @alice said on" in shown and f"tandem lessons forget {lesson['id']}" in shown
-    )
+    # read-only: no plan review and no result review; the done run itself says which lesson shaped it
+    assert again["status"] == "done" and again["pending_review"] is None
+    shown = ok(tmp_path, "show", again["id"])
+    assert "✅ Done." in shown and "Using what @alice said on" in shown
+    assert f"tandem lessons forget {lesson['id']}" in shown

@@ -45,10 +45,16 @@ async def test_feishu_takeover_card_instructs_with_its_form_and_finishes_with_it
         await fake.click("alice", proposed.message_id, "approve")
         back = await env.next_review(root, after=proposed)
         await fake.click("alice", back.message_id, "finish")
-        # only a check ran: the card says what of the task was not done, never a plain "Done"
-        await env.wait(lambda: "Partly done" in text(root) and "not done: check errors" in text(root))
+        # only a check ran: the card names the task as corrected that was not done, never a plain "Done"
+        await env.wait(
+            lambda: "Partly done" in text(root) and "not done: restart notifications; check errors" in text(root)
+        )
         assert "✅ Done" not in text(root)
-        await env.wait(lambda: any("Partly done — not done: check errors" in text(m) for m in env.bot_thread(root)))
+        await env.wait(
+            lambda: any(
+                "Partly done — not done: restart notifications; check errors." in text(m) for m in env.bot_thread(root)
+            )
+        )
         runs = await env.bot.deps.store.list_runs()
         final = (await env.bot.deps.store.load(runs[0].id))[0]
         assert final.status == "done" and [(s.number, s.tool, s.status) for s in final.plan] == [

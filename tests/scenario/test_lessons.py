@@ -93,11 +93,13 @@ async def test_plan_correction_then_table_wish_in_one_run_keep_both_lessons(tmp_
         await env.ws.reply_in_thread("alice", OPS, card.ts, "read the logs first")
         replanned = await env.next_review(card, after=plan)
         assert text_of(replanned).index("read_logs") < text_of(replanned).index("restart_service")
-        await env.click("alice", replanned, ids.APPROVE)
-        gate = await env.next_review(card, after=replanned)
-        await env.click("alice", gate, ids.APPROVE)
-        result = await env.next_review(card, after=gate)
+        await env.click("alice", replanned, ids.APPROVE)  # approves the restart it shows too: no gate of its own
+        result = await env.next_review(card, after=replanned)
         assert "Result ready for review" in text_of(result)
+        run = (await env.bot.deps.store.load((await env.bot.deps.store.list_runs())[0].id))[0]
+        assert [(s.tool, s.status, s.approved_by is not None) for s in run.plan if s.tool == "restart_service"] == [
+            ("restart_service", "done", True)
+        ]
         await env.ws.reply_in_thread("alice", OPS, card.ts, "show it as a table")
         await env.next_review(card, after=result)
         lines = sorted(x.line for x in await env.bot.deps.store.lessons(OPS))
@@ -111,18 +113,30 @@ async def test_plan_correction_then_table_wish_in_one_run_keep_both_lessons(tmp_
 
 async def test_task_saying_error_logs_keeps_level_error_and_lists_no_lesson(tmp_path: Path) -> None:
     async with running(tmp_path) as env:
+
+        def voted(card: Message, times: int = 1) -> bool:
+            return sum(ids.RESULT_FEEDBACK in str(m.blocks) for m in env.thread(card)) == times
+
+        def card_of(card: Message) -> str:
+            return text_of(env.ws.state.message(OPS, card.ts))
+
         card = await env.start("read payments logs")
-        result = await env.next_review(card)  # read-only: no plan review, the result comes first
-        await env.ws.reply_in_thread("alice", OPS, card.ts, "use level warning")
-        await env.next_review(card, after=result)
+        await env.wait(lambda: voted(card))  # read-only: no review, delivered as done
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "use level warning")  # reopens it
+        await env.wait(lambda: voted(card, 2))
         [lesson] = await env.bot.deps.store.lessons(OPS)
         assert lesson.after == {"level": "warning"}
 
         errors = await env.start("read payments error logs", "bob")
-        shown = text_of(await env.next_review(errors))
-        assert "level=error" in shown and "level=warning" not in shown and "Using what" not in shown
+        await env.wait(lambda: voted(errors))
+        await env.idle()
+        assert "level=error" in card_of(errors) and "level=warning" not in card_of(errors)
+        assert "Using what" not in card_of(errors) + "".join(text_of(m) for m in env.thread(errors))
+        assert env.reviews(errors) == []
 
         again = await env.start("read payments logs", "bob")
-        shown = text_of(await env.next_review(again))
-        assert "level=warning" in shown and "Using what <@U0ALICE> said on" in shown  # on the result review
-        await env.wait(lambda: "Using what <@U0ALICE> said on" in text_of(env.cards()[-1]))  # and on the run card
+        await env.wait(lambda: voted(again))
+        await env.idle()
+        assert env.reviews(again) == [], "no review to show it on"
+        # the run card, which is what the user sees of a read-only run, says which lesson shaped it
+        assert "level=warning" in card_of(again) and "Using what <@U0ALICE> said on" in card_of(again)

@@ -56,10 +56,17 @@ async def test_fourth_correction_is_the_first_takeover_step_and_thread_replies_s
         assert "There is no service `db-2`. Known: payments, checkout, search, auth, notifications." in text_of(refused)
 
         await env.ws.reply_in_thread("alice", OPS, card.ts, "finish")
-        # only a check ran: the card says what of the task was not done, never a plain "Done"
+        # only a check ran: the card names the task as corrected that was not done, never a plain "Done"
         card_text = lambda: text_of(env.ws.state.message(OPS, card.ts))  # noqa: E731
-        await env.wait(lambda: "Partly done" in card_text() and "not done: check errors" in card_text(), within=10)
-        await env.wait(lambda: any("Partly done — not done: check errors" in text_of(m) for m in env.thread(card)))
+        await env.wait(
+            lambda: "Partly done" in card_text() and "not done: restart notifications; check errors" in card_text(),
+            within=10,
+        )
+        await env.wait(
+            lambda: any(
+                "Partly done — not done: restart notifications; check errors." in text_of(m) for m in env.thread(card)
+            )
+        )
         assert not any("✅ Done" in text_of(m) for m in env.thread(card))
         final = (await store.load(state.id))[0]
         assert final.status == "done"
