@@ -15,7 +15,9 @@ How the two readers combine (:func:`combine`); the offline reader has read the r
    so a correction or a cancel is never applied as an approval;
 5. the offline reader stands by another reading (confidence :data:`STANDS` or more): it stands. A
    model's disagreement is no evidence (a small model reads most value corrections as replan, sure of it);
-6. the offline reader found nothing to go on: the model's reading is taken as :data:`UNOPPOSED`, except
+6. the offline reader leans another way without standing by it (confidence :data:`LEANS` or more):
+   the two disagree, so the person is asked first (a model's guess never overrides a weak but real reading);
+7. the offline reader found nothing to go on: the model's reading is taken as :data:`UNOPPOSED`, except
    an approval or a cancel, which is never taken from a model alone (asked about first, :data:`DISPUTED`).
 """
 
@@ -52,6 +54,8 @@ UNOPPOSED = 0.6
 """The offline reader found nothing to go on; the model's reading is possible where it was typed."""
 STANDS = 0.5
 """An offline reading this sure is not overridden by a model."""
+LEANS = 0.4
+"""An offline reading at least this confident rests on some words of the reply (its vague default is 0.3)."""
 DISPUTED = 0.3
 """Asked about first: an approval the model does not share, or a model's stop or go against nothing."""
 
@@ -102,6 +106,9 @@ def combine(model: Reading, local: Reading, *, anchor: str, step: int | None, st
         return _stands(local, f"the model read {model.intent}")
     if model.intent in ("approve", "cancel"):
         return _sure(model, DISPUTED, f"the offline reader read {local.intent}, so it is not taken as {model.intent}")
+    if not local.fallback and local.confidence >= LEANS:
+        why = f"the model read {model.intent}: the two readers disagree, so it is asked about first"
+        return local.model_copy(update={"confidence": min(local.confidence, DISPUTED), "reason": _why(local, why)})
     return _sure(model, UNOPPOSED, "the offline reader found nothing to go on")
 
 

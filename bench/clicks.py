@@ -4,11 +4,12 @@
 on a SQLite file, the product's brain with the offline model, the demo tools on an in-memory ops world)
 under two policies: **before**, the three-anchor policy Tandem started with (``[anchors] merge_gate =
 false``, ``after_risky_step = "any_follows"``, ``read_only = "review"``: after the plan, before and after
-every risky step, before the result, and a read-only plan reviewed), and **after**, the defaults. Each story's people answer every review the way the story
-says: the first of its deciders the policy lets approve it does, or says the story's correction once.
-Prints each story's answers side by side, then checks the targets: the README's restart-and-check in
-at most 2 answers when bob (who may approve exec steps) approves the plan, a read-only check in none,
-and a deploy under a quorum of 2 with exactly 2 approvals at its gate. Exits 1 when a run does not finish or a target is missed.
+every risky step, before the result, and a read-only plan reviewed), and **after**, the defaults. Each
+story's people answer every review the way the story says: the first of its deciders the policy lets
+approve it does, or says the story's correction once. Prints each story's answers side by side, then
+checks the targets: the README's restart-and-check in at most 2 answers when bob (who may approve exec
+steps) approves the plan, a read-only check in none, and a deploy under a quorum of 2 with exactly 2
+approvals at its gate. Exits 1 when a run does not finish or a target is missed.
 """
 
 from __future__ import annotations

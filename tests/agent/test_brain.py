@@ -300,6 +300,26 @@ async def test_classify_confidence_comes_from_evidence_not_the_model(
     assert (reading.intent, reading.confidence) == (intent, confidence)
 
 
+@pytest.mark.parametrize(
+    ("text", "anchor", "model_reads", "offline"),
+    [
+        ("restart billing instead", "before_risky_step", "replan", "retry_step"),
+        ("restart billing instead", "before_risky_step", "question", "retry_step"),
+    ],
+)
+async def test_classify_model_against_a_leaning_offline_reading_is_asked_first_not_taken(
+    text: str, anchor: Literal["after_plan", "before_risky_step"], model_reads: str, offline: str
+) -> None:
+    restart = Step(number=1, tool="restart_service", params={"service": "payments"}, risk=Risk.EXEC)
+    context = ClassifyContext(
+        task="restart payments", anchor=anchor, step=1 if anchor != "after_plan" else None, steps=[restart]
+    )
+    reading = await LLMBrain(ScriptedModel(json.dumps({"intent": model_reads}))).classify(text, context)
+
+    assert reading.intent == offline, "the model's other reading never replaces a reading with words behind it"
+    assert reading.confidence <= 0.3 and "disagree" in reading.reason  # asked about first, not applied
+
+
 RESTART = ClassifyContext(
     task="restart api and check it",
     anchor="before_risky_step",
