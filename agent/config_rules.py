@@ -24,7 +24,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from agent.errors import PolicyError
-from agent.models import Risk, Rule, target_of
+from agent.gates import GateRules
+from agent.models import Rule, target_of
 from agent.models.rules import POLICY_RULE
 from agent.tools import ToolRegistry
 
@@ -85,7 +86,7 @@ def check_tools(entries: list[AlwaysAllow], tools: ToolRegistry) -> None:
             raise PolicyError(
                 f"Invalid policy: {key}: no tool {json.dumps(entry.tool)} (known: {', '.join(tools.names)})"
             )
-        if tools.get(entry.tool).risk >= Risk.DEPLOY:
+        if GateRules.always_asks(tools.get(entry.tool).risk):  # the rule SafetyPolicy applies
             raise PolicyError(
                 f"Invalid policy: {key}: {entry.tool} deploys; deploys always ask and cannot be always-allowed"
             )

@@ -19,7 +19,7 @@ from typing import Any
 
 from agent import authz
 from agent.models import Decided, Review, RunState, Step
-from agent.policy import TEXT_APPROVES_UP_TO, TIMEOUT, SafetyPolicy
+from agent.policy import TIMEOUT, SafetyPolicy
 
 _BARE = re.compile(r"[\w.:/@+-]+")
 PARAMS_SHOWN_MAX = 200
@@ -77,7 +77,7 @@ def plan_gates(safety: SafetyPolicy, state: RunState, review: Review) -> tuple[P
         elif params is None:
             held = "its parameters are too long to show in full here"
         everyone = plan_people.users <= people.users and plan_people.groups <= people.groups
-        apart = not state.policy.merge_gate
+        apart = not safety.plan_approves_gates(state)
         gates.append(
             PlanGate(
                 step=step,
@@ -99,7 +99,7 @@ def merged(safety: SafetyPolicy, state: RunState, review: Review, event: Decided
     steps = []
     for gate in plan_gates(safety, state, review):
         step = gate.step
-        if not gate.merges or (event.reading is not None and step.risk > TEXT_APPROVES_UP_TO):
+        if not gate.merges or (event.reading is not None and not safety.text_approves(step.risk)):
             continue
         if authz.approvers(safety.config, state, gate_of(step)).has(event.by, event.groups):
             steps.append(step)

@@ -4,7 +4,10 @@ The machine asks it, the runtime asks it, channels ask it to show the right
 buttons; nothing else hard-codes a threshold. Each answer is a pure function of
 the configuration (:class:`~agent.config.PolicyConfig`), the run and its review:
 
-* **may this step run now** (:meth:`SafetyPolicy.gated`, :meth:`SafetyPolicy.may_run`);
+* **may this step run now**, where does the run stop, what is safe to repeat after a crash, and every
+  risk threshold (:class:`~agent.gates.GateRules`, answered from the run's stored policy snapshot alone:
+  :meth:`~agent.gates.GateRules.may_run`, :meth:`~agent.gates.GateRules.anchors`,
+  :meth:`~agent.gates.GateRules.stops_after`, :meth:`~agent.gates.GateRules.replayable`);
 * **what a review gets when it opens**: quorum, reminder, deadline, strategy (:meth:`SafetyPolicy.open`);
 * **what its deadline does** (:meth:`SafetyPolicy.on_deadline`): a gate's deadline never approves it;
 * **may this approval become a standing rule**, and does a rule cover this step
@@ -26,10 +29,10 @@ from agent import authz
 from agent.authz import Refusal
 from agent.config import PolicyConfig, Strategy, TimeoutRule
 from agent.config_rules import configured_rules
+from agent.gates import GateRules
 from agent.messages import RULE_IN_POLICY
 from agent.models import (
     AlwaysOffer,
-    Anchor,
     Cancel,
     Correct,
     Decision,
@@ -47,10 +50,6 @@ from agent.models import (
     scope_label,
 )
 
-# Reviews whose approval lets a gated step run.
-GATES: frozenset[Anchor] = frozenset({"before_risky_step", "recovery", "takeover_step"})
-# Free text ("yes", "可以，执行吧") approves at most this much; above it, the gate's own button (or --approve).
-TEXT_APPROVES_UP_TO = Risk.WRITE
 TIMEOUT = "tandem (timeout)"
 REOPEN_WITHIN = 24 * 3600.0
 """How long after it is done a correction in its thread reopens a run (later: start a new run)."""
@@ -61,27 +60,15 @@ def rule_scope(state: RunState) -> str | None:
     return state.origin.scope
 
 
-class SafetyPolicy:
-    """Every safety question, answered from the policy configuration."""
+class SafetyPolicy(GateRules):
+    """Every safety question: what may run from the run's own policy snapshot (:class:`GateRules`), the
+    rest from the policy configuration."""
 
     def __init__(self, config: PolicyConfig | None = None) -> None:
         self.config = config or PolicyConfig()
 
-    # --- what may run ----------------------------------------------------------
-
-    def gated(self, state: RunState, step: Step) -> bool:
-        """True when ``step`` needs a person's approval of its exact params before it runs."""
-        return step.risk >= state.policy.confirm_threshold
-
-    def may_run(self, state: RunState, step: Step) -> bool:
-        return not self.gated(state, step) or step.approved_digest == step.digest
-
     def review_risk(self, state: RunState, review: Review) -> Risk:
         return authz.review_risk(state, review)
-
-    def is_gate(self, review: Review) -> bool:
-        """True when approving ``review`` lets a step run that a person must approve."""
-        return review.anchor in GATES
 
     # --- opening a review --------------------------------------------------------
 
@@ -120,11 +107,7 @@ class SafetyPolicy:
         review that needs several approvals is never decided by one default."""
         strategy: Strategy = review.strategy or "pause"
         if strategy == "use_default" and review.anchor != "handoff":
-            if (
-                self.is_gate(review)
-                or review.quorum > 1
-                or self.review_risk(state, review) >= state.policy.confirm_threshold
-            ):
+            if self.is_gate(review) or review.quorum > 1 or self.risky(state, self.review_risk(state, review)):
                 return "pause"
         if strategy == "degrade" and not self.is_gate(review):
             return "pause"
@@ -142,7 +125,7 @@ class SafetyPolicy:
         if review.anchor != "before_risky_step" or review.step is None:
             return "Only a risky step's approval can become an always-allow rule."
         step = state.step(review.step)
-        if step.risk >= Risk.DEPLOY:
+        if self.always_asks(step.risk):
             return f"`{step.tool}` deploys: it always asks, and cannot be always-allowed."
         needed = self.quorum(state, review)
         if needed > 1:
@@ -169,7 +152,7 @@ class SafetyPolicy:
         """True when a standing rule may approve ``step`` with nobody asked (re-checked on every use): the
         step is in the rule's scope (its tool, and its target values unless the rule is tool-wide), in the
         rule's channel, no deploy, and one approval would do."""
-        if not rule.covers(step.tool, step.params) or rule.channel != rule_scope(state) or step.risk >= Risk.DEPLOY:
+        if not rule.covers(step.tool, step.params) or rule.channel != rule_scope(state) or self.always_asks(step.risk):
             return False
         gate = Review(id="", anchor="before_risky_step", step=step.number, created_at=0.0)
         return self.quorum(state, gate) == 1
@@ -185,18 +168,12 @@ class SafetyPolicy:
             return RULE_IN_POLICY
         if rule.tool_wide:
             return f"The rule for `{rule.tool}` already covers every target; nothing changed."
-        if risk >= Risk.DEPLOY:
+        if self.always_asks(risk):
             return f"`{rule.tool}` deploys: it always asks, and cannot be always-allowed. Nothing changed."
         wanted = self.config.quorum_for(risk)
         if self.config.has_approvers and wanted != "any" and wanted != 1:
             return f"`{rule.tool}` needs several approvals here, so it cannot be always-allowed. Nothing changed."
         return None
-
-    # --- re-runs ---------------------------------------------------------------------
-
-    def rerun_needs_person(self, step: Step) -> bool:
-        """A step cut off mid-way may have taken effect: anything but a read asks before it runs again."""
-        return step.risk > Risk.READ
 
     # --- free text ---------------------------------------------------------------------
 
@@ -205,7 +182,7 @@ class SafetyPolicy:
         return not reading.fallback and reading.confidence >= self.config.confidence_threshold
 
     def text_may_approve(self, state: RunState, review: Review) -> bool:
-        return self.review_risk(state, review) <= TEXT_APPROVES_UP_TO
+        return self.text_approves(self.review_risk(state, review))
 
     # --- who -------------------------------------------------------------------------------
 

@@ -125,17 +125,17 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         lessons=lessons_shown(state, review),
         offer=review.offer if why_not is None and review.anchor == "before_risky_step" else None,
         gates=plan_gates(safety, state, review),
-        outcomes=_outcomes(state, {e.number for e in evidence}) if review.anchor == "before_result" else (),
+        outcomes=_outcomes(safety, state, {e.number for e in evidence}) if review.anchor == "before_result" else (),
         evidence=evidence,
     )
 
 
-def _outcomes(state: RunState, shown: set[int]) -> tuple[str, ...]:
+def _outcomes(safety: SafetyPolicy, state: RunState, shown: set[int]) -> tuple[str, ...]:
     """What each risky step that ran did, where the evidence (``shown``, since the last review) does not show it."""
     return tuple(
         risky_outcome(s)
         for s in state.plan
-        if s.status in ("done", "failed") and state.policy.is_risky(s.risk) and s.number not in shown
+        if s.status in ("done", "failed") and safety.risky(state, s.risk) and s.number not in shown
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from sqlite_utils import Database
 
+from agent.gates import GATES
 from agent.models.metrics import (
     TIMEOUT_STRATEGIES,
     AnchorLatency,
@@ -34,7 +35,6 @@ from agent.policy import TIMEOUT
 
 __all__ = ["SQLITE", "STAGED", "Dialect", "SqliteDialect", "assemble", "collect", "queries", "stage"]
 
-GATES = ("before_risky_step", "recovery", "takeover_step")  # reviews whose approval lets a tool's step run
 NOT_CORRECTIONS = ("takeover", "takeover_step")  # there a "correction" is a person's instruction
 DAY = 86_400
 
@@ -273,7 +273,7 @@ def _tools(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
            SUM(CASE WHEN x.answer = 'approve' THEN 1 ELSE 0 END),
            SUM(CASE WHEN x.answer IN ('correct', 'cancel') THEN 1 ELSE 0 END)
     FROM closes x JOIN asks a ON a.run_id = x.run_id AND a.review = x.review
-    WHERE a.tool IS NOT NULL AND a.anchor IN ({_quoted(GATES)}) AND x.closed_by <> '{TIMEOUT}'
+    WHERE a.tool IS NOT NULL AND a.anchor IN ({_quoted(sorted(GATES))}) AND x.closed_by <> '{TIMEOUT}'
     GROUP BY a.tool ORDER BY a.tool
     """
     )

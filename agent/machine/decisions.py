@@ -52,9 +52,9 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
             refused = policy.may_remember(s, review)
             if refused is not None:
                 raise InvalidDecision(f"{refused} Nothing changed; press Approve to approve just this once.")
-        if len(review.approvals) + 1 < review.quorum:
+        if policy.still_needed(review) > 1:  # not the last approval its quorum needs: counted, and it waits
             review.approvals.append(Approval(by=event.by, at=event.at, digest=review.digest))
-            needed = review.quorum - len(review.approvals)
+            needed = policy.still_needed(review)
             text = f"Approved by {mention(event.by)}; {needed} more approval{'s' if needed != 1 else ''} needed."
             return s, [Notify(text=text)]
     suspended = suspensions(s, review, event)
@@ -69,7 +69,7 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
         return state, [*suspended, *effects]
     s.pending = None
     if review.anchor == "handoff":
-        return _on_answer(s, event, review)
+        return _on_answer(s, event, review, policy)
     if isinstance(decision, Answer):
         raise InvalidDecision("This review is not a question; approve, request changes or cancel.")
     if review.anchor in ("takeover", "takeover_step"):
@@ -78,7 +78,7 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
         case Approve():
             return _on_approve(s, event, review, policy)
         case Correct():
-            state, effects = _on_correction(s, event, review, decision)
+            state, effects = _on_correction(s, event, review, decision, policy)
             return state, [*suspended, *effects]
         case Instruct() | Finish() | HandBack():
             raise InvalidDecision(f"'{decision.kind}' only applies during human takeover.")
@@ -141,13 +141,13 @@ def _on_approve(s: RunState, event: Decided, review: Review, policy: SafetyPolic
         for step in merged:
             step.approved_digest = step.digest
             step.approved_by = event.by
-        state, effects = _advance(s, event)
+        state, effects = _advance(s, event, policy)
         return state, ([Notify(text=approved_with_plan(list(merged), event.by))] if merged else []) + effects
     # after_risky_step, step_failed: carry on
-    return _advance(s, event)
+    return _advance(s, event, policy)
 
 
-def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> Result:
+def _on_correction(s: RunState, event: Decided, review: Review, c: Correct, policy: SafetyPolicy) -> Result:
     intent = c.intent
     target = c.target_step or review.step
     s.feedback.append(Feedback(by=event.by, at=event.at, intent=intent, text=c.feedback, step=target))
@@ -172,7 +172,7 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct) -> R
             s.output_notes.append(c.feedback)
             lessons.note(s, event, review, intent, c.feedback)
             learned = lessons.said(s)
-            state, effects = _advance(s, event)
+            state, effects = _advance(s, event, policy)
             return state, learned + effects
     lessons.note(s, event, review, intent, c.feedback)
     was_retrying, was_failures = s.retry_step, s.retry_failures

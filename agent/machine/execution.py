@@ -32,7 +32,7 @@ from agent.policy import SafetyPolicy, rule_scope
 # --- planning --------------------------------------------------------------
 
 
-def _on_plan(s: RunState, event: PlanProposed) -> Result:
+def _on_plan(s: RunState, event: PlanProposed, policy: SafetyPolicy) -> Result:
     work = s.inflight
     if isinstance(work, MakePlan) and work.anchor is not None and _same_plan(s.plan, event.steps):
         s.rejected_plans.pop()
@@ -51,22 +51,22 @@ def _on_plan(s: RunState, event: PlanProposed) -> Result:
     s.lessons_applied = [was.get(use.id, use) for use in event.lessons]
     old = s.rejected_plans[-1] if s.rejected_plans else []
     learned = lessons.replanned(s, old, event.steps) if s.learning is not None else []
-    state, effects = _planned(s, event)
+    state, effects = _planned(s, event, policy)
     return state, learned + effects
 
 
-def _planned(s: RunState, event: PlanProposed) -> Result:
+def _planned(s: RunState, event: PlanProposed, policy: SafetyPolicy) -> Result:
     s.history.extend(step for step in s.plan if step.status in ("done", "failed"))
     first = max((step.number for step in s.history), default=0) + 1  # numbered once per run: a new plan goes on
     s.plan = [
         Step(number=i, tool=p.tool, params=p.params, reason=p.reason, risk=p.risk)
         for i, p in enumerate(event.steps, start=first)
     ]
-    s.anchors = s.policy.anchors_for(s.plan)
+    s.anchors = policy.anchors(s, s.plan)
     s.output = None
-    if "after_plan" in s.anchors:
+    if policy.stops_at(s, "after_plan"):
         return _ask(s, event, "after_plan")
-    return _advance(s, event)
+    return _advance(s, event, policy)
 
 
 def _same_plan(plan: list[Step], steps: list[ProposedStep]) -> bool:
@@ -89,12 +89,12 @@ def _replan(s: RunState, event: Decided | StepFinished, reason: str, asked: Make
 # --- execution -------------------------------------------------------------
 
 
-def _advance(s: RunState, event: Event) -> Result:
-    """Run the next pending step, or gate it, or produce the result."""
+def _advance(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
+    """Run the next pending step, or gate it (unless the policy says it may run), or produce the result."""
     step = next((x for x in s.plan if x.status == "pending"), None)
     if step is None:
         return _work(s, Summarize(), "summarizing")
-    if s.policy.is_risky(step.risk) and step.approved_digest != step.digest:
+    if not policy.may_run(s, step):
         if rule_scope(s) is not None and not s.takeover:
             return _work(s, MatchRule(number=step.number), "executing")  # a standing rule may answer it
         return _gate(s, event, step)
@@ -136,7 +136,7 @@ def _run(s: RunState, step: Step) -> Result:
     return _work(s, RunStep(number=step.number), "retrying" if s.retry_step == step.number else "executing")
 
 
-def _on_step_finished(s: RunState, event: StepFinished) -> Result:
+def _on_step_finished(s: RunState, event: StepFinished, policy: SafetyPolicy) -> Result:
     step = s.step(event.number)
     if step.status != "running":
         raise InvalidDecision(f"Step {event.number} of run {s.id} is not running.")
@@ -158,12 +158,12 @@ def _on_step_finished(s: RunState, event: StepFinished) -> Result:
     if retried and s.return_anchor == "after_risky_step":
         s.return_anchor = None
         return _ask(s, event, "after_risky_step", step.number)
-    if s.policy.is_risky(step.risk) and "after_risky_step" in s.anchors and s.policy.stops_after(step, s.plan):
+    if policy.stops_after(s, step):
         return _ask(s, event, "after_risky_step", step.number)
-    return _advance(s, event)
+    return _advance(s, event, policy)
 
 
-def _on_step_revised(s: RunState, event: StepRevised) -> Result:
+def _on_step_revised(s: RunState, event: StepRevised, policy: SafetyPolicy) -> Result:
     step = s.step(event.number)
     work = s.inflight
     # at a review where the step has not run, the same values again change nothing (elsewhere they run it again)
@@ -193,7 +193,7 @@ def _on_step_revised(s: RunState, event: StepRevised) -> Result:
     step.status = "pending"
     step.result = None
     step.error = None
-    state, effects = _advance(s, event)
+    state, effects = _advance(s, event, policy)
     return state, learned + effects
 
 

@@ -19,6 +19,7 @@ from agent.models import (
     RunState,
     StepPaused,
 )
+from agent.policy import SafetyPolicy
 
 
 def _on_step_paused(s: RunState, event: StepPaused) -> Result:
@@ -63,7 +64,7 @@ def _on_plan_question(s: RunState, event: PlanQuestion) -> Result:
     return _ask(s, event, "handoff", handoff=handoff)
 
 
-def _on_answer(s: RunState, event: Decided, review: Review) -> Result:
+def _on_answer(s: RunState, event: Decided, review: Review, policy: SafetyPolicy) -> Result:
     d = event.decision
     handoff = review.handoff
     assert handoff is not None
@@ -88,4 +89,4 @@ def _on_answer(s: RunState, event: Decided, review: Review) -> Result:
     step = s.step(review.step)
     step.answers.append(value)
     step.status = "pending"
-    return _advance(s, event)
+    return _advance(s, event, policy)

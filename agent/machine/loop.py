@@ -108,7 +108,7 @@ def _closed(review_id: str, event: Event) -> CloseReview:
 def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
     match event:
         case PlanProposed():
-            return _on_plan(s, event)
+            return _on_plan(s, event, policy)
         case PlanFailed():
             s.inflight = None
             return _takeover(s, event, f"The planner could not produce a valid plan: {event.error}")
@@ -121,9 +121,9 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
         case Decided():
             return _on_decision(s, event, policy)
         case StepFinished():
-            return _on_step_finished(s, event)
+            return _on_step_finished(s, event, policy)
         case StepRevised():
-            return _on_step_revised(s, event)
+            return _on_step_revised(s, event, policy)
         case ReviseFailed():
             if isinstance(s.inflight, ReviseStep) and s.inflight.anchor is not None:
                 return _revision_refused(s, event, s.inflight, f"Step {event.number} was not changed: {event.error}")
@@ -153,7 +153,7 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
             learned = lessons.said(s)
             state, effects = (
                 _finish(s, "done")
-                if s.finishing or "before_result" not in s.anchors
+                if s.finishing or not policy.stops_at(s, "before_result")
                 else _ask(s, event, "before_result")
             )
             return state, learned + effects

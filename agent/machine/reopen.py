@@ -40,5 +40,5 @@ def _on_reopened(s: RunState, event: Reopened, policy: SafetyPolicy) -> Result:
     said = " ".join(event.decision.feedback.split())
     said = said if len(said) <= 200 else said[:199] + "…"
     reopened = Notify(text=f"Reopened by {mention(event.by)} {_PURPOSE[event.decision.intent]}: “{said}”")
-    state, effects = _on_correction(s, decided, result, event.decision)
+    state, effects = _on_correction(s, decided, result, event.decision, policy)
     return state, [reopened, *effects]

@@ -93,7 +93,7 @@ def _degrade(
     names = ", ".join(f"step {x.number} ({x.tool})" for x in skipped)
     s.output_notes.append(f"Not done, because nobody approved in time: {names}.")
     note = Notify(text=f"No approval after {waiting}: skipped {names}; the read-only steps go on.")
-    state, effects = _advance(s, event)
+    state, effects = _advance(s, event, policy)
     out: list[Effect] = [closed, note, *effects]
     return state, out
 

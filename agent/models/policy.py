@@ -6,7 +6,6 @@ from typing import Literal
 
 from agent.models.base import _Model
 from agent.models.risk import Risk
-from agent.models.steps import ProposedStep, Step
 
 Anchor = Literal[
     "handoff",
@@ -29,7 +28,8 @@ ReadOnly = Literal["done", "review"]
 
 
 class Policy(_Model):
-    """Where a run pauses and how far it may go. Snapshotted into each run."""
+    """Where a run pauses and how far it may go. Snapshotted into each run, so a run keeps the rules it
+    started under. Data only: :class:`agent.policy.SafetyPolicy` reads it to answer what may run."""
 
     anchors: frozenset[Anchor] = frozenset(CONFIGURABLE_ANCHORS)
     confirm_threshold: Risk = Risk.WRITE
@@ -43,24 +43,3 @@ class Policy(_Model):
     # keeps the promise its plan card made, that each risky step asks again.
     merge_gate: bool = False
     read_only: ReadOnly = "done"
-
-    def is_risky(self, risk: Risk) -> bool:
-        return risk >= self.confirm_threshold
-
-    def anchors_for(self, steps: list[ProposedStep] | list[Step]) -> frozenset[Anchor]:
-        """The anchors a plan pauses at (the risky-step gate is not optional)."""
-        if not self.dynamic_anchors:
-            return self.anchors
-        risky = any(self.is_risky(s.risk) for s in steps)
-        if risky:
-            return self.anchors
-        if self.read_only == "review":
-            return self.anchors & ({"before_result"} if len(steps) <= 2 else {"after_plan", "before_result"})
-        return frozenset()  # a plan that changes nothing runs and is delivered without a review
-
-    def stops_after(self, step: Step, plan: list[Step]) -> bool:
-        """Whether the outcome of risky ``step`` stops the run before the rest of ``plan`` goes on."""
-        later = [x for x in plan if x.number > step.number]
-        if self.after_risky_step == "any_follows":
-            return bool(later)
-        return any(self.is_risky(x.risk) for x in later)

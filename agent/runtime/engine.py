@@ -16,7 +16,7 @@ from typing import TypedDict
 
 from agent import machine, usage
 from agent.config import PolicyConfig
-from agent.errors import ConcurrentUpdate, TandemError
+from agent.errors import ConcurrentUpdate
 from agent.lessons import pick as lesson_pick
 from agent.logs import bind, ctx
 from agent.models import (
@@ -40,7 +40,6 @@ from agent.models import (
     RuleChecked,
     RuleSuspension,
     RunState,
-    RunStep,
     SuspendRule,
     param_shape,
 )
@@ -111,7 +110,7 @@ class Engine:
         self.clock = clock
         self.new_id = new_id
         self.lazy_commits = True
-        """Let a transition that only leads to work safe to do again (a step below write risk) commit
+        """Let a transition that only leads to work safe to do again (see ``SafetyPolicy.replayable``) commit
         without waiting for the disk; the next durable commit makes it durable too. False: every commit waits."""
         self.worker = Worker(brain, tools, self.config, self.tool_context, clock, new_id, recall=self._recall)
         # One lock per run while someone uses it; unused ones are collected (a long-lived bot
@@ -196,7 +195,7 @@ class Engine:
         is what the work that produced ``event`` asked of the model (audited with it).
 
         With ``held`` (the caller drives the run on), a transition whose only work is safe to do
-        again (:meth:`_replayable`) commits without waiting for the disk: its messages and
+        again (:meth:`agent.policy.SafetyPolicy.replayable`) commits without waiting for the disk: its messages and
         observers' news wait in ``held`` for the next durable commit, so nobody is told of it, and
         no step at or above write risk starts, before it is on disk.
         """
@@ -214,7 +213,7 @@ class Engine:
         writes = _writes(before, effects, event.at)
         channel = delivery_channel(new)
         messages = outgoing_for(before, event, effects)
-        lazy = held is not None and self._replayable(new, effects)
+        lazy = held is not None and self.lazy_commits and self.safety.replayable(new, effects, self._tool_risk)
         outbox = Outbound(channel, messages) if channel is not None and (messages or not lazy) else None
         version = await self.store.commit(
             new, version, audit, **writes, outbox=outbox, lease=self._lease(new), durable=not lazy
@@ -240,30 +239,9 @@ class Engine:
         await self._notify(change)
         return new, version, effects
 
-    def _replayable(self, state: RunState, effects: list[Effect]) -> bool:
-        """Whether the work ``effects`` ask for may run before their transition is on disk: it is
-        there, and it is all safe to do again (a step below write risk); no effect tells anyone
-        anything or waits on a person. A model call is not: it takes seconds and is paid for, and
-        what a person was told before it (the card's progress) must not wait for it."""
-        if not self.lazy_commits or not effects:
-            return False
-        work = False
-        for e in effects:
-            match e:
-                case RunStep():
-                    step = state.step(e.number)
-                    try:
-                        risk = max(step.risk, self.tools.get(step.tool).risk)
-                    except TandemError:
-                        return False
-                    if risk >= Risk.WRITE:
-                        return False
-                    work = True
-                case CloseReview() | Reschedule() | AddRule():
-                    pass
-                case _:
-                    return False
-        return work
+    def _tool_risk(self, name: str) -> Risk | None:
+        """The risk of tool ``name`` here, None when no tool of that name is registered."""
+        return self.tools.get(name).risk if name in self.tools else None
 
     async def _release(self, state: RunState, held: Held) -> None:
         """Give out what lazy commits held back when no durable commit of ours followed: the messages

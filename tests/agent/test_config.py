@@ -10,7 +10,8 @@ import pytest
 
 from agent.config import PolicyConfig, load_config, parse_duration
 from agent.errors import ConfigError, PolicyError
-from agent.models import Risk, Step
+from agent.models import Anchor, Policy, Risk, RunState, Step
+from agent.policy import SafetyPolicy
 from workspace.state import WorkspaceState
 
 
@@ -130,8 +131,13 @@ def test_anchors_default_to_every_stop_with_the_merge_on() -> None:
 def test_anchors_read_only_review_brings_back_the_read_only_reviews(tmp_path: Path) -> None:
     file = tmp_path / "tandem.toml"
     file.write_text('[anchors]\nread_only = "review"\n')
-    policy = load_config(file, {}).run_policy()
     reads = [Step(number=n, tool="check_service", risk=Risk.READ) for n in (1, 2, 3)]
-    assert policy.anchors_for(reads[:2]) == {"before_result"}
-    assert policy.anchors_for(reads) == {"after_plan", "before_result"}
-    assert PolicyConfig().run_policy().anchors_for(reads) == frozenset(), "by default a read-only plan stops nowhere"
+
+    def stops(policy: Policy, steps: list[Step]) -> frozenset[Anchor]:
+        run = RunState(id="x", task="t", requester="U0ALICE", created_at=0, updated_at=0, plan=steps, policy=policy)
+        return SafetyPolicy().anchors(run, steps)
+
+    policy = load_config(file, {}).run_policy()
+    assert stops(policy, reads[:2]) == {"before_result"}
+    assert stops(policy, reads) == {"after_plan", "before_result"}
+    assert stops(PolicyConfig().run_policy(), reads) == frozenset(), "by default a read-only plan stops nowhere"
