@@ -1,4 +1,5 @@
-"""The one safety policy, table by table, and the machine asking it (pure: no I/O, no event loop)."""
+"""The one safety policy, table by table, and the machine asking it (pure: no I/O, no event loop). What may
+run (the gate, the anchors, re-runs after a crash) is in ``test_gates``."""
 
 from __future__ import annotations
 
@@ -98,15 +99,6 @@ def _decide(
 
 
 @pytest.mark.parametrize(
-    ("threshold", "risk", "gated"),
-    [(t, r, r >= t) for t in (Risk.WRITE, Risk.EXEC, Risk.DEPLOY) for r in Risk],
-)
-def test_policy_gated_follows_the_runs_threshold(threshold: Risk, risk: Risk, gated: bool) -> None:
-    state, _ = _state(risk, threshold=threshold)
-    assert SafetyPolicy().gated(state, state.plan[0]) is gated
-
-
-@pytest.mark.parametrize(
     ("anchor", "risk", "strategy", "expected"),
     [
         # a gate's deadline never approves it, at any risk, whatever the stored strategy says
@@ -152,13 +144,6 @@ def test_policy_may_remember_never_under_a_quorum_or_for_deploy(
         assert answer is None
     else:
         assert answer is not None and refused in answer
-
-
-@pytest.mark.parametrize(("risk", "asks"), [(Risk.READ, False), (Risk.WRITE, True), (Risk.EXEC, True)])
-@pytest.mark.parametrize("threshold", [Risk.WRITE, Risk.EXEC, Risk.DEPLOY])
-def test_policy_rerun_needs_a_person_for_anything_with_effects(risk: Risk, asks: bool, threshold: Risk) -> None:
-    state, _ = _state(risk, threshold=threshold)
-    assert SafetyPolicy().rerun_needs_person(state.plan[0]) is asks
 
 
 @pytest.mark.parametrize(
