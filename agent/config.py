@@ -45,22 +45,23 @@ import tomllib
 import zoneinfo
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
 from agent.config_rules import AlwaysAllow
 from agent.errors import PolicyError
+from agent.gates import GATES
 from agent.models import CONFIGURABLE_ANCHORS, AfterRisky, Policy, ReadOnly, Risk
 
 RiskName = Literal["read", "write", "exec", "deploy"]
 Strategy = Literal["cancel", "reassign", "use_default", "pause", "degrade"]
-# Reviews whose approval lets a gated step run: their deadline can never approve them.
-GATE_TIMEOUTS: tuple[str, ...] = ("before_risky_step", "recovery")
 TimeoutKind = Literal[
     "after_plan", "before_risky_step", "after_risky_step", "before_result", "step_failed", "recovery", "handoff"
 ]
+# The gates a timeout may be set for: their deadline can never approve them (see SafetyPolicy.on_deadline).
+GATE_TIMEOUTS: tuple[str, ...] = tuple(kind for kind in get_args(TimeoutKind) if kind in GATES)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 

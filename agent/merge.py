@@ -65,7 +65,7 @@ def plan_gates(safety: SafetyPolicy, state: RunState, review: Review) -> tuple[P
     plan_people = authz.approvers(safety.config, state, review)
     gates = []
     for step in state.plan:
-        if step.status != "pending" or not safety.gated(state, step) or step.approved_digest == step.digest:
+        if step.status != "pending" or safety.may_run(state, step):
             continue
         gate = gate_of(step)
         params = shown_params(step.params)

@@ -73,7 +73,7 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
     if isinstance(decision, Answer):
         raise InvalidDecision("This review is not a question; approve, request changes or cancel.")
     if review.anchor in ("takeover", "takeover_step"):
-        return _on_takeover_decision(s, event, review)
+        return _on_takeover_decision(s, event, review, policy)
     match decision:
         case Approve():
             return _on_approve(s, event, review, policy)
@@ -134,7 +134,7 @@ def _on_approve(s: RunState, event: Decided, review: Review, policy: SafetyPolic
         step.approved_by = event.by
         if anchor == "recovery":
             step.status = "pending"
-        state, effects = _run(s, step)
+        state, effects = _run(s, step, policy)
         return state, [*remembered(s, event, review, step), *effects]
     if anchor == "after_plan":  # approving the plan may approve the risky steps it showed exactly, too
         merged = merge.merged(policy, s, review, event)

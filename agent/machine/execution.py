@@ -98,7 +98,7 @@ def _advance(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
         if rule_scope(s) is not None and not s.takeover:
             return _work(s, MatchRule(number=step.number), "executing")  # a standing rule may answer it
         return _gate(s, event, step)
-    return _run(s, step)
+    return _run(s, step, policy)
 
 
 def _gate(s: RunState, event: Event, step: Step) -> Result:
@@ -120,10 +120,13 @@ def _on_rule_checked(s: RunState, event: RuleChecked, policy: SafetyPolicy) -> R
     step.approved_digest = step.digest
     step.approved_by = f"rule:{rule.id}"
     step.approved_scope = rule.target
-    return _run(s, step)
+    return _run(s, step, policy)
 
 
-def _run(s: RunState, step: Step) -> Result:
+def _run(s: RunState, step: Step, policy: SafetyPolicy) -> Result:
+    """Start ``step``: the one way any step runs, so none gets past the gate its policy puts before it."""
+    if not policy.may_run(s, step):
+        raise InvalidDecision(f"Step {step.number} needs an approval of its exact parameters first; nothing changed.")
     if s.executed >= s.policy.max_steps:
         s.error = f"Step limit reached: a run may execute at most {s.policy.max_steps} steps."
         return _finish(s, "failed")

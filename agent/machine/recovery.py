@@ -20,5 +20,5 @@ def _on_recovered(s: RunState, event: Recovered, policy: SafetyPolicy) -> Result
             step.status = "failed"
             step.error = "Tandem stopped while this step was running; it may or may not have taken effect."
             return _ask(s, event, "recovery", step.number, digest=step.digest)
-        return _run(s, step)
+        return _run(s, step, policy)
     return s, [work]

@@ -30,6 +30,7 @@ from agent.models import (
     StepProposedEvent,
     Summarize,
 )
+from agent.policy import SafetyPolicy
 
 
 def take_over_with(s: RunState, event: Decided, reason: str, instruction: str) -> Result:
@@ -48,7 +49,7 @@ def take_over_with(s: RunState, event: Decided, reason: str, instruction: str) -
     return state, [note, *effects]
 
 
-def _on_takeover_decision(s: RunState, event: Decided, review: Review) -> Result:
+def _on_takeover_decision(s: RunState, event: Decided, review: Review, policy: SafetyPolicy) -> Result:
     d = event.decision
     if review.anchor == "takeover_step" and isinstance(d, Approve):
         step = s.step(review.step or 0)
@@ -56,7 +57,7 @@ def _on_takeover_decision(s: RunState, event: Decided, review: Review) -> Result
             raise InvalidDecision("The proposed step changed since this approval was asked.")
         step.approved_digest = step.digest
         step.approved_by = event.by
-        return _run(s, step)
+        return _run(s, step, policy)
     notes: list[Effect] = []
     if review.anchor == "takeover_step":
         # Not approved: the proposal is dropped, visibly; the feedback, if any, is the next instruction.

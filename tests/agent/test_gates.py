@@ -10,6 +10,7 @@ import pytest
 
 from agent import machine
 from agent.config import PolicyConfig
+from agent.errors import InvalidDecision
 from agent.models import (
     AddRule,
     Approval,
@@ -98,6 +99,16 @@ def test_machine_gates_a_step_its_policy_calls_risky_whatever_the_snapshot_says(
     assert RunStep(number=1) in effects
     state, _ = machine.transition(state, StepFinished(number=1, ok=True, result="ok", **_event(3)), policy)
     assert state.pending is not None and state.pending.anchor == "after_risky_step" and state.pending.step == 1
+
+
+def test_machine_refuses_to_start_a_gated_step_never_approved_on_any_path() -> None:
+    """Every way to a step's run asks ``may_run`` last: a read step cut off by a crash re-runs with nobody
+    asked, but not under a policy that gates it and nobody approved it. Nothing changes."""
+    state, effects = _planned([Risk.READ], SafetyPolicy(), Policy(anchors=frozenset()))
+    assert effects == [RunStep(number=1)]
+    with pytest.raises(InvalidDecision, match="needs an approval of its exact parameters first"):
+        machine.transition(state, Recovered(**_event(2)), EveryStepRisky())
+    assert state.step(1).status == "running" and state.step(1).approved_digest is None
 
 
 def test_policy_gate_follows_the_runs_snapshot_not_todays_configuration() -> None:
