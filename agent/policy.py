@@ -7,14 +7,15 @@ the configuration (:class:`~agent.config.PolicyConfig`), the run and its review:
 * **may this step run now**, where does the run stop, what is safe to repeat after a crash, and every
   risk threshold (:class:`~agent.gates.GateRules`, answered from the run's stored policy snapshot alone:
   :meth:`~agent.gates.GateRules.may_run`, :meth:`~agent.gates.GateRules.anchors`,
-  :meth:`~agent.gates.GateRules.stops_after`, :meth:`~agent.gates.GateRules.replayable`);
+  :meth:`~agent.gates.GateRules.stops_after`, :meth:`~agent.gates.GateRules.still_needed`);
 * **what a review gets when it opens**: quorum, reminder, deadline, strategy (:meth:`SafetyPolicy.open`);
 * **what its deadline does** (:meth:`SafetyPolicy.on_deadline`): a gate's deadline never approves it;
 * **may this approval become a standing rule**, and does a rule cover this step
   (:meth:`SafetyPolicy.may_remember`, :meth:`SafetyPolicy.rule_applies`, :meth:`SafetyPolicy.may_widen`):
   never under a quorum, never a deploy;
 * **has a gate earned the "always allow" offer** from its history (:meth:`SafetyPolicy.always_offer`);
-* **does a re-run need a person** (:meth:`SafetyPolicy.rerun_needs_person`);
+* **does a re-run need a person** (:meth:`~agent.gates.GateRules.rerun_needs_person`: the same "safe to
+  repeat" rule that lets a commit skip the disk, :meth:`~agent.gates.GateRules.replayable`);
 * **may free text decide this** (:meth:`SafetyPolicy.text_sure`, :meth:`SafetyPolicy.text_may_approve`);
 * **who may approve, steer, stop or see this run** (:meth:`SafetyPolicy.check`, :meth:`SafetyPolicy.may_stop`);
 * **may a reply reopen this finished run**, and who may (:meth:`SafetyPolicy.reopen_refusal`,

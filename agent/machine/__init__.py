@@ -5,8 +5,11 @@ runtime (:mod:`agent.runtime`) performs the effects and feeds results back.
 
 Rules worth knowing (see also docs in README):
 
-* A step whose risk is at or above the policy's confirm threshold never runs
-  unless a person approved exactly its current params (``approved_digest``).
+* The machine decides nothing about what may run: it asks the
+  :class:`~agent.policy.SafetyPolicy` it is given. A step runs only when
+  ``may_run`` says so (asked where every step starts): at or above the run's
+  confirm threshold, only once its exact current params were approved
+  (``approved_digest``).
 * At most ``policy.max_retries`` corrections per run; the next correction
   hands control to a person (human takeover).
 * Two consecutive failed ``retry_step`` corrections on one step escalate to a
