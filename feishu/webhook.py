@@ -4,7 +4,7 @@ Order of checks (each refusal is a 4xx with a reason, logged, and changes nothin
 the body is JSON with an ``encrypt`` field that our Encrypt Key decrypts (400); it reads as
 a payload Tandem knows (400); the URL check echoes its challenge after the verification
 token; everything else must carry a valid ``X-Lark-Signature`` (401), be at most
-``max_skew`` seconds old (401), carry our verification token (401) and come from our app
+``max_skew`` seconds old by a finite timestamp (401), carry our verification token (401) and come from our app
 and tenant (403). Events are answered at once (their work runs in the background);
 card callbacks are answered with the updated card (see :mod:`feishu.clicks`).
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import math
 from typing import Any
 
 from aiohttp import web
@@ -69,6 +70,8 @@ async def handle(deps: FeishuDeps, request: web.Request) -> web.Response:
         age = abs(deps.clock() - float(stamp))
     except ValueError:
         return refuse(401, "unreadable timestamp")
+    if not math.isfinite(age):  # "nan", "inf", "1e999": every comparison with NaN is false
+        return refuse(401, f"timestamp is not a finite number: {stamp[:40]!r}")
     if age > settings.max_skew:
         return refuse(401, f"stale request ({age:.0f} s old)")
     header = model.header
