@@ -14,6 +14,7 @@ from typing import Any
 
 from agent import usage
 from agent.errors import LLMError
+from agent.logs import adopt_console_loggers
 from agent.offline import OfflineModel
 from agent.ports import ChatModel, LLMRequest
 
@@ -165,6 +166,7 @@ def _import_litellm() -> Any:
     except ImportError as exc:  # pragma: no cover - litellm is a declared dependency
         raise LLMError("litellm is not installed; install Tandem's dependencies or set TANDEM_MODEL=offline.") from exc
     litellm.suppress_debug_info = True
+    adopt_console_loggers()  # litellm's own handler writes INFO lines to stdout
     return litellm
 
 

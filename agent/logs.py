@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import IO, Literal, TypeAlias
 
-__all__ = ["FORMATS", "LEVELS", "Format", "Level", "bind", "configure", "ctx"]
+__all__ = ["FORMATS", "LEVELS", "Format", "Level", "adopt_console_loggers", "bind", "configure", "ctx"]
 
 Level: TypeAlias = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 Format: TypeAlias = Literal["text", "json"]
@@ -122,6 +122,20 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
+def adopt_console_loggers() -> None:
+    """Take the console away from libraries that brought their own (litellm's handler writes INFO lines to
+    standard output, where ``tandem run --detach`` prints its JSON): their console handlers go, and their
+    lines reach the one handler :func:`configure` installed (standard error) through the root logger.
+    Handlers that write to a file stay. Call it after importing such a library."""
+    for logger in list(logging.Logger.manager.loggerDict.values()):
+        if not isinstance(logger, logging.Logger) or logger.name.startswith("tandem"):
+            continue
+        for handler in list(logger.handlers):
+            if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+                logger.removeHandler(handler)
+        logger.propagate = True
+
+
 class _Handler(logging.StreamHandler[IO[str]]):
     """The handler :func:`configure` installs, told apart from others so a second call replaces it."""
 
@@ -145,4 +159,5 @@ def configure(level: Level = "INFO", fmt: Format = "text", stream: IO[str] | Non
     root.setLevel(level)
     for name in QUIET_BELOW_DEBUG:
         logging.getLogger(name).setLevel(logging.NOTSET if level == "DEBUG" else logging.WARNING)
+    adopt_console_loggers()
     return handler

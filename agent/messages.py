@@ -163,6 +163,15 @@ def asked_line(by: str, question: str, answer: str) -> str:
 
 # --- a reply in the thread of a finished run (see agent.follow_up) ---
 
+
+def nothing_pending(state: RunState) -> str:
+    status = state.status.replace("_", " ")
+    return (
+        f"Nothing in run `{state.id}` is waiting for a decision right now (it is {status}); nothing changed. "
+        "Say it again when Tandem asks, or cancel the run."
+    )
+
+
 FOLLOW_UP_NOTED = "Run `{run}` is done, so that changes nothing. To change the result, say what should be different."
 FOLLOW_UP_NOTHING_TO_STOP = "Run `{run}` is already done; there is nothing to stop."
 FOLLOW_UP_UNSURE = (

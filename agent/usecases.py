@@ -19,12 +19,14 @@ from typing import Literal, TypeVar
 
 from agent.authz import Refusal
 from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UnknownRun, UseTheButton
-from agent.messages import RULE_IN_POLICY, decided_verb
+from agent.messages import RULE_IN_POLICY, decided_verb, nothing_pending
 from agent.models import (
     Answer,
     Approve,
     AuditEvent,
+    Correct,
     Decision,
+    Intent,
     Lesson,
     Reading,
     Risk,
@@ -40,6 +42,7 @@ log = logging.getLogger("tandem.rules")
 GroupsOf = Callable[[str], Awaitable[Sequence[str]]]
 T = TypeVar("T")
 MIN_PREFIX = 4  # a run id typed in a chat needs at least this many characters
+INTENTS: tuple[Intent, ...] = ("replan", "retry_step", "refine_output")  # the corrections a form may pick
 CANCEL_ATTEMPTS = 5  # a stop that loses a race to another process is tried again on the fresh run this often
 
 
@@ -131,8 +134,8 @@ Outcome = Applied | Asked | Answered | Refused | AlreadyDecided | NeedsButton | 
 
 
 class UseCases:
-    """approve, approve_always, answer, decide, say, clarify, reply_to_question, cancel, revoke_rule, widen_rule,
-    lessons, forget_lesson, waiting_for, history."""
+    """approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel, revoke_rule,
+    widen_rule, lessons, forget_lesson, waiting_for, history."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
         self.runtime = runtime
@@ -199,6 +202,26 @@ class UseCases:
         if reading is not None and (self.runtime.unsure(reading) or contradicts):
             return await self.clarify(run_id, review_id, reading, text, by, decision, rejecting=rejecting)
         return await self.decide(review_id, decision, by, reading=reading)
+
+    async def override(self, review_id: str, text: str, by: str, intent: Intent | None = None) -> Outcome:
+        """ "Not what I meant": the reading of ``by``'s reply at ``review_id`` was wrong, and ``text`` says what
+        they meant. Only whoever may steer the run is heard: the misread is audited (what the report counts),
+        then ``text`` applies to whatever the run waits for now, as the chosen ``intent`` or read as free text.
+        Refused before anything but the refusal is written."""
+        record = await self.store.get_review(review_id)
+        if record is None:
+            return NotApplied("This request is unknown or was removed; nothing changed.", "unknown_review")
+        groups = await self.groups_of(by)
+        state = await _refusable(self.runtime.note_override(record.run_id, record.id, by, groups=groups))
+        if not isinstance(state, RunState):
+            return state
+        if state.pending is None:
+            return AlreadyDecided(nothing_pending(state))
+        if intent is not None:
+            return await self.decide(
+                state.pending.id, Correct(intent=intent, target_step=record.step, feedback=text), by
+            )
+        return await self.say(state.id, text, by, review_id=state.pending.id)
 
     async def reply_to_question(self, run_id: str, review_id: str, reading: Reading, text: str, by: str) -> Outcome:
         """Answer a question asked at the review, in the run's thread; nothing changes (refused like a

@@ -17,6 +17,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import messages
+from bot.authorization import AuthCheck, kind_of
 from bot.edge import EdgeApp
 from bot.handlers import Deps, register
 from bot.settings import SlackSettings
@@ -50,9 +51,10 @@ def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> As
         signing_secret=settings.secret("signing_secret"),
         process_before_response=False,
         acks=deps.acks,
+        before_authorize=AuthCheck(),  # a failed auth.test is worded by what it is (see bot.authorization)
+        user_facing_authorize_error_message=messages.SLACK_NOT_ANSWERING,  # Bolt's own call, after ours answered
     )
     register(app, deps)
-    home_team: list[str] = []
 
     @app.middleware
     async def same_workspace(
@@ -64,26 +66,19 @@ def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> As
         """
         team = context.team_id  # Bolt's reading: team.id, authorizations, team_id, user.team_id, view.team_id
         if not team:
-            log.warning("refused a %s request that names no workspace (team id)", _kind(body))
+            log.warning("refused a %s request that names no workspace (team id)", kind_of(body))
             return BoltResponse(status=400, body=messages.NO_TEAM)
-        if not home_team:
-            auth = await client.auth_test()
-            home_team.append(str(auth["team_id"]))
-        if team != home_team[0]:
-            log.warning("ignored a request from workspace %s (this bot serves %s)", str(team)[:40], home_team[0])
+        home = context.authorize_result.team_id if context.authorize_result is not None else None
+        if team != home:  # Bolt's authorization learned the bot's own workspace from auth.test
+            log.warning("ignored a request from workspace %s (this bot serves %s)", str(team)[:40], home)
             return BoltResponse(status=200, body="")
         return await next()
 
     @app.error
     async def on_error(error: Exception, body: dict[str, Any]) -> None:
-        log.error("listener failed on a %s request: %s", _kind(body), error, exc_info=error)
+        log.error("listener failed on a %s request: %s", kind_of(body), error, exc_info=error)
 
     return app
-
-
-def _kind(body: dict[str, Any]) -> str:
-    kind = body.get("type") or ("slash command" if "command" in body else "Slack")
-    return str(kind)[:40]
 
 
 async def run_socket_mode(app: AsyncApp, app_token: str) -> None:

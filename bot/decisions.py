@@ -50,12 +50,19 @@ async def decide(
 ) -> bool:
     """Apply a decision; tell the person (ephemeral) when it did not take effect."""
     outcome = await deps.usecases.decide(review_id, decision, user, reading=reading)
-    if isinstance(outcome, Applied):
-        return True
+    await tell_outcome(deps, client, review_id, user, channel, outcome)
+    return isinstance(outcome, Applied)
+
+
+async def tell_outcome(
+    deps: Deps, client: AsyncWebClient, review_id: str, user: str, channel: str | None, outcome: Outcome
+) -> None:
+    """:func:`tell`, in the thread of the run of ``review_id`` (what took effect shows through the outbox)."""
+    if isinstance(outcome, Applied | Asked | Answered):
+        return
     record = await deps.store.get_review(review_id)
     thread = await thread_of(deps, record.run_id, channel) if record is not None else None
     await tell(client, channel, user, outcome, thread)
-    return False
 
 
 async def read_and_apply(

@@ -7,10 +7,11 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.models import Correct, Intent
+from agent.models import Correct
+from agent.usecases import INTENTS
 from blocks import ids
 from bot import messages
-from bot.decisions import decide, read_and_apply
+from bot.decisions import decide, read_and_apply, tell_outcome
 from bot.deps import Deps
 from bot.intake import read_before_ack
 from bot.payloads import ViewSubmission
@@ -44,24 +45,19 @@ async def apply_feedback(
 ) -> None:
     """A chosen intent applies as given; ``auto`` has Tandem read the feedback first."""
     channel = meta.get("channel") or None
-    review_id = meta.get("review") or meta.get("override") or ""
+    chosen = next((i for i in INTENTS if i == intent), None)
+    if "override" in meta:  # "Not what I meant": applies to whatever the run waits for now
+        outcome = await deps.usecases.override(meta["override"], feedback, user, chosen)
+        await tell_outcome(deps, client, meta["override"], user, channel, outcome)
+        return
+    review_id = meta.get("review") or ""
     record = await deps.store.get_review(review_id)
     if record is None:
         await ephemeral(client, channel, user, messages.UNKNOWN_REVIEW)
         return
-    if "override" in meta:  # applies to whatever the run waits for now
-        await deps.runtime.note_override(record.run_id, record.id, user)  # the reading was wrong
-        state, _ = await deps.store.load(record.run_id)
-        if state.pending is None:
-            status = state.status
-            text = messages.NOTHING_PENDING.format(run=state.id, status=status.replace("_", " "))
-            await ephemeral(client, channel, user, text)
-            return
-        review_id = state.pending.id
-    if intent in ("replan", "retry_step", "refine_output"):
-        chosen: Intent = intent  # type: ignore[assignment]
+    if chosen is not None:
         decision = Correct(intent=chosen, target_step=record.step, feedback=feedback)
         await decide(deps, client, review_id, decision, user, channel)
         return
-    rejecting = "override" not in meta  # "Request changes" never approves; "Not what I meant" may
-    await read_and_apply(deps, client, record.run_id, review_id, feedback, user, channel, rejecting=rejecting)
+    # "Request changes" never approves
+    await read_and_apply(deps, client, record.run_id, review_id, feedback, user, channel, rejecting=True)

@@ -45,3 +45,8 @@ UNREADABLE = (
 )
 BAD_REQUEST = "Tandem could not read this request: {reason}. Nothing changed."
 NO_TEAM = "Tandem refused this request: it names no workspace (team id). Nothing changed."
+SLACK_NOT_ANSWERING = ":warning: Slack is not answering; try again in a minute. Nothing changed."
+INSTALLATION_REFUSED = (
+    ":warning: Slack no longer accepts Tandem's token (`{error}`): the app was uninstalled or its token revoked. "
+    "Ask a workspace admin to reinstall Tandem. Nothing changed."
+)

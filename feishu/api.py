@@ -22,6 +22,9 @@ TOKEN_INVALID = frozenset({99991661, 99991663, 99991668})
 RATE_LIMITED = frozenset({99991400, 11232, 230020})
 PERMANENT = frozenset({230001, 230002, 230025, 230099, 230110, 11310})
 """Errors no retry can cure: a bad request, the bot not in the chat, a message too long, a bad card."""
+APP_REFUSED = frozenset({10003, 10012, 10014, 99991661, 99991663, 99991668, 99991672})
+"""Feishu refusing the app itself: its id or secret (10003, 10012, 10014), its token even after renewal
+(99991661, 99991663, 99991668), or a permission it lacks (99991672). No retry helps; an admin must."""
 
 
 class FeishuError(Exception):
@@ -32,6 +35,11 @@ class FeishuError(Exception):
         self.code = code
         self.status = status
         self.retry_after = retry_after
+
+    @property
+    def app_refused(self) -> bool:
+        """Feishu refuses the app's credentials or permissions (anything else may pass: try again)."""
+        return self.code in APP_REFUSED or self.status in (401, 403)
 
     @property
     def permanent(self) -> bool:

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from agent.logs import ctx
 from agent.models import Approve, Cancel, Correct, Decision, Finish, HandBack
-from agent.usecases import Answered, Applied, Asked, LessonForgotten, NotApplied, Outcome
+from agent.usecases import INTENTS, Answered, Applied, Asked, LessonForgotten, NotApplied, Outcome
 from agent.votes import Voted, vote
 from feishu import messages
 from feishu.channel import card_data, review_key
@@ -34,7 +34,6 @@ log = logging.getLogger("tandem.feishu")
 
 ANSWER_WITHIN = 2.0
 """Seconds a callback waits for its decision before answering anyway (Feishu allows 3)."""
-INTENTS = ("replan", "retry_step", "refine_output")
 
 
 def toast(kind: str, text: str) -> dict[str, Any]:
@@ -108,13 +107,13 @@ def _work(
             feedback, intent = _text(form, "feedback"), _text(form, "intent") or "auto"
             if not feedback:
                 return messages.EMPTY_FEEDBACK
-            if intent in INTENTS:
-                decision = Correct(intent=intent, target_step=step, feedback=feedback)
-                return usecases.decide(review, decision, user)
-            # "auto", and "not what I meant" (which applies to whatever the run waits for now): read the words
+            chosen = next((i for i in INTENTS if i == intent), None)
+            if click.action == "override":  # "not what I meant": applies to whatever the run waits for now
+                return usecases.override(review, feedback, user, chosen)
+            if chosen is not None:
+                return usecases.decide(review, Correct(intent=chosen, target_step=step, feedback=feedback), user)
             # A request for changes never approves ("looks good, but…" is asked about, with no Approve).
-            changes = click.action == "request_changes"
-            return usecases.say(run_id, feedback, user, review_id=None if not changes else review, rejecting=changes)
+            return usecases.say(run_id, feedback, user, review_id=review, rejecting=True)
         case "forget_lesson" | "vote":  # answered in on_click
             return messages.NOT_A_TANDEM_BUTTON
         case "clarify":

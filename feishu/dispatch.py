@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any, assert_never
 
+from feishu import messages
+from feishu.api import FeishuError
 from feishu.clicks import on_click
 from feishu.deps import FeishuDeps
 from feishu.events import on_message
@@ -20,7 +22,18 @@ log = logging.getLogger("tandem.feishu")
 
 
 class TenantUnknown(Exception):
-    """This app's tenant could not be learned, so no request can be checked against it."""
+    """This app's tenant could not be learned, so no request can be checked against it.
+
+    ``text`` says why, for the person waiting: Feishu refused the app (an admin must act), or
+    Feishu is not answering (try again)."""
+
+    def __init__(self, detail: str, *, app_refused: bool = False) -> None:
+        super().__init__(detail)
+        self.app_refused = app_refused
+
+    @property
+    def text(self) -> str:
+        return messages.APP_REFUSED.format(error=str(self)[:200]) if self.app_refused else messages.FEISHU_NOT_ANSWERING
 
 
 async def foreign(deps: FeishuDeps, header: Header) -> str | None:
@@ -34,7 +47,7 @@ async def foreign(deps: FeishuDeps, header: Header) -> str | None:
         tenant = await deps.tenant_key()
     except Exception as exc:
         log.error("could not learn this app's tenant: %s", exc)
-        raise TenantUnknown(str(exc)) from exc
+        raise TenantUnknown(str(exc), app_refused=isinstance(exc, FeishuError) and exc.app_refused) from exc
     if header.tenant_key != tenant:
         return f"request from another tenant ({header.tenant_key[:40]})"
     return None

@@ -58,9 +58,9 @@ async def received(deps: FeishuDeps, payload: object) -> dict[str, Any]:
     is_card = isinstance(model, CardCallback)
     try:
         why = await foreign(deps, model.header)
-    except TenantUnknown:
+    except TenantUnknown as exc:
         if is_card:
-            return toast("error", messages.TENANT_UNKNOWN)
+            return toast("error", exc.text)
         raise  # the event is not acknowledged: Feishu pushes it again
     if why is not None:
         log.warning("refused a payload from the long connection: %s; nothing changed", why)

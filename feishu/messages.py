@@ -32,7 +32,11 @@ HELP = (
     "• `lessons` — what corrections taught plans here · `lessons forget <id>`\n"
     "• Reply in a run's thread to correct it; approve with the card's buttons."
 )
-TENANT_UNKNOWN = "Tandem cannot check this workspace right now; nothing changed. Try again in a moment."
+FEISHU_NOT_ANSWERING = "Feishu is not answering; try again in a moment. Nothing changed."
+APP_REFUSED = (
+    "Feishu does not accept Tandem's app ({error}): ask an admin to check its app id, secret and permissions "
+    "(or reinstall it). Nothing changed."
+)
 REFUSED = "This card is not from Tandem's workspace; nothing changed."
 LESSON_FORGOTTEN = "Forgotten: {line}. The next plans here start without it."
 NO_LESSONS = "No lessons here yet: each correction of a plan or a step becomes one."

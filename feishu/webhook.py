@@ -4,8 +4,10 @@ Order of checks (each refusal is a 4xx with a reason, logged, and changes nothin
 the body is JSON with an ``encrypt`` field that our Encrypt Key decrypts (400); it reads as
 a payload Tandem knows (400); the URL check echoes its challenge after the verification
 token; everything else must carry a valid ``X-Lark-Signature`` (401), be at most
-``max_skew`` seconds old (401), carry our verification token (401) and come from our app
-and tenant (403). Events are answered at once (their work runs in the background);
+``max_skew`` seconds old by a finite timestamp (401), carry our verification token (401) and come from our app
+and tenant (403). When Feishu cannot be asked which tenant is ours, an event gets a 503 (Feishu pushes
+it again) and a card callback a toast saying why (Feishu not answering, or refusing the app). Events are
+answered at once (their work runs in the background);
 card callbacks are answered with the updated card (see :mod:`feishu.clicks`).
 """
 
@@ -14,14 +16,16 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import math
 from typing import Any
 
 from aiohttp import web
 
+from feishu.clicks import toast
 from feishu.crypto import Undecryptable, decrypt, signed
 from feishu.deps import FeishuDeps
 from feishu.dispatch import TenantUnknown, answer, foreign
-from feishu.payloads import Unreadable, UrlVerification, inbound
+from feishu.payloads import CardCallback, Unreadable, UrlVerification, inbound
 
 log = logging.getLogger("tandem.feishu")
 
@@ -69,6 +73,8 @@ async def handle(deps: FeishuDeps, request: web.Request) -> web.Response:
         age = abs(deps.clock() - float(stamp))
     except ValueError:
         return refuse(401, "unreadable timestamp")
+    if not math.isfinite(age):  # "nan", "inf", "1e999": every comparison with NaN is false
+        return refuse(401, f"timestamp is not a finite number: {stamp[:40]!r}")
     if age > settings.max_skew:
         return refuse(401, f"stale request ({age:.0f} s old)")
     header = model.header
@@ -76,8 +82,10 @@ async def handle(deps: FeishuDeps, request: web.Request) -> web.Response:
         return refuse(401, "wrong verification token")
     try:
         why = await foreign(deps, header)
-    except TenantUnknown:
-        return web.json_response({"error": "Tandem cannot check the tenant right now"}, status=503)
+    except TenantUnknown as exc:
+        if isinstance(model, CardCallback):  # the person who clicked is told, on a toast
+            return web.json_response(toast("error", exc.text))
+        return web.json_response({"error": exc.text}, status=503)  # an event: Feishu pushes it again
     if why is not None:
         return refuse(403, why)
     return web.json_response(await answer(deps, model))

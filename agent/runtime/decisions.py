@@ -227,14 +227,24 @@ class Decisions(Engine):
         return reading, state
 
     @at_home
-    async def note_override(self, run_id: str, review_id: str, by: str) -> None:
+    async def note_override(self, run_id: str, review_id: str, by: str, *, groups: Sequence[str] = ()) -> RunState:
         """Audit a "Not what I meant": ``by`` says the reading of their reply at ``review_id`` was wrong.
 
-        The corrected decision that follows is applied like any other; this line is what the
-        reader's misread rate counts.
+        Only whoever may steer the run may say so (NotAllowed, audited, nothing else written
+        otherwise). The corrected decision that follows is applied like any other; this line is
+        what the reader's misread rate counts. Returns the run as it is now.
         """
-        line = AuditEvent(at=self.clock(), actor=by, kind="override", payload={"review": review_id})
-        await self.store.append_events(run_id, [line])
+        state, _ = await self.store.load(run_id)
+        at = self.clock()
+        refusal = self.safety.may_stop(state, by, groups)  # steering is open to the same people as stopping
+        if refusal is not None:
+            payload = {"review": review_id, "decision": "override", "action": refusal.action}
+            await self.store.append_events(run_id, [AuditEvent(at=at, actor=by, kind="refused", payload=payload)])
+            raise NotAllowed(refusal)
+        await self.store.append_events(
+            run_id, [AuditEvent(at=at, actor=by, kind="override", payload={"review": review_id})]
+        )
+        return state
 
     async def _check_review(self, state: RunState, review_id: str | None) -> str:
         if review_id is not None and state.pending is not None and state.pending.id == review_id:

@@ -9,6 +9,7 @@ import logging
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -197,6 +198,24 @@ def test_configure_twice_replaces_its_own_handler_only() -> None:
 
     assert first.getvalue() == ""
     assert [line["msg"] for line in json_lines(second)] == ["once"]
+
+
+def test_library_with_its_own_console_handler_logs_through_ours_and_keeps_its_file(tmp_path: Path) -> None:
+    library = logging.getLogger("some_library.client")
+    console, file = io.StringIO(), logging.FileHandler(tmp_path / "library.log")
+    library.addHandler(logging.StreamHandler(console))
+    library.addHandler(file)
+    library.propagate = False
+    try:
+        with captured("json", level="INFO") as out:
+            library.info("calling the provider")
+        assert [line["msg"] for line in json_lines(out)] == ["calling the provider"]
+        assert console.getvalue() == "", "its own console handler is gone"
+        file.flush()
+        assert "calling the provider" in (tmp_path / "library.log").read_text()
+    finally:
+        library.removeHandler(file)
+        file.close()
 
 
 @pytest.mark.parametrize(("level", "shown"), [("INFO", False), ("DEBUG", True)])

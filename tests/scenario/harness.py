@@ -162,3 +162,16 @@ async def gate_of(env: Env, task: str, user: str = "alice", approver: str | None
         await env.click(approver or user, review, ids.APPROVE)
         review = await env.next_review(card, after=review)
     return card, review
+
+
+async def misread_reply(env: Env, user: str = "alice") -> tuple[Message, Message, Message]:
+    """``user``'s run, and their reply read as a correction: the run's card, the "Read as" line (with its
+    *Not what I meant*), and the review the reading led to."""
+    await env.ws.slash_command(user, OPS, "restart payments and check errors after")
+    await env.wait(env.cards)
+    card = env.cards()[0]
+    plan = await env.next_review(card)
+    await env.ws.reply_in_thread(user, OPS, card.ts, "restart checkout instead of payments")
+    await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)))
+    read_as = next(m for m in env.thread(card) if "Read as" in text_of(m))
+    return card, read_as, await env.next_review(card, after=plan)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, running, text_of
+from tests.scenario.harness import OPS, Env, misread_reply, running, text_of
 
 
 def last_ephemeral(env: Env, user: str) -> str:
@@ -17,14 +17,7 @@ async def test_report_after_a_misread_reply_shows_the_correction_the_override_an
     tmp_path: Path,
 ) -> None:
     async with running(tmp_path) as env:
-        await env.ws.slash_command("alice", OPS, "restart payments and check errors after")
-        await env.wait(env.cards)
-        card = env.cards()[0]
-        plan = await env.next_review(card)
-        await env.ws.reply_in_thread("alice", OPS, card.ts, "restart checkout instead of payments")
-        await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)))
-        read_as = next(m for m in env.thread(card) if "Read as" in text_of(m))
-        replanned = await env.next_review(card, after=plan)
+        card, read_as, replanned = await misread_reply(env)
         # "Not what I meant": the reading was wrong; what was meant applies to what waits now
         await env.click("alice", read_as, ids.OVERRIDE)
         await env.wait(lambda: bool(env.ws.state.open_modals("U0ALICE")))  # opened once the run is checked
