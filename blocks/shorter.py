@@ -16,7 +16,6 @@ from agent.review_view import ReviewView
 from blocks import ids
 from blocks.text import (
     Blocks,
-    clip,
     context,
     details_button,
     escape,
@@ -25,11 +24,12 @@ from blocks.text import (
     params_inline,
     section,
     step_title,
+    truncate,
 )
 
 SHORTENED = "✂️ Shortened: the whole review did not fit in one Slack message. *Show details* has all of it."
 SUMMARY_MAX = 2500  # characters of step lines in the short form
-TEXT_MAX = 3500  # characters of the text form
+TEXT_MAX = 2900  # characters of the text form (kept as a section later, to mark it decided)
 
 
 def summary(view: ReviewView, limit: int = SUMMARY_MAX) -> list[str]:
@@ -40,10 +40,19 @@ def summary(view: ReviewView, limit: int = SUMMARY_MAX) -> list[str]:
     if said.step is not None:  # what a gate approves: the step and its parameters
         lines.append(f"Step {said.step.number}: {step_title(said.step)} {params_inline(said.step.params, 600).text}")
     lines += [f"⚠️ {escape(said.warning)}"] if said.warning else []
-    shown = clip("\n".join(f"{s.number}. {step_title(s)}" for s in said.steps), limit)
     if said.steps:
-        lines.append(shown.text + ("\n… *Show details* has every step" if shown.truncated else ""))
+        lines.append(_fit([f"{s.number}. {step_title(s)}" for s in said.steps], limit))
     return lines + [escape(line) for line in said.gate_lines]
+
+
+def _fit(lines: list[str], limit: int) -> str:
+    """As many whole ``lines`` as fit in ``limit`` characters, and how many were left out."""
+    kept: list[str] = []
+    for line in lines:
+        if sum(len(k) + 1 for k in kept) + len(line) > limit - 40:
+            return "\n".join([*kept, f"… {len(lines) - len(kept)} more · *Show details* has every one"])
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def waiting(view: ReviewView) -> str | None:
@@ -55,7 +64,7 @@ def waiting(view: ReviewView) -> str | None:
 
 def short_review(view: ReviewView, full: Blocks) -> Blocks:
     """The summary, the full message's own controls (same buttons, same values), and *Show details*."""
-    blocks: Blocks = [section(clip(line, 2900).text) for line in summary(view)][:40]
+    blocks: Blocks = [section(truncate(line, 2900)) for line in summary(view)][:40]
     blocks.append(context(SHORTENED))
     who = waiting(view)
     if who is not None:
@@ -90,7 +99,7 @@ def review_text(view: ReviewView) -> str:
         lines.append(who)
     lines.append(how_to_answer(view))
     lines.append(f"Everything about it: `tandem show {view.run_id}`.")
-    return clip("\n".join(lines), TEXT_MAX).text
+    return truncate("\n".join(lines), TEXT_MAX)
 
 
 def review_in(form: Form, view: ReviewView, full: Blocks) -> tuple[Blocks, str]:
