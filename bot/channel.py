@@ -52,15 +52,8 @@ CHANNEL = "slack"
 _OUTCOME = {"done": "✅ Done.", "cancelled": "🛑 Cancelled.", "failed": "❌ Failed."}
 # Errors that no retry can cure: the message itself is wrong.
 _PERMANENT = frozenset(
-    {
-        "msg_too_long",
-        "msg_blocks_too_long",
-        "too_many_blocks",
-        "invalid_blocks",
-        "invalid_blocks_format",
-        "invalid_arguments",
-        "no_text",
-    }
+    "msg_too_long msg_blocks_too_long too_many_blocks invalid_blocks invalid_blocks_format invalid_arguments"
+    " no_text".split()
 )
 METADATA_TYPE = "tandem_delivery"
 REVIEW_METADATA_TYPE = "tandem_review"
