@@ -76,40 +76,44 @@ def short_review(view: ReviewView, full: Blocks) -> Blocks:
     return [*blocks, *controls]
 
 
-def how_to_answer(view: ReviewView) -> str:
-    """How to answer a review whose message has no buttons: a thread reply, or the terminal."""
+def how_to_answer(view: ReviewView, here: str = "in this thread") -> str:
+    """How to answer a review whose message has no buttons: a reply in the run's thread (``here``), or the
+    terminal."""
     cli = f"tandem answer {view.run_id} --review {view.review_id}"
     match view.anchor:
         case "handoff":
-            return f"To answer: `{cli} --answer VALUE`, or reply *cancel* here."
+            return f"To answer: `{cli} --answer VALUE`, or reply *cancel* {here}."
         case "takeover":
-            return f"Reply here with the next step, or `{cli} --finish` (or `--hand-back`)."
+            return f"Reply {here} with the next step, or `{cli} --finish` (or `--hand-back`)."
         case _ if view.text_approves:
-            return f"To answer, reply in this thread: *approve*, *cancel*, or say what to change; or `{cli} --approve`."
+            return f"To answer, reply {here}: *approve*, *cancel*, or say what to change; or `{cli} --approve`."
         case _:
-            return f"A reply cannot approve this step: `{cli} --approve`; or reply *cancel*, or say what to change."
+            return (
+                f"A reply cannot approve this step: `{cli} --approve`; or reply *cancel* {here}, or say what to change."
+            )
 
 
-def review_text(view: ReviewView) -> str:
+def review_text(view: ReviewView, here: str = "in this thread") -> str:
     """The review as text alone: what it asks, who it waits on, how to answer without buttons."""
     head = "This review could not be shown with its buttons, so here it is as text."
     lines = [head, *summary(view, TEXT_MAX // 2)]
     who = waiting(view)
     if who is not None:
         lines.append(who)
-    lines.append(how_to_answer(view))
+    lines.append(how_to_answer(view, here))
     lines.append(f"Everything about it: `tandem show {view.run_id}`.")
     return truncate("\n".join(lines), TEXT_MAX)
 
 
-def review_in(form: Form, view: ReviewView, full: Blocks) -> tuple[Blocks, str]:
-    """The review's blocks (none as text) and its notification text, in ``form``."""
+def review_in(form: Form, view: ReviewView, full: Blocks, here: str = "in this thread") -> tuple[Blocks, str]:
+    """The review's blocks (none as text) and its notification text, in ``form``; ``here``: where a reply
+    answers it, said from where the message is posted."""
     match form:
         case "full":
             return full, f"Tandem needs a decision on run {view.run_id}"
         case "short":
             return short_review(view, full), f"Tandem needs a decision on run {view.run_id} (shortened)"
         case "text":
-            return [], review_text(view)
+            return [], review_text(view, here)
         case _:
             assert_never(form)

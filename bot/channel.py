@@ -205,10 +205,12 @@ class SlackChannel:
             raise DeliveryFailed(f"review {review_id} is not in the database", permanent=True)
         return record.as_review()
 
-    def _review_in(self, form: Form, state: RunState, review: Review) -> tuple[list[dict[str, Any]], str]:
+    def _review_in(
+        self, form: Form, state: RunState, review: Review, here: str = "in this thread"
+    ) -> tuple[list[dict[str, Any]], str]:
         """The review's message in ``form``: its blocks (none as text alone) and its text."""
         safety = SafetyPolicy(self.config)
-        return review_in(form, review_view(state, review, safety), review_blocks(state, review, safety))
+        return review_in(form, review_view(state, review, safety), review_blocks(state, review, safety), here)
 
     def _people(self, state: RunState, review: Review) -> str:
         who = review.current_assignees or [state.requester]
@@ -221,7 +223,7 @@ class SlackChannel:
             return
         link = f"run `{state.id}` in <#{slack_thread(state).channel_id}>"
         text = f"🚨 Nobody decided on {link} in time: it waits for {waiting_for(review)}."
-        blocks, plain = self._review_in(form, state, review)
+        blocks, plain = self._review_in(form, state, review, "in the run's thread")
         if not blocks:
             await self.client.chat_postMessage(channel=channel, text=f"{text}\n{plain}")
             return

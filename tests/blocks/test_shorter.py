@@ -49,3 +49,10 @@ def test_text_form_of_a_plan_says_a_reply_in_the_thread_answers_it() -> None:
     _, text = review_in("text", review_view(state, rv, SafetyPolicy()), review_blocks(state, rv))
     assert "reply in this thread: *approve*, *cancel*, or say what to change" in text
     assert len(text) <= TEXT_MAX
+
+
+def test_text_form_posted_outside_the_run_thread_says_to_reply_in_the_run_thread() -> None:
+    state, rv = reviewing("after_plan")
+    view = review_view(state, rv, SafetyPolicy())
+    _, text = review_in("text", view, review_blocks(state, rv), here="in the run's thread")
+    assert "To answer, reply in the run's thread: *approve*" in text and "in this thread" not in text
