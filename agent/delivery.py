@@ -4,6 +4,12 @@ Channel-neutral: a channel provides a :class:`Sender` that delivers one row (ren
 it from the run as it is by then) and raises :class:`DeliveryFailed` when it could not.
 The worker never holds a run's lock, never lets one failed message stop another, and
 picks up at start-up whatever an earlier process left unsent.
+
+A message that shows a review is never given up for its size or shape: when the channel
+refuses one :data:`Form` for good, the next, shorter one is sent (:data:`FORMS`), and only
+a refusal of the last counts as a failure. A claim is held by a short lease the worker
+renews while the send is under way, so a dead worker's sends are taken over within
+seconds, and a live one's never.
 """
 
 from __future__ import annotations
@@ -12,11 +18,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from agent.logs import ctx
-from agent.models import Delivery, Outgoing
+from agent.models import FORMS, Delivery, Form, Outgoing, OutgoingKind
 from agent.ports import OutboxStore
 from agent.runtime.home import Acks, RuntimeLoop, at_home
 
@@ -24,8 +31,12 @@ log = logging.getLogger("tandem.delivery")
 
 MAX_ATTEMPTS = 8
 """Tries before a message counts as undelivered (backoff 2, 4, … 256 s: about eight minutes in all)."""
-LEASE = 120.0
-"""Seconds a worker may hold a row it is sending before another worker takes it over."""
+LEASE = 10.0
+"""Seconds a claim on a row lasts unrenewed; the worker renews it every quarter of that while it sends,
+so another worker takes a row over only from a worker that stopped (a crash: within about this long)."""
+
+FALLS_BACK: frozenset[OutgoingKind] = frozenset({"review", "escalate", "redrawn"})
+"""Kinds that show a review: a permanent refusal of one form falls back to the next."""
 
 
 class DeliveryFailed(Exception):  # noqa: N818 - a failure of one delivery, named for what it says
@@ -47,8 +58,9 @@ class DeliveryDeferred(Exception):  # noqa: N818 - a signal, not a failure
 
 
 class Sender(Protocol):
-    async def send(self, delivery: Delivery, *, uncertain: bool) -> None:
-        """Deliver one row. ``uncertain``: an earlier attempt may have gone through; look before sending."""
+    async def send(self, delivery: Delivery, *, uncertain: bool, form: Form = "full") -> None:
+        """Deliver one row in ``form``. ``uncertain``: an earlier attempt may have gone through (in any
+        form); look before sending."""
         ...
 
 
@@ -127,13 +139,15 @@ class DeliveryWorker:
         return sent
 
     async def _one(self, row: Delivery) -> int:
-        claim = await self.store.claim_delivery_row(row.id, self.clock(), self.lease)
+        held_since = self.clock()
+        claim = await self.store.claim_delivery_row(row.id, held_since, self.lease)
         if not claim.claimed:
             return 0  # another worker has it
         ids = ctx(run=row.run_id, delivery=row.id, review=row.message.review_id, kind=row.message.kind)
         self._sending += 1
+        renewing = asyncio.get_running_loop().create_task(self._renew(row, held_since), name=f"lease {row.id}")
         try:
-            await self.sender.send(row, uncertain=claim.uncertain)
+            await self._send(row, claim.uncertain)
         except DeliveryDeferred as later:
             await self.store.retry_delivery(row.id, row.attempts, self.clock() + later.after, row.error or "")
             return 0
@@ -145,10 +159,54 @@ class DeliveryWorker:
             await self._failed(row, DeliveryFailed(f"{type(exc).__name__}: {exc}"))
             return 0
         finally:
+            renewing.cancel()
+            with suppress(asyncio.CancelledError):
+                await renewing
             self._sending -= 1
         await self.store.delivered(row.id, self.clock())
         log.debug("delivered %s", row.message.kind, extra=ids)
         return 1
+
+    async def _send(self, row: Delivery, uncertain: bool) -> None:
+        """Send ``row`` in the fullest form the channel takes; raise the last form's failure."""
+        forms = FORMS if row.message.kind in FALLS_BACK else FORMS[:1]
+        refused: list[str] = []
+        for form in forms:
+            try:
+                await self.sender.send(row, uncertain=uncertain, form=form)
+            except DeliveryFailed as exc:
+                if not exc.permanent or form == forms[-1]:
+                    if refused and exc.permanent:
+                        exc.error = f"refused in every form ({'; '.join([*refused, f'{form}: {exc.error}'])})"
+                    raise
+                refused.append(f"{form}: {exc.error}")
+                uncertain = False  # a refused message did not go out
+                ids = ctx(run=row.run_id, delivery=row.id, review=row.message.review_id, kind=row.message.kind)
+                log.warning(
+                    "%s refused %s as %s (%s); sending it shorter",
+                    self.channel,
+                    row.message.kind,
+                    form,
+                    exc.error,
+                    extra=ids,
+                )
+                continue
+            return
+
+    async def _renew(self, row: Delivery, held_since: float) -> None:
+        """Keep this worker's claim on ``row`` while its send is under way (cancelled when it ends)."""
+        while True:
+            await asyncio.sleep(self.lease / 4)
+            now = self.clock()
+            try:
+                kept = await self.store.renew_delivery_row(row.id, held_since, now)
+            except Exception:
+                log.warning("could not renew the claim on delivery %d; trying again", row.id, exc_info=True)
+                continue
+            if not kept:  # this process stalled past the lease: another worker may send it too (it looks first)
+                log.warning("lost the claim on delivery %d while sending it", row.id, extra=ctx(run=row.run_id))
+                return
+            held_since = now
 
     async def _failed(self, row: Delivery, exc: DeliveryFailed) -> None:
         attempts = row.attempts + 1

@@ -20,15 +20,28 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
-from agent.models import CancelRequested, Decided, Delivery, Reading, Review, Risk, RunState, SlackThread, TimedOut
+from agent.models import (
+    CancelRequested,
+    Decided,
+    Delivery,
+    Form,
+    Reading,
+    Review,
+    Risk,
+    RunState,
+    SlackThread,
+    TimedOut,
+)
 from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
+from agent.review_view import review_view
 from blocks import review_blocks
 from blocks.clarify import clarify, resolved
 from blocks.decided import DecisionLine, classified_reply, decided, decision_text, line_for
 from blocks.result_feedback import result_details_button, result_feedback
 from blocks.run_card import run_card
+from blocks.shorter import review_in
 from blocks.text import context, escaped, mention_any, section, waiting_for
 from bot.render import decision_lines
 from bot.weekly import ReportPoster
@@ -38,7 +51,10 @@ log = logging.getLogger("tandem.bot")
 CHANNEL = "slack"
 _OUTCOME = {"done": "✅ Done.", "cancelled": "🛑 Cancelled.", "failed": "❌ Failed."}
 # Errors that no retry can cure: the message itself is wrong.
-_PERMANENT = frozenset({"msg_too_long", "invalid_blocks", "invalid_blocks_format", "invalid_arguments", "no_text"})
+_PERMANENT = frozenset(
+    "msg_too_long msg_blocks_too_long too_many_blocks invalid_blocks invalid_blocks_format invalid_arguments"
+    " no_text".split()
+)
 METADATA_TYPE = "tandem_delivery"
 REVIEW_METADATA_TYPE = "tandem_review"
 """A review message says what it asks on the message itself: run, review, anchor and step (and its delivery)."""
@@ -88,9 +104,9 @@ class SlackChannel:
 
     # --- delivering one row ------------------------------------------------------
 
-    async def send(self, delivery: Delivery, *, uncertain: bool) -> None:
+    async def send(self, delivery: Delivery, *, uncertain: bool, form: Form = "full") -> None:
         try:
-            await self._send(delivery, uncertain)
+            await self._send(delivery, uncertain, form)
         except SlackApiError as exc:
             error = str(exc.response.get("error") or f"HTTP {exc.response.status_code}")
             retry_after = exc.response.headers.get("Retry-After") if exc.response.headers else None
@@ -104,7 +120,7 @@ class SlackChannel:
         except (aiohttp.ClientError, TimeoutError) as exc:
             raise DeliveryFailed(f"connection failed: {type(exc).__name__}") from None
 
-    async def _send(self, delivery: Delivery, uncertain: bool) -> None:
+    async def _send(self, delivery: Delivery, uncertain: bool, form: Form) -> None:
         if delivery.message.kind == "weekly_report":  # a report post belongs to no run
             await self.reports.send(delivery, uncertain=uncertain)
             return
@@ -123,19 +139,20 @@ class SlackChannel:
         match message.kind:
             case "review":
                 review = await self._review(state, message.review_id or "")
-                blocks = review_blocks(state, review, SafetyPolicy(self.config))
+                blocks, text = self._review_in(form, state, review)
                 about = {"review": review.id, "anchor": review.anchor, "step": review.step}
-                ts = await post.blocks(blocks, f"Tandem needs a decision on run {state.id}", review=about)
-                await self.store.save_message(review_key(review.id), state.id, where.channel_id, ts, blocks)
+                ts = await post.blocks(blocks, text, review=about)
+                kept = blocks or [section(text)]  # a text review gets its decision line below its text
+                await self.store.save_message(review_key(review.id), state.id, where.channel_id, ts, kept)
             case "reassigned":
                 review = await self._review(state, message.review_id or "")
                 await post.line(f"👉 {self._people(state, review)} this now waits on you.")
             case "escalate":
-                await self._escalate(state, await self._review(state, message.review_id or ""), post)
+                await self._escalate(state, await self._review(state, message.review_id or ""), post, form)
             case "decided" | "closed":
                 await self._mark(state, delivery)
             case "redrawn":
-                await self._redraw(state, message.review_id or "")
+                await self._redraw(state, message.review_id or "", form)
             case "remind":
                 review = await self._review(state, message.review_id or "")
                 await post.line(f"⏰ {self._people(state, review)} {escaped(message.text, 500)}")
@@ -188,22 +205,29 @@ class SlackChannel:
             raise DeliveryFailed(f"review {review_id} is not in the database", permanent=True)
         return record.as_review()
 
+    def _review_in(
+        self, form: Form, state: RunState, review: Review, here: str = "in this thread"
+    ) -> tuple[list[dict[str, Any]], str]:
+        """The review's message in ``form``: its blocks (none as text alone) and its text."""
+        safety = SafetyPolicy(self.config)
+        return review_in(form, review_view(state, review, safety), review_blocks(state, review, safety), here)
+
     def _people(self, state: RunState, review: Review) -> str:
         who = review.current_assignees or [state.requester]
         return " ".join(mention_any(p) for p in who)
 
-    async def _escalate(self, state: RunState, review: Review, post: _Post) -> None:
+    async def _escalate(self, state: RunState, review: Review, post: _Post, form: Form) -> None:
         channel = self.config.escalation_channel
         if channel is None:
             await post.line(f"👉 {self._people(state, review)} this now waits on you.")
             return
         link = f"run `{state.id}` in <#{slack_thread(state).channel_id}>"
         text = f"🚨 Nobody decided on {link} in time: it waits for {waiting_for(review)}."
-        await self.client.chat_postMessage(
-            channel=channel,
-            blocks=[section(text), *review_blocks(state, review, SafetyPolicy(self.config))][:50],
-            text=text,
-        )
+        blocks, plain = self._review_in(form, state, review, "in the run's thread")
+        if not blocks:
+            await self.client.chat_postMessage(channel=channel, text=f"{text}\n{plain}")
+            return
+        await self.client.chat_postMessage(channel=channel, blocks=[section(text), *blocks][:50], text=text)
 
     async def _undelivered(self, state: RunState, delivery: Delivery) -> None:
         channel = self.config.escalation_channel
@@ -235,12 +259,13 @@ class SlackChannel:
             await self.client.chat_update(channel=question.channel, ts=question.ts, blocks=blocks, text=line.verb)
             await self.store.save_message(clarify_key(review_id), state.id, question.channel, question.ts, blocks)
 
-    async def _redraw(self, state: RunState, review_id: str) -> None:
+    async def _redraw(self, state: RunState, review_id: str, form: Form) -> None:
         """Draw the pending review's message again from the run as it is now (once answered, it has no buttons)."""
         posted = await self.store.message(review_key(review_id))
         if state.pending is None or state.pending.id != review_id or posted is None:
             return
-        blocks = review_blocks(state, state.pending, SafetyPolicy(self.config))
+        blocks, text = self._review_in(form, state, state.pending)
+        blocks = blocks or [section(text)]
         await self.client.chat_update(channel=posted.channel, ts=posted.ts, blocks=blocks, text="Tandem review")
         await self.store.save_message(review_key(review_id), state.id, posted.channel, posted.ts, blocks)
 
@@ -279,8 +304,13 @@ class _Post:
         return {"event_type": REVIEW_METADATA_TYPE if review else METADATA_TYPE, "event_payload": payload}
 
     async def blocks(self, blocks: list[dict[str, Any]], text: str, *, review: dict[str, Any] | None = None) -> str:
+        """Post ``blocks`` (none: ``text`` alone) in the run's thread; the new message's ``ts``."""
         resp = await self.client.chat_postMessage(
-            channel=self.channel, thread_ts=self.thread_ts, blocks=blocks, text=text, metadata=self.metadata(review)
+            channel=self.channel,
+            thread_ts=self.thread_ts,
+            blocks=blocks or None,
+            text=text,
+            metadata=self.metadata(review),
         )
         return str(resp["ts"])
 

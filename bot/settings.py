@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import AliasChoices, Field, SecretStr
 
+from agent.delivery import LEASE
 from agent.errors import ConfigError
 from agent.settings import CoreSettings
 
@@ -19,7 +20,9 @@ class SlackSettings(CoreSettings):
     api_url: str = Field(default=SLACK_API_URL, validation_alias=AliasChoices("SLACK_API_URL", "api_url"))
     card_update_interval: float = Field(default=1.0, ge=0, description="seconds between run card edits")
     delivery_poll: float = Field(default=1.0, gt=0, description="seconds between outbox checks")
-    delivery_lease: float = Field(default=120.0, gt=0, description="seconds before a stuck delivery is taken over")
+    delivery_lease: float = Field(
+        default=LEASE, gt=0, description="seconds a delivery's claim lasts unrenewed (renewed while it is sent)"
+    )
 
     def require(self, *names: str) -> None:
         """Fail at start-up, naming the variable, when a secret is missing or empty."""

@@ -94,9 +94,16 @@ class FeishuApi:
 
     async def reply_card(self, message_id: str, card: dict[str, Any], *, uuid: str | None = None) -> str:
         """Reply to ``message_id`` in its thread with ``card``; the reply's id. A repeated ``uuid`` posts once."""
+        return await self._reply(message_id, "interactive", card, uuid)
+
+    async def reply_text(self, message_id: str, text: str, *, uuid: str | None = None) -> str:
+        """Reply to ``message_id`` in its thread with a text message (no card); the reply's id."""
+        return await self._reply(message_id, "text", {"text": text}, uuid)
+
+    async def _reply(self, message_id: str, kind: str, content: dict[str, Any], uuid: str | None) -> str:
         body: dict[str, Any] = {
-            "msg_type": "interactive",
-            "content": json.dumps(card, ensure_ascii=False),
+            "msg_type": kind,
+            "content": json.dumps(content, ensure_ascii=False),
             "reply_in_thread": True,
         }
         if uuid:

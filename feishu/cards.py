@@ -126,7 +126,7 @@ def review_card(view: ReviewView, lang: Lang | None = None) -> Card:
     waiting = waiting_line(view, lang)
     if waiting is not None:
         body.append(waiting)
-    body += _controls(view, lang)
+    body += controls(view, lang)
     title = say(view.anchor, lang) if view.handoff is None else say("handoff", lang)
     return card(title, body, template=_TEMPLATE.get(view.anchor, "blue"))
 
@@ -166,9 +166,10 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
     return parts + evidence_elements(view.evidence, lang)
 
 
-def _controls(view: ReviewView, lang: Lang) -> list[Element]:
+def controls(view: ReviewView, lang: Lang) -> list[Element]:
+    """The review's buttons and forms: one per choice the policy offers."""
     made = choice_buttons(view, lang)
-    controls: list[Element] = []
+    parts: list[Element] = []
     h = view.handoff
     if h is not None and h.input_type == "confirm":
         yes = button(say("yes", lang), value("answer", view, answer=True), kind="primary")
@@ -176,14 +177,14 @@ def _controls(view: ReviewView, lang: Lang) -> list[Element]:
     elif h is not None and h.input_type == "choice":
         made = [button(o, value("answer", view, answer=o)) for o in h.options[:20]] + made
     elif h is not None:
-        controls.append(text_form(view, lang, "answer_text", "answer"))
+        parts.append(text_form(view, lang, "answer_text", "answer"))
     if "instruct" in view.choices:
-        controls.append(text_form(view, lang, "instruct", "instruction"))
+        parts.append(text_form(view, lang, "instruct", "instruction"))
     if made:
-        controls.insert(0, buttons(*made))
+        parts.insert(0, buttons(*made))
     if "request_changes" in view.choices:
-        controls.append(feedback_form(view, lang))
-    return controls
+        parts.append(feedback_form(view, lang))
+    return parts
 
 
 # --- the run card and small cards -------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any, assert_never
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
 from agent.logs import ctx
-from agent.models import Decided, Delivery, FeishuChat, Reading, Review, RunState
+from agent.models import Decided, Delivery, FeishuChat, Form, Reading, Review, RunState
 from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
@@ -27,6 +27,7 @@ from feishu.api import FeishuApi, FeishuError
 from feishu.cards import clarify_card, finished_card, line_card, read_as_card, review_card, run_card
 from feishu.elements import Card, decided
 from feishu.lines import decision_lines, delivery_line, status_detail
+from feishu.shorter import review_text, short_card
 from feishu.wording import clip, escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
@@ -46,9 +47,10 @@ def review_key(review_id: str) -> str:
     return f"feishu:review:{review_id}"
 
 
-def uuid_for(delivery: Delivery) -> str:
-    """The idempotency key of one outbox row's message (Feishu allows 50 characters)."""
-    return f"tandem-{delivery.run_id[:24]}-{delivery.id}"[:50]
+def uuid_for(delivery: Delivery, form: Form = "full") -> str:
+    """The idempotency key of one outbox row's message in ``form`` (Feishu allows 50 characters)."""
+    suffix = "" if form == "full" else f"-{form[0]}"
+    return f"tandem-{delivery.run_id[:24]}-{delivery.id}"[: 50 - len(suffix)] + suffix
 
 
 class FeishuChannel:
@@ -95,18 +97,18 @@ class FeishuChannel:
 
     # --- delivering one row -----------------------------------------------------------------
 
-    async def send(self, delivery: Delivery, *, uncertain: bool) -> None:
+    async def send(self, delivery: Delivery, *, uncertain: bool, form: Form = "full") -> None:
         try:
-            await self._send(delivery)
+            await self._send(delivery, form)
         except FeishuError as exc:
             raise DeliveryFailed(str(exc), retry_after=exc.retry_after, permanent=exc.permanent) from None
 
-    async def _send(self, delivery: Delivery) -> None:
+    async def _send(self, delivery: Delivery, form: Form) -> None:
         state, _ = await self.store.load(delivery.run_id)
         where = feishu_chat(state)
         message = delivery.message
         lang = lang_of(state.task)
-        uuid = uuid_for(delivery)
+        uuid = uuid_for(delivery, form)
 
         async def reply(card: Card) -> str:
             return await self.api.reply_card(where.root_id, card, uuid=uuid)
@@ -114,7 +116,11 @@ class FeishuChannel:
         match message.kind:
             case "review":
                 review = await self._review(state, message.review_id or "")
-                card = self.review_card(state, review)
+                view = review_view(state, review, SafetyPolicy(self.config))
+                if form == "text":  # no card to mark decided later: the run card shows the decision
+                    await self.api.reply_text(where.root_id, review_text(view), uuid=uuid)
+                    return
+                card = review_card(view) if form == "full" else short_card(view)
                 message_id = await reply(card)
                 await self.store.save_message(review_key(review.id), state.id, where.chat_id, message_id, [card])
             case "reassigned" | "escalate":
@@ -123,7 +129,7 @@ class FeishuChannel:
             case "decided" | "closed":
                 await self._mark(state, delivery)
             case "redrawn":
-                await self._redraw(state, message.review_id or "")
+                await self._redraw(state, message.review_id or "", form)
             case "remind":
                 review = await self._review(state, message.review_id or "")
                 await reply(line_card(f"⏰ {self._people(state, review)} {prose(message.text, 500)}", lang))
@@ -185,12 +191,14 @@ class FeishuChannel:
         card = decided(posted.blocks[0], delivery_line(delivery, record))
         await self.api.patch_card(posted.ts, card)
 
-    async def _redraw(self, state: RunState, review_id: str) -> None:
-        """Draw the pending review's card again from the run as it is now (once answered, it has no buttons)."""
+    async def _redraw(self, state: RunState, review_id: str, form: Form) -> None:
+        """Draw the pending review's card again from the run as it is now (once answered, it has no buttons);
+        a review Feishu takes only as text keeps the card it has."""
         posted = await self.store.message(review_key(review_id))
-        if state.pending is None or state.pending.id != review_id or posted is None:
+        if state.pending is None or state.pending.id != review_id or posted is None or form == "text":
             return
-        card = self.review_card(state, state.pending)
+        view = review_view(state, state.pending, SafetyPolicy(self.config))
+        card = review_card(view) if form == "full" else short_card(view)
         await self.api.patch_card(posted.ts, card)
         await self.store.save_message(review_key(review_id), state.id, posted.channel, posted.ts, [card])
 

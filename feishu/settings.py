@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import AliasChoices, Field, SecretStr
 
+from agent.delivery import LEASE
 from agent.errors import ConfigError
 from agent.settings import CoreSettings
 
@@ -30,7 +31,9 @@ class FeishuSettings(CoreSettings):
     api_url: str = Field(default=FEISHU_API_URL, validation_alias=AliasChoices("FEISHU_API_URL", "api_url"))
     card_update_interval: float = Field(default=1.0, ge=0, description="seconds between run card edits")
     delivery_poll: float = Field(default=1.0, gt=0, description="seconds between outbox checks")
-    delivery_lease: float = Field(default=120.0, gt=0, description="seconds before a stuck delivery is taken over")
+    delivery_lease: float = Field(
+        default=LEASE, gt=0, description="seconds a delivery's claim lasts unrenewed (renewed while it is sent)"
+    )
     max_skew: float = Field(default=300.0, gt=0, description="seconds a signed request may be old")
 
     @property

@@ -89,6 +89,20 @@ WORDS: dict[str, tuple[str, str]] = {
     "failed": ("Failed", "失败"),
     "working": ("Got it; working on it.", "已收到，正在处理。"),
     "applied": ("Done.", "已完成。"),
+    # shorter forms of a review Feishu refused in full
+    "shortened": (
+        "✂️ Shortened: the whole review did not fit in one card. Everything: `tandem show {run}`.",
+        "✂️ 已缩短：完整的审核内容超出卡片限制。查看全部：`tandem show {run}`。",
+    ),
+    "as_text": (
+        "This review could not be shown as a card, so here it is as text.",
+        "此审核无法以卡片显示，以下为文字版本。",
+    ),
+    "answer_by_reply": (
+        "To answer, reply in this thread: approve, cancel, or say what to change. Or: {cli}",
+        "回复本话题即可作答：批准、取消，或说明需要修改什么。也可以：{cli}",
+    ),
+    "answer_by_cli": ("To answer: {cli}", "作答方式：{cli}"),
     # run status
     "status_planning": ("📝 Planning", "📝 规划中"),
     "status_awaiting_review": ("✋ Awaiting review", "✋ 等待审核"),

@@ -235,6 +235,9 @@ class AsyncStore:
     async def claim_delivery_row(self, delivery_id: int, now: float, lease: float) -> Claim:
         return await self._call(self.outbox.claim, delivery_id, now, lease)
 
+    async def renew_delivery_row(self, delivery_id: int, held_since: float, now: float) -> bool:
+        return await self._call(self.outbox.renew, delivery_id, held_since, now)
+
     async def delivered(self, delivery_id: int, at: float) -> None:
         await self._call(self.outbox.sent, delivery_id, at)
 

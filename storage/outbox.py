@@ -7,8 +7,9 @@ give way to one drawn last, as the run is then.
 
 A row is ``pending`` until a delivery worker claims it (``sending``), then ``sent``, or
 back to ``pending`` with a later ``next_at`` when the channel failed, or ``failed`` once
-it kept failing. A ``sending`` row whose worker died is claimed again after its lease,
-and the claim says its earlier attempt's outcome is unknown (``uncertain``), so the
+it kept failing. The worker renews its claim while the send is under way (its
+``started_at`` moves on); a ``sending`` row whose worker died is claimed again once its
+lease ran out unrenewed, and the claim says its earlier attempt's outcome is unknown (``uncertain``), so the
 channel can look before it sends twice.
 """
 
@@ -115,6 +116,14 @@ class OutboxStore:
             [now, delivery_id, status, started],
         )
         return Claim(claimed=cur.rowcount == 1, uncertain=stale)
+
+    def renew(self, delivery_id: int, held_since: float, now: float) -> bool:
+        """Move a live claim's stamp on (see :meth:`agent.ports.OutboxStore.renew_delivery_row`)."""
+        cur = self.db.execute(
+            "UPDATE outbox SET started_at = ? WHERE id = ? AND status = 'sending' AND started_at = ?",
+            [now, delivery_id, held_since],
+        )
+        return cur.rowcount == 1
 
     def sent(self, delivery_id: int, at: float) -> None:
         self.db.execute(

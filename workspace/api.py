@@ -56,7 +56,7 @@ def build_api(state: WorkspaceState, *, bot_token: str, app_token: str = APP_TOK
     def dispatch(method: str, token: str | None, params: Params) -> web.Response:
         try:
             _authorize(method, token, app_token if method in APP_METHODS else bot_token)
-            fault = state.take_fault(method)
+            fault = state.take_fault(method, params.values)
             if fault is not None:
                 state.record(method, params.values, error=fault.error)
                 headers = {} if fault.retry_after is None else {"Retry-After": str(fault.retry_after)}

@@ -28,7 +28,7 @@ import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import aiohttp
@@ -199,13 +199,14 @@ class FeishuFake:
         body = await request.json()
         if _too_long(body.get("content")):
             return _content_too_long()
-        card = self._card(body)
-        if parent is None or card is None:
+        card, text = self._card(body), _text(body)
+        if parent is None or (card is None and text is None):
             return web.json_response({"code": 230001, "msg": "unknown message or invalid card"}, status=400)
         earlier = self._dedup(body.get("uuid"))
         if earlier is None:
             root = parent.root_id or parent.message_id
-            earlier = Posted(self._new_id("om"), parent.chat_id, card, root_id=root, uuid=body.get("uuid"))
+            posted = Posted(self._new_id("om"), parent.chat_id, card or {}, root_id=root, uuid=body.get("uuid"))
+            earlier = posted if text is None else replace(posted, text=text)
             self.messages[earlier.message_id] = earlier
         return web.json_response({"code": 0, "data": {"message_id": earlier.message_id}})
 
@@ -503,6 +504,15 @@ MAX_CARD_BYTES = 30 * 1024
 
 def _too_long(content: Any) -> bool:
     return isinstance(content, str) and len(content.encode()) > MAX_CARD_BYTES
+
+
+def _text(body: dict[str, Any]) -> str | None:
+    """A text message's text (``msg_type`` text), or None for anything else."""
+    if body.get("msg_type") != "text":
+        return None
+    content = json.loads(body.get("content") or "{}")
+    text = content.get("text") if isinstance(content, dict) else None
+    return text if isinstance(text, str) and text else None
 
 
 def _content_too_long() -> web.Response:

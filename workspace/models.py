@@ -255,3 +255,4 @@ class Fault(_Record):
     error: str
     status: int
     retry_after: int | None = None
+    containing: str | None = None  # only a call whose parameters (as JSON) contain this text

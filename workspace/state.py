@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -288,10 +289,18 @@ class WorkspaceState:
     # -- the bot's calls and injected faults ----------------------------------------------
 
     def fail_next(
-        self, method: str, error: str = "ratelimited", status: int = 429, retry_after: int | None = 1
+        self,
+        method: str,
+        error: str = "ratelimited",
+        status: int = 429,
+        retry_after: int | None = 1,
+        *,
+        containing: str | None = None,
     ) -> None:
-        """Make the next call to ``method`` fail with ``error`` (HTTP ``status``, Retry-After)."""
-        self.faults.append(Fault(method=method, error=error, status=status, retry_after=retry_after))
+        """Make the next call to ``method`` fail with ``error`` (HTTP ``status``, Retry-After); with
+        ``containing``, the next call whose parameters (as JSON) contain that text, e.g. one message's post."""
+        fault = Fault(method=method, error=error, status=status, retry_after=retry_after, containing=containing)
+        self.faults.append(fault)
 
     def hold_next(self, method: str, *, after_applying: bool = False) -> None:
         """Make the next call to ``method`` never answer (as if the network died mid-call): before it
@@ -314,9 +323,10 @@ class WorkspaceState:
                 future.set_result(None)
         self.held.clear()
 
-    def take_fault(self, method: str) -> Fault | None:
+    def take_fault(self, method: str, params: dict[str, Any] | None = None) -> Fault | None:
+        said = json.dumps(params or {}, ensure_ascii=False, default=str)
         for fault in self.faults:
-            if fault.method == method:
+            if fault.method == method and (fault.containing is None or fault.containing in said):
                 self.faults.remove(fault)
                 return fault
         return None

@@ -87,7 +87,7 @@ from agent.models.origin import (
     render_mentions,
     utc_time,
 )
-from agent.models.outbox import Delivery, Outgoing, OutgoingKind
+from agent.models.outbox import FORMS, Delivery, Form, Outgoing, OutgoingKind
 from agent.models.policy import CONFIGURABLE_ANCHORS, AfterRisky, Anchor, Policy, ReadOnly
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
 from agent.models.reviews import Approval, Handoff, InputType, LastAsked, Priority, Review
@@ -171,6 +171,8 @@ __all__ = [
     "Notify",
     "Outgoing",
     "OutgoingKind",
+    "Form",
+    "FORMS",
     "OutputReady",
     "Phase",
     "PlanDeclined",

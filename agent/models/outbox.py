@@ -30,6 +30,12 @@ OutgoingKind = Literal[
 ]
 
 
+Form = Literal["full", "short", "text"]
+"""How much of a message a channel renders: all of it; a summary with the choices and *Show details*;
+text alone that says how to answer (no buttons). Shorter forms are for messages a channel refused."""
+FORMS: tuple[Form, ...] = ("full", "short", "text")
+
+
 class Outgoing(_Model):
     kind: OutgoingKind
     review_id: str | None = None

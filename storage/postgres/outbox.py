@@ -101,6 +101,16 @@ class Outbox(PoolUser):
             row = await cur.fetchone()
         return Claim(claimed=False) if row is None else Claim(claimed=True, uncertain=row[0] == "sending")
 
+    async def renew_delivery_row(self, delivery_id: int, held_since: float, now: float) -> bool:
+        """Move a live claim's stamp on (see :meth:`agent.ports.OutboxStore.renew_delivery_row`)."""
+        return (
+            await self._write(
+                "UPDATE outbox SET started_at = %s WHERE id = %s AND status = 'sending' AND started_at = %s",
+                [now, delivery_id, held_since],
+            )
+            == 1
+        )
+
     async def delivered(self, delivery_id: int, at: float) -> None:
         await self._write(
             "UPDATE outbox SET status = 'sent', sent_at = %s, error = NULL WHERE id = %s AND status = 'sending'",

@@ -521,6 +521,22 @@ async def test_claim_delivery_row_after_the_lease_ran_out_takes_over_uncertain(s
     assert not (await store.claim_delivery_row(row, T0 + 61, 60)).claimed
 
 
+async def test_renew_delivery_row_keeps_a_live_claim_past_the_lease_and_fails_once_taken_over(store: Store) -> None:
+    row = await one_row(store)
+    assert (await store.claim_delivery_row(row, T0, 10)).claimed
+    assert await store.renew_delivery_row(row, T0, T0 + 8)
+    assert await store.renew_delivery_row(row, T0 + 8, T0 + 16)
+    assert await store.due_deliveries(SLACK, T0 + 25, 10) == [], "renewed at T0 + 16: held until T0 + 26"
+    assert not (await store.claim_delivery_row(row, T0 + 25, 10)).claimed
+    assert not await store.renew_delivery_row(row, T0, T0 + 25), "only the latest stamp renews"
+    # the owner stops renewing (it died): the lease runs out and another worker takes over, uncertain
+    assert await store.claim_delivery_row(row, T0 + 26, 10) == Claim(claimed=True, uncertain=True)
+    assert not await store.renew_delivery_row(row, T0 + 16, T0 + 27), "the old owner's claim is gone"
+    assert await store.renew_delivery_row(row, T0 + 26, T0 + 27)
+    await store.delivered(row, T0 + 28)
+    assert not await store.renew_delivery_row(row, T0 + 27, T0 + 29), "a sent row is held by nobody"
+
+
 async def test_delivered_row_is_no_longer_due_or_busy(store: Store) -> None:
     row = await one_row(store)
     assert await store.busy_deliveries(SLACK, T0) == 1
