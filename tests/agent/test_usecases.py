@@ -19,7 +19,6 @@ from agent.models import (
     Reading,
     Rule,
     RunState,
-    SlackThread,
     Step,
     TakeoverReading,
 )
@@ -38,6 +37,7 @@ from agent.usecases import (
     RuleRevoked,
     UseCases,
 )
+from bot.origin import SlackThread
 from storage.facade import AsyncStore
 from tests.agent.service_tools import ALICE, BOB, CAROL, OPS, RAN, TOOLS
 
