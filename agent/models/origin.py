@@ -27,8 +27,7 @@ from pydantic import ConfigDict, ModelWrapValidatorHandler, SerializeAsAny, mode
 from agent.models import platforms
 from agent.models.base import _Model, _Tagged
 
-TERMINAL_KIND = "terminal"
-"""The platform of a name typed at a terminal, and the kind of a run started there."""
+TERMINAL_KIND = platforms.TERMINAL
 
 
 class Origin(_Tagged):

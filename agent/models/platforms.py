@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 PrincipalKind = Literal["user", "group"]
 
+TERMINAL = "terminal"
+"""The core's own: the kind of a run started at a terminal and the platform of a name typed there."""
+
 
 @dataclass(frozen=True)
 class Platform:
@@ -53,6 +56,8 @@ def register(platform: Platform) -> Platform:
     if held is not None:
         raise ValueError(f"a platform named {platform.name!r} is already registered")
     kinds = {kind_of(o) for o in platform.origins}
+    if TERMINAL in kinds | {platform.name}:
+        raise ValueError(f"{TERMINAL!r} is the core's own, no platform's name or origin kind")
     if taken := kinds & {kind_of(o) for p in _REGISTERED.values() for o in p.origins}:
         raise ValueError(f"origin kinds {sorted(taken)} are already registered by another platform")
     _REGISTERED[platform.name] = platform

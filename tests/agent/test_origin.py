@@ -73,6 +73,8 @@ def test_register_again_is_a_no_op_and_a_taken_name_or_kind_is_refused() -> None
     assert register(SLACK) is SLACK
     with pytest.raises(ValueError, match="a platform named 'slack' is already registered"):
         register(Platform(name="slack", origins=(), parse_id=lambda _: None, is_place=lambda _: False, id_hint=""))
+    with pytest.raises(ValueError, match="'terminal' is the core's own"):
+        register(Platform(name="terminal", origins=(), parse_id=lambda _: None, is_place=lambda _: False, id_hint=""))
     with pytest.raises(ValueError, match=r"origin kinds \['slack'\] are already registered"):
         register(
             Platform(name="copy", origins=(SlackThread,), parse_id=lambda _: None, is_place=lambda _: False, id_hint="")
