@@ -1,21 +1,28 @@
 """Runs stored by earlier releases load with their origins, now that platforms register their own.
 
-The rows below are what the release before platform registration wrote to SQLite (its ``runs``
-row, state JSON and all), and what a release before origins existed wrote (a ``channel`` record).
+The rows below are what the release before platform registration wrote (its ``runs`` row, state
+JSON and all; both backends store the same JSON), and what a release before origins existed wrote
+(a ``channel`` record).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from agent.models import RunState
+from agent.ports import Store
 from bot.origin import SlackThread
 from feishu.origin import FeishuChat
 from storage.facade import AsyncStore
+from storage.postgres.store import PgStore
+from tests.pgserver import PgServer
 
 _PROMPT = "What should I do, and on which target?"
 
@@ -61,20 +68,36 @@ OLD_ROWS = [
 ]
 
 
-async def _old_database(path: Path) -> None:
-    async with AsyncStore(path):  # today's schema, migrated
+_INSERT = (
+    "INSERT INTO runs (id, task, requester, status, channel, thread, pending_review, version, created_at,"
+    " updated_at, state) VALUES ({0}, 'bounce api', 'someone', 'awaiting_review', {0}, {0}, NULL, 1, 1700000000.0,"
+    " 1700000000.0, {0})"
+)
+
+
+@asynccontextmanager
+async def old_store(backend: str, tmp_path: Path, pg: Callable[[], PgServer]) -> AsyncIterator[Store]:
+    """A store whose ``runs`` rows were written by the earlier releases (today's schema, migrated first)."""
+    if backend == "sqlite":
+        async with AsyncStore(tmp_path / "old.db"):
+            pass
+        db = sqlite3.connect(tmp_path / "old.db")
+        with db:
+            db.executemany(_INSERT.format("?"), OLD_ROWS)
+        db.close()
+        async with AsyncStore(tmp_path / "old.db") as sqlite:
+            yield sqlite
+        return
+    url = pg().schema()
+    async with PgStore(url):
         pass
-    db = sqlite3.connect(path)
-    with db:
-        db.executemany(
-            "INSERT INTO runs (id, task, requester, status, channel, thread, pending_review, version, created_at,"
-            " updated_at, state) VALUES (?, 'bounce api', 'someone', 'awaiting_review', ?, ?, NULL, 1, 1700000000.0,"
-            " 1700000000.0, ?)",
-            OLD_ROWS,
-        )
-    db.close()
+    with psycopg.connect(url, autocommit=True) as conn, conn.cursor() as cur:
+        cur.executemany(_INSERT.format("%s"), OLD_ROWS)
+    async with PgStore(url) as postgres:
+        yield postgres
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 @pytest.mark.parametrize(
     ("run_id", "origin"),
     [
@@ -84,18 +107,19 @@ async def _old_database(path: Path) -> None:
     ],
 )
 async def test_run_stored_by_an_earlier_release_loads_with_its_origin_and_thread(
-    tmp_path: Path, run_id: str, origin: SlackThread | FeishuChat
+    request: pytest.FixtureRequest, tmp_path: Path, backend: str, run_id: str, origin: SlackThread | FeishuChat
 ) -> None:
-    await _old_database(tmp_path / "old.db")
-    async with AsyncStore(tmp_path / "old.db") as store:
+    async with old_store(backend, tmp_path, lambda: request.getfixturevalue("pg_server")) as store:
         state, _ = await store.load(run_id)
         assert state.origin == origin and state.pending is not None and state.pending.handoff is not None
         assert await store.run_for_thread(origin.thread or "") == run_id
 
 
-async def test_run_stored_at_a_terminal_before_origins_loads_as_a_terminal_run(tmp_path: Path) -> None:
-    await _old_database(tmp_path / "old.db")
-    async with AsyncStore(tmp_path / "old.db") as store:
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_run_stored_at_a_terminal_before_origins_loads_as_a_terminal_run(
+    request: pytest.FixtureRequest, tmp_path: Path, backend: str
+) -> None:
+    async with old_store(backend, tmp_path, lambda: request.getfixturevalue("pg_server")) as store:
         state, _ = await store.load("x7")
     assert state.origin.channel is None and state.origin.scope is None and state.requester == "alice"
 
