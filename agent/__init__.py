@@ -1,1 +1,1 @@
-"""Tandem's agent loop: channel-agnostic, no Slack, no SQLite, no HTTP."""
+"""Tandem's agent loop: channel-agnostic: no chat platform, no SQLite, no HTTP."""

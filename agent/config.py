@@ -3,12 +3,12 @@
 Read from a TOML file (``TANDEM_CONFIG``, default ``./tandem.toml`` when it
 exists) with environment overrides ``TANDEM_POLICY__<KEY>[__<SUBKEY>]``
 (JSON values, or comma-separated lists), validated once at start-up. People and
-groups are named by id (:data:`USER_ID`, :data:`GROUP_ID`), never by display name.
+groups are named by id (as the registered platforms parse them), never by display name.
 Errors are one line that names the bad key::
 
     [approvers]
-    write = ["U0BOB"]
-    deploy = ["U0BOB", "S0OPS"]      # user ids and/or user group ids
+    write = ["<user id>"]
+    deploy = ["<user id>", "<group id>"]  # user ids and/or user group ids, as a platform writes them
 
     [quorum]
     deploy = 2                        # "any", "all" or a number
@@ -25,12 +25,12 @@ Errors are one line that names the bad key::
 
     [rules]
     offer_after = 5                   # unchanged approvals in a row of one call shape before "always allow" is offered
-    always_allow = [{channel = "C0OPS", tool = "restart_service", service = "payments"}]  # or every_target = true
+    always_allow = [{channel = "<place id>", tool = "restart_service", service = "payments"}]  # or every_target = true
 
     [report]
     takeover_warning = 0.10           # warn when more runs than this are taken over
     correction_warning = 0.30         # warn when more runs than this are corrected
-    channel = "C0OPS"                 # post the report there every week (a Slack channel id)
+    channel = "<channel id>"          # post the report there every week (a platform that posts reports)
     weekday = "monday"                # on this day ...
     hour = 9                          # ... at this hour ...
     timezone = "Europe/Berlin"        # ... in this IANA time zone
@@ -53,7 +53,7 @@ from pydantic_core import ErrorDetails
 from agent.config_rules import AlwaysAllow
 from agent.errors import PolicyError
 from agent.gates import GATES
-from agent.models import CONFIGURABLE_ANCHORS, AfterRisky, Policy, ReadOnly, Risk
+from agent.models import CONFIGURABLE_ANCHORS, AfterRisky, Policy, Principal, ReadOnly, Risk, platforms
 
 RiskName = Literal["read", "write", "exec", "deploy"]
 Strategy = Literal["cancel", "reassign", "use_default", "pause", "degrade"]
@@ -108,8 +108,6 @@ Quorum = Literal["any", "all"] | Annotated[int, Field(ge=1)]
 
 
 WEEKDAYS: tuple[str, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-SLACK_CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,}")
-"""A Slack public (``C…``) or private (``G…``) channel id."""
 
 
 class ReportRule(_Section):
@@ -126,10 +124,9 @@ class ReportRule(_Section):
     @field_validator("channel")
     @classmethod
     def _channel_id(cls, value: str | None) -> str | None:
-        if value is not None and not SLACK_CHANNEL_ID.fullmatch(value):
+        if value is not None and platforms.report_destination(value) is None:
             raise ValueError(
-                f"{json.dumps(value, ensure_ascii=False)} is not a Slack channel id; use the id (C…), "
-                "not the name (the channel's details show it at the bottom)"
+                f"{json.dumps(value, ensure_ascii=False)} is not a channel reports can go to; {platforms.report_hint()}"
             )
         return value
 
@@ -269,15 +266,6 @@ class PolicyConfig(_Section):
         return self.quorum[level.label] if level is not None else "any"  # type: ignore[index]
 
 
-# People and groups are named by id, never by display name (names change and collide).
-USER_ID = re.compile(r"[UW][A-Z0-9]{2,}|ou_[A-Za-z0-9]+")
-"""A Slack user (``U…``, ``W…`` in Enterprise Grid) or a Feishu user (``ou_…``)."""
-GROUP_ID = re.compile(r"S[A-Z0-9]{2,}|od[-_][A-Za-z0-9]+|oc_[A-Za-z0-9]+")
-"""A Slack user group (``S…``), a Feishu department (``od-…``; ``od_…`` too) or a Feishu chat (``oc_…``)."""
-_ID_HINT = (
-    "Use ids, not names: Slack users U…/W… and user groups S… (a profile's ⋮ menu → Copy member ID), "
-    "Feishu users ou_…, departments od-… and chats oc_…."
-)
 _ENV_PREFIX = "TANDEM_POLICY__"
 
 
@@ -290,7 +278,7 @@ def _env_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
         if not path:
             raise PolicyError(
                 f"{name} names no policy key: use {_ENV_PREFIX}<KEY>[__<SUBKEY>], "
-                f"e.g. {_ENV_PREFIX}APPROVERS__DEPLOY=U0BOB."
+                f"e.g. {_ENV_PREFIX}APPROVERS__DEPLOY=<user id>."
             )
         try:
             value: Any = json.loads(raw)
@@ -333,21 +321,26 @@ def _problem(error: ErrorDetails) -> str:
     return f"{key}: {message}" if key else message
 
 
+def _is_user(entry: str) -> bool:
+    principal = Principal.parse(entry)
+    return principal.is_id and not principal.is_group
+
+
 def _bad_ids(config: PolicyConfig) -> list[str]:
     """Entries that are no user or group id (``approvers.exec: "bob" …``), each naming its key."""
     problems = [
         f"approvers.{level}: {json.dumps(entry, ensure_ascii=False)} is not a user or group id"
         for level, entries in config.approvers.items()
         for entry in entries
-        if not (USER_ID.fullmatch(entry) or GROUP_ID.fullmatch(entry))
+        if not Principal.parse(entry).is_id
     ]
     for group, members in config.groups.items():
-        if not GROUP_ID.fullmatch(group):
+        if not Principal.parse(group).is_group:
             problems.append(f"groups.{group}: {json.dumps(group, ensure_ascii=False)} is not a group id")
         problems += [
             f"groups.{group}: {json.dumps(member, ensure_ascii=False)} is not a user id"
             for member in members
-            if not USER_ID.fullmatch(member)
+            if not _is_user(member)
         ]
     return problems
 
@@ -381,5 +374,5 @@ def load_config(path: str | Path | None = None, environ: Mapping[str, str] | Non
         problems = "; ".join(_problem(error) for error in exc.errors())
         raise PolicyError(f"Invalid policy in {where}: {problems}") from None
     if bad := _bad_ids(config):
-        raise PolicyError(f"Invalid policy in {where}: {'; '.join(bad)}. {_ID_HINT}")
+        raise PolicyError(f"Invalid policy in {where}: {'; '.join(bad)}. {platforms.id_hint()}")
     return config

@@ -1,13 +1,13 @@
 """Always-allow rules set in the policy file (``[rules] always_allow``), beside the ones people make in chat.
 
-Each entry names a channel (a Slack channel ``C…``/``G…`` or a Feishu chat ``oc_…``), a tool, and what
+Each entry names a channel (a place id of a registered platform: a channel, a chat), a tool, and what
 it covers: its target values (``service = "payments"``, the same target values a rule made in chat
 names, see :func:`agent.models.target_of`), or, as an explicit choice, ``every_target = true``::
 
     [rules]
     always_allow = [
-      { channel = "C0OPS", tool = "restart_service", service = "payments" },
-      { channel = "C0OPS", tool = "drop_cache", every_target = true },
+      { channel = "<channel id>", tool = "restart_service", service = "payments" },
+      { channel = "<channel id>", tool = "drop_cache", every_target = true },
     ]
 
 They are never revoked, widened or suspended from chat (edit the file); deploys and tools that need
@@ -18,18 +18,15 @@ deploy tool named here stops the start-up (:func:`check_tools`).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from agent.errors import PolicyError
 from agent.gates import GateRules
-from agent.models import Rule, target_of
+from agent.models import Rule, platforms, target_of
 from agent.models.rules import POLICY_RULE
 from agent.tools import ToolRegistry
-
-CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,}|oc_[A-Za-z0-9]+")
 
 
 class AlwaysAllow(BaseModel):
@@ -48,9 +45,9 @@ class AlwaysAllow(BaseModel):
 
     @model_validator(mode="after")
     def _scope(self) -> AlwaysAllow:
-        if not CHANNEL_ID.fullmatch(self.channel):
+        if not platforms.is_place(self.channel):
             raise ValueError(
-                f"channel {json.dumps(self.channel)} is not a channel id (a Slack channel C… or G…, a Feishu chat oc_…)"
+                f"channel {json.dumps(self.channel)} is not a channel id (one of {platforms.place_hint()})"
             )
         targets = dict(self.model_extra or {})
         for key, value in targets.items():

@@ -1,4 +1,4 @@
-"""A reply in the thread of a run that has finished: one use case for Slack, Feishu and the terminal.
+"""A reply in the thread of a run that has finished: one use case for every chat platform and the terminal.
 
 A run that changed nothing is delivered as done without a result review, so its thread stays
 open: a reply there is read as it would have been at that review. A correction (a presentation

@@ -1,5 +1,5 @@
-"""How a finished run ended, in one word every surface uses (card, thread, App Home, ``tandem runs`` and
-``show``, Feishu): a run that is ``done`` but had a step fail, left planned steps unrun, or left a part
+"""How a finished run ended, in one word every surface uses (card, thread, home tab, ``tandem runs``
+and ``show``, every chat): a run that is ``done`` but had a step fail, left planned steps unrun, or left a part
 of its task undone (:mod:`agent.not_done`), says so.
 
 The words are those the offline summary titles its result with, so the result's heading and the status

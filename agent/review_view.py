@@ -1,6 +1,6 @@
 """One channel-neutral view of a pending review: what it asks, about what, who it waits on, what one may do.
 
-Every channel renders this view (Slack's ``blocks/``, the terminal, Feishu's cards);
+Every channel renders this view (each chat platform's cards, the terminal);
 none of them works out on its own which choices a review offers or who may decide:
 the policy does, here, once.
 """

@@ -101,6 +101,6 @@ def read_settings(factory: Callable[[], S]) -> S:
 
 
 def _variable(loc: tuple[int | str, ...]) -> str:
-    """The environment variable behind a field: its alias (``SLACK_BOT_TOKEN``) or ``TANDEM_`` + its name."""
+    """The environment variable behind a field: its alias (a channel's token variable) or ``TANDEM_`` + its name."""
     name = str(loc[0]) if loc else "?"
     return name if name.isupper() else f"TANDEM_{name.upper()}"

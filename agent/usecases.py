@@ -1,4 +1,4 @@
-"""What people can do with runs, as services every channel calls: Slack, the terminal and Feishu alike.
+"""What people can do with runs, as services every channel calls: each chat platform and the terminal alike.
 
 A channel parses its input (a click, a thread reply, a slash command, a CLI flag) into
 one of these calls and renders the :data:`Outcome` its own way (an ephemeral, a toast,

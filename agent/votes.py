@@ -1,6 +1,6 @@
 """👍/👎 on a finished run's result, from any channel: recorded in the run's history, one vote per person.
 
-Slack sends a feedback event on every click (and a person may click twice in Feishu), so a vote
+A platform may send a feedback event on every click (and a person may click twice), so a vote
 that repeats the person's last one is not recorded again; the latest vote counts. A vote changes
 nothing about the run; the collaboration report counts them (``storage.metrics``).
 """

@@ -13,24 +13,22 @@ from datetime import datetime, timedelta
 
 from agent.config import WEEKDAYS, ReportRule
 from agent.errors import ConfigError
-from agent.models import Outbound, Outgoing
+from agent.models import Outbound, Outgoing, platforms
 from agent.models.store import ScheduledPost
 from agent.ports import PostsStore
 
 __all__ = [
     "LATE_AFTER",
     "PERIOD",
-    "REPORT_DELIVERY",
     "manual_post",
     "next_post_time",
     "post_message",
     "post_now",
     "post_run_id",
+    "report_outbound",
     "scheduled_post",
 ]
 
-REPORT_DELIVERY = "slack"
-"""The delivery worker that posts reports: ``[report] channel`` is a Slack channel."""
 PERIOD = 7 * 86400.0
 """A weekly post covers the seven days before its time."""
 LATE_AFTER = 15 * 60.0
@@ -60,9 +58,9 @@ def manual_post(channel: str, since: float, until: float, nonce: str) -> Schedul
     return ScheduledPost(key=f"{channel}@manual-{nonce}", channel=channel, since=since, until=until, manual=True)
 
 
-def post_run_id(post: ScheduledPost) -> str:
-    """The outbox groups rows by run; a report post is its own group."""
-    return f"report:{post.key}"
+def post_run_id(key: str) -> str:
+    """The outbox groups rows by run; a report post (by its key) is its own group."""
+    return f"report:{key}"
 
 
 def post_message(post: ScheduledPost, rule: ReportRule, at: float) -> Outgoing:
@@ -82,6 +80,15 @@ def post_message(post: ScheduledPost, rule: ReportRule, at: float) -> Outgoing:
     )
 
 
+def report_outbound(post: ScheduledPost, rule: ReportRule, at: float) -> Outbound | None:
+    """The outbox write of ``post`` claimed at ``at``: its message, for the delivery worker of the platform
+    whose channel it names (None: no registered platform takes that channel any more)."""
+    where = platforms.report_destination(post.channel)
+    if where is None or where.channel is None:
+        return None
+    return Outbound(where.channel, [post_message(post, rule, at)])
+
+
 async def post_now(store: PostsStore, rule: ReportRule, since: float, until: float, nonce: str) -> ScheduledPost:
     """Post the report of ``[since, until)`` to ``[report] channel`` now (``tandem report --post``): written
     to the outbox at once; the running bot delivers it. ConfigError when the policy names no channel."""
@@ -91,6 +98,9 @@ async def post_now(store: PostsStore, rule: ReportRule, since: float, until: flo
             "(or TANDEM_POLICY__REPORT__CHANNEL) to say where the report goes"
         )
     post = manual_post(rule.channel, since, until, nonce)
+    outbound = report_outbound(post, rule, until)
+    if outbound is None:  # the policy was checked when it was loaded; a platform cannot have gone since
+        raise ConfigError(f"[report] channel {rule.channel} is no channel reports can go to")
     await store.schedule_post(post, until)
-    await store.claim_post(post.key, Outbound(REPORT_DELIVERY, [post_message(post, rule, until)]), until)
+    await store.claim_post(post.key, outbound, until)
     return post

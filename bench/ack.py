@@ -54,11 +54,11 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from agent.models import SlackThread
 from agent.ports import Store
 from blocks import ids
 from bot.app import build_client
 from bot.channel import review_key
+from bot.origin import SlackThread
 from bot.settings import SlackSettings
 from cli.serve import Bot, serving
 from workspace import BOT_ID, BOT_TOKEN, BOT_USER_ID, SIGNING_SECRET, run_workspace

@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.config import AnchorsRule, PolicyConfig, load_config
-from agent.models import Approve, RunState, SlackThread
+from agent.models import Approve, RunState
 from agent.runtime import Runtime
 from bench.demo import demo_runtime
 from bench.results import BenchFailure
+from bot.origin import SlackThread
 
 ALICE, BOB, DAVE = "U0ALICE", "U0BOB", "U0DAVE"
 NAMES = {ALICE: "alice", BOB: "bob", DAVE: "dave"}

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.config import LessonsRule, PolicyConfig
-from agent.models import Approve, Cancel, RunState, SlackThread, Step
+from agent.models import Approve, Cancel, RunState, Step
 from agent.runtime import Runtime
 from bench.demo import demo_runtime
 from bench.results import BenchFailure
+from bot.origin import SlackThread
 
 REVIEWER = "U0ALICE"
 MAX_CORRECTIONS = 4  # a reviewer gives up after this many in one run (the run is cancelled)

@@ -20,18 +20,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
-from agent.models import (
-    CancelRequested,
-    Decided,
-    Delivery,
-    Form,
-    Reading,
-    Review,
-    Risk,
-    RunState,
-    SlackThread,
-    TimedOut,
-)
+from agent.models import CancelRequested, Decided, Delivery, Form, Reading, Review, Risk, RunState, TimedOut
 from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
@@ -43,12 +32,13 @@ from blocks.result_feedback import result_details_button, result_feedback
 from blocks.run_card import run_card
 from blocks.shorter import review_in
 from blocks.text import context, escaped, mention_any, section, waiting_for
+from bot.origin import SLACK, SlackThread
 from bot.render import decision_lines
 from bot.weekly import ReportPoster
 
 log = logging.getLogger("tandem.bot")
 
-CHANNEL = "slack"
+CHANNEL = SLACK
 _OUTCOME = {"done": "✅ Done.", "cancelled": "🛑 Cancelled.", "failed": "❌ Failed."}
 # Errors that no retry can cure: the message itself is wrong.
 _PERMANENT = frozenset(

@@ -9,7 +9,6 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.errors import TandemError
-from agent.models import SlackThread
 from agent.usecases import MIN_PREFIX, Applied
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.lessons import lessons_blocks
@@ -20,6 +19,7 @@ from bot.channel import card_placeholder
 from bot.decisions import tell
 from bot.deps import Deps
 from bot.intake import read_before_ack
+from bot.origin import SlackThread
 from bot.payloads import SlashCommand
 from bot.render import decision_lines
 from bot.replies import ephemeral

@@ -12,13 +12,14 @@ from typing import assert_never
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.follow_up import Unchanged, follow_up
-from agent.models import Decision, Reading, SlackThread
+from agent.models import Decision, Reading
 from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from blocks.decided import already_decided
 from blocks.text import Blocks, escape, mention, mention_group
 from bot import messages
 from bot.channel import review_key
 from bot.deps import Deps
+from bot.origin import SlackThread
 from bot.payloads import BlockActions
 from bot.replies import ephemeral
 

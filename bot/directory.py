@@ -16,6 +16,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.config import PolicyConfig
 from agent.models import Principal
+from bot.origin import SLACK
 
 log = logging.getLogger("tandem.bot")
 TTL = 300.0
@@ -32,7 +33,7 @@ class Directory:
 
     def _groups(self) -> set[str]:
         entries = (Principal.parse(p) for people in self.config.approvers.values() for p in people)
-        named = {p.id for p in entries if p.platform == "slack" and p.is_group}
+        named = {p.id for p in entries if p.platform == SLACK and p.is_group}
         return named | set(self.config.groups)
 
     async def members(self, group: str) -> frozenset[str]:

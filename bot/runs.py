@@ -9,11 +9,12 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.models import RunState, SlackThread
+from agent.models import RunState
 from agent.outcome import outcome
 from blocks.help import RunRow
 from blocks.text import waiting_for
 from bot.deps import Deps
+from bot.origin import SlackThread
 
 log = logging.getLogger("tandem.bot")
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.models import SlackThread
 from blocks.help import help_blocks
 from bot import messages
 from bot.commands import start_run
 from bot.decisions import follow_up_and_tell, read_and_apply, tell
 from bot.deps import Deps
 from bot.intake import on_event
+from bot.origin import SlackThread
 from bot.payloads import MessageEvent, SlashCommand
 from bot.replies import ephemeral
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import cli.platforms  # noqa: F401  (registers the installed chat platforms before any policy or run loads)
 from agent.config import parse_duration
 from agent.errors import PolicyError, TandemError
 from agent.logs import configure

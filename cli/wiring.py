@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+import cli.platforms  # noqa: F401  (registers the installed chat platforms before any policy or run loads)
 from agent.brain import LLMBrain
 from agent.config import load_config
 from agent.config_rules import check_tools

@@ -18,7 +18,7 @@ from typing import Any, assert_never
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
 from agent.logs import ctx
-from agent.models import Decided, Delivery, FeishuChat, Form, Reading, Review, RunState
+from agent.models import Decided, Delivery, Form, Reading, Review, RunState
 from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
@@ -27,12 +27,13 @@ from feishu.api import FeishuApi, FeishuError
 from feishu.cards import clarify_card, finished_card, line_card, read_as_card, review_card, run_card
 from feishu.elements import Card, decided
 from feishu.lines import decision_lines, delivery_line, status_detail
+from feishu.origin import FEISHU, FeishuChat
 from feishu.shorter import review_text, short_card
 from feishu.wording import clip, escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
 
-CHANNEL = "feishu"
+CHANNEL = FEISHU
 _OUTCOME = {"done": "✅ Done.", "cancelled": "🛑 Cancelled.", "failed": "❌ Failed."}
 
 

@@ -13,7 +13,6 @@ from typing import assert_never
 from agent.authz import Refusal
 from agent.errors import TandemError
 from agent.follow_up import Unchanged, follow_up
-from agent.models import FeishuChat
 from agent.usecases import (
     MIN_PREFIX,
     AlreadyDecided,
@@ -33,6 +32,7 @@ from feishu.deps import FeishuDeps
 from feishu.elements import Card
 from feishu.lessons import lessons_card
 from feishu.lines import decision_lines
+from feishu.origin import FeishuChat
 from feishu.payloads import MessageEvent
 from feishu.report import chat_report
 from feishu.rules import rules_text

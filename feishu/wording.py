@@ -11,6 +11,7 @@ import re
 from typing import Literal
 
 from agent.models import Principal, render_mentions
+from feishu.origin import FEISHU
 
 Lang = Literal["en", "zh"]
 
@@ -135,7 +136,7 @@ def clip(text: str, limit: int) -> str:
 
 def at(principal: Principal) -> str:
     """A mention as Feishu card markdown shows it: a person by ``open_id``; anything else by name."""
-    if principal.platform == "feishu" and principal.kind == "user":
+    if principal.platform == FEISHU and principal.kind == "user":
         return f"<at id={principal.id}></at>"
     return f"@{escape(principal.id)}"
 

@@ -16,6 +16,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from agent.models import Outbound, ScheduledPost
+from agent.weekly import post_run_id
 from storage import outbox as outbox_rows
 from storage.db import write_transaction
 
@@ -62,5 +63,5 @@ class PostStore:
             )
             if cur.rowcount != 1:
                 return False
-            outbox_rows.insert(self.db, f"report:{key}", outbox.channel, outbox.messages, at)
+            outbox_rows.insert(self.db, post_run_id(key), outbox.channel, outbox.messages, at)
             return True

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+import cli.platforms  # noqa: F401  (the chat platforms every entry point registers)
 from tests.pgserver import PgServer
 
 

@@ -73,11 +73,9 @@ from agent.models.events import (
 )
 from agent.models.lessons import Lesson, LessonIntent, LessonKind, LessonUse, StepPlace, says, wish
 from agent.models.origin import (
-    FeishuChat,
+    AnyOrigin,
     Origin,
-    Platform,
     Principal,
-    SlackThread,
     Terminal,
     is_group,
     mention,
@@ -114,11 +112,9 @@ __all__ = [
     "LeaseClaim",
     "Loaded",
     "Outbound",
-    "FeishuChat",
+    "AnyOrigin",
     "Origin",
-    "Platform",
     "Principal",
-    "SlackThread",
     "Terminal",
     "is_group",
     "reachable",

@@ -1,18 +1,18 @@
 """Where a run lives, and who people are: typed, so the core never reads a platform's strings.
 
-A run carries one :data:`Origin`: the Slack thread, the Feishu chat or the terminal it
-was started from. The core asks an origin only platform-neutral questions:
+A run carries one :class:`Origin`: a tagged record (``kind`` plus the platform's own fields) that a
+channel package defines and registers (:mod:`agent.models.platforms`), or :class:`Terminal`. The
+core asks an origin only platform-neutral questions:
 
 * ``channel``: which delivery worker shows the run to people (``None``: nobody follows it in a chat);
 * ``scope``: where standing rules live and which runs a place lists;
 * ``thread``: the key that finds the run again from a reply in its thread.
 
 People and groups are :class:`Principal`\\s. Policy entries and event authors stay plain
-ids on disk (``U0BOB``, ``S0OPS``, ``ou_…``); :meth:`Principal.parse` types them.
+ids on disk; :meth:`Principal.parse` types them with the registered platforms' id parsers.
 
 Prose the core writes names people with :func:`mention` markers; each channel renders
-them its own way (:func:`render_mentions`): ``<@U0BOB>`` in Slack, ``<at user_id=…>`` in
-Feishu, ``@name`` in a terminal.
+them its own way (:func:`render_mentions`), ``@name`` in a terminal.
 """
 
 from __future__ import annotations
@@ -20,56 +20,56 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, ModelWrapValidatorHandler, SerializeAsAny, model_validator
 
+from agent.models import platforms
 from agent.models.base import _Model, _Tagged
 
-Platform = Literal["slack", "feishu", "terminal"]
+TERMINAL_KIND = platforms.TERMINAL
 
 
-class SlackThread(_Tagged):
-    """A run started in a Slack channel: its card is the thread's parent message."""
+class Origin(_Tagged):
+    """Where a run lives. Each platform subclasses it with its own ``kind`` tag and fields and
+    answers the three questions below; the core never reads those fields.
 
-    kind: Literal["slack"] = "slack"
-    channel_id: str
-    thread_ts: str
+    Validating an ``Origin`` from stored data finds the registered variant by its ``kind``."""
 
-    @property
-    def channel(self) -> str | None:
-        return "slack"
-
-    @property
-    def scope(self) -> str | None:
-        return self.channel_id
-
-    @property
-    def thread(self) -> str | None:
-        return f"{self.channel_id}:{self.thread_ts}"
-
-
-class FeishuChat(_Tagged):
-    """A run started in a Feishu/Lark chat: its card is the root of the reply thread."""
-
-    kind: Literal["feishu"] = "feishu"
-    chat_id: str
-    root_id: str
+    kind: str
 
     @property
     def channel(self) -> str | None:
-        return "feishu"
+        """The delivery worker that shows the run: its platform's name (None: nobody follows it)."""
+        raise NotImplementedError
 
     @property
     def scope(self) -> str | None:
-        return self.chat_id
+        """Where standing rules live and which runs a place lists (None: rules do not apply)."""
+        raise NotImplementedError
 
     @property
     def thread(self) -> str | None:
-        return f"{self.chat_id}:{self.root_id}"
+        """The key that finds the run again from a reply in its thread (None: no thread)."""
+        raise NotImplementedError
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _registered_variant(cls, data: Any, handler: ModelWrapValidatorHandler[Origin]) -> Origin:
+        if cls is not Origin or isinstance(data, Origin):
+            return handler(data)
+        kind = data.get("kind") if isinstance(data, dict) else None
+        variant = Terminal if kind == TERMINAL_KIND else platforms.origin_class(kind) if isinstance(kind, str) else None
+        if variant is None:
+            known = [TERMINAL_KIND, *(platforms.kind_of(o) for p in platforms.registered() for o in p.origins)]
+            raise ValueError(
+                f"origin kind {kind!r} belongs to no registered platform (known: {', '.join(known)}); "
+                "the channel package that stores it must be installed and imported"
+            )
+        return variant.model_validate(data)
 
 
-class Terminal(_Tagged):
+class Terminal(Origin):
     """A run started from the command line: nobody follows it in a chat, rules do not apply."""
 
     kind: Literal["terminal"] = "terminal"
@@ -87,20 +87,17 @@ class Terminal(_Tagged):
         return None
 
 
-Origin = Annotated[SlackThread | FeishuChat | Terminal, Field(discriminator="kind")]
+AnyOrigin = SerializeAsAny[Origin]
+"""An origin field: validated into its registered variant, written with all of that variant's fields."""
 
 
-def legacy_origin(channel: dict[str, str]) -> SlackThread | Terminal:
-    """The origin of a run stored before origins existed (``{"channel": …, "thread_ts": …}`` or ``{}``)."""
-    if "channel" in channel and "thread_ts" in channel:
-        return SlackThread(channel_id=channel["channel"], thread_ts=channel["thread_ts"])
-    return Terminal()
-
-
-_SLACK_USER = re.compile(r"[UW][A-Z0-9]{2,}")
-_SLACK_GROUP = re.compile(r"S[A-Z0-9]{2,}")
-_FEISHU_USER = re.compile(r"ou_[A-Za-z0-9]+")
-_FEISHU_GROUP = re.compile(r"od[-_][A-Za-z0-9]+|oc_[A-Za-z0-9]+")  # a department (od-… as Feishu writes it) or a chat
+def legacy_origin(channel: dict[str, str]) -> Origin:
+    """The origin of a run stored before origins existed (its ``channel`` record, ``{}`` at a terminal)."""
+    if not channel:
+        return Terminal()
+    if (where := platforms.legacy_origin(channel)) is None:
+        raise ValueError(f"no registered platform recognises the stored channel {channel}")
+    return where
 
 
 class Principal(_Model):
@@ -108,45 +105,45 @@ class Principal(_Model):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    platform: Platform
+    platform: str
     kind: Literal["user", "group"]
     id: str
 
     @classmethod
     def parse(cls, entry: str) -> Principal:
-        """Type a stored id. Anything that is no platform's id is a terminal user name."""
-        if _SLACK_USER.fullmatch(entry):
-            return cls(platform="slack", kind="user", id=entry)
-        if _SLACK_GROUP.fullmatch(entry):
-            return cls(platform="slack", kind="group", id=entry)
-        if _FEISHU_USER.fullmatch(entry):
-            return cls(platform="feishu", kind="user", id=entry)
-        if _FEISHU_GROUP.fullmatch(entry):
-            return cls(platform="feishu", kind="group", id=entry)
-        return cls(platform="terminal", kind="user", id=entry)
+        """Type a stored id. Anything that is no registered platform's id is a terminal user name."""
+        found = platforms.principal_of(entry)
+        if found is None:
+            return cls(platform=TERMINAL_KIND, kind="user", id=entry)
+        return cls(platform=found[0], kind=found[1], id=entry)
 
     @property
     def is_group(self) -> bool:
         return self.kind == "group"
 
+    @property
+    def is_id(self) -> bool:
+        """Whether it is a registered platform's id (not a name typed at a terminal)."""
+        return self.platform != TERMINAL_KIND
+
     def __str__(self) -> str:
         return self.id
 
 
-def reachable(ids: Iterable[str], origin: SlackThread | FeishuChat | Terminal) -> tuple[str, ...]:
+def reachable(ids: Iterable[str], origin: Origin) -> tuple[str, ...]:
     """Of ``ids`` (people and groups, in order), those a person where the run lives can reach: a
-    policy may name someone on each platform, and a Slack thread should not name a Feishu id. The
-    terminal reaches everyone; where none is of the run's platform, all are kept (so a refusal still
-    says who may)."""
+    policy may name someone on each platform, and a thread on one should not name another's ids.
+    The terminal reaches everyone; where none is of the run's platform, all are kept (so a refusal
+    still says who may)."""
     ids = tuple(ids)
-    if origin.kind == "terminal":
+    if origin.channel is None:
         return ids
-    mine = tuple(i for i in ids if Principal.parse(i).platform == origin.kind)
+    mine = tuple(i for i in ids if Principal.parse(i).platform == origin.channel)
     return mine or ids
 
 
 def is_group(entry: str) -> bool:
-    """Whether a stored id names a group (a Slack user group, a Feishu department or chat)."""
+    """Whether a stored id names a group on a registered platform."""
     return Principal.parse(entry).is_group
 
 
@@ -160,7 +157,7 @@ def mention(entry: str) -> str:
 
 
 def moment(at: float) -> str:
-    """A point in time in prose the core writes; each channel renders it (Slack: each reader's local time)."""
+    """A point in time in prose the core writes; each channel renders it (in each reader's local time where it can)."""
     return f"⟦t:{int(at)}⟧"
 
 

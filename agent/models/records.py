@@ -49,5 +49,5 @@ class RunSummary(_Model):
     status: Status
     created_at: float
     updated_at: float
-    scope: str | None = None  # where the run lives (a Slack or Feishu channel id); None for the terminal
+    scope: str | None = None  # where the run lives (its origin's scope: a channel or chat id); None for the terminal
     pending_review: str | None = None

@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 from agent.models.base import _Model
 from agent.models.effects import Work
 from agent.models.lessons import LessonIntent, LessonUse
-from agent.models.origin import Origin, Terminal, legacy_origin
+from agent.models.origin import AnyOrigin, Terminal, legacy_origin
 from agent.models.policy import Anchor, Policy
 from agent.models.reviews import LastAsked, Review
 from agent.models.steps import PlannedStep, Step
@@ -80,7 +80,7 @@ class RunState(_Model):
     not_done: list[str] = Field(default_factory=list)
     """The task's words for each part no step did, as the result was written ("check errors")."""
     error: str | None = None
-    origin: Origin = Field(default_factory=Terminal)
+    origin: AnyOrigin = Field(default_factory=Terminal)
     learning: Learning | None = None
     lessons_applied: list[LessonUse] = Field(default_factory=list)
     asked: LastAsked | None = None  # the last review asked, for what the next one shows (see agent.evidence)

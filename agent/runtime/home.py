@@ -141,8 +141,8 @@ class Acks:
     """The requests a channel's server is answering right now, and work that waits for them.
 
     One interpreter runs the server's loop and the runtime's, so while a run's next step, a
-    click's processing or a delivery holds the interpreter, an ack waits for it. Slack gives an ack
-    3 s and nothing else a deadline: work that can wait (:meth:`calm`) starts once no request is
+    click's processing or a delivery holds the interpreter, an ack waits for it. A chat platform gives
+    an ack 3 s and nothing else a deadline: work that can wait (:meth:`calm`) starts once no request is
     open, or after ``patience`` seconds whichever comes first, so a burst of clicks is answered
     first and worked through after. With requests one at a time, nothing waits more than a few
     milliseconds. The server calls :meth:`opened` and :meth:`closed` on its own loop; :meth:`calm`

@@ -6,11 +6,11 @@ import asyncio
 import logging
 
 from agent.errors import ConcurrentUpdate, InvalidDecision, StaleDecision
-from agent.models import Effect, Outbound, RunState, TimedOut
+from agent.models import Effect, RunState, TimedOut
 from agent.policy import TIMEOUT
 from agent.runtime.engine import Engine
 from agent.runtime.home import at_home
-from agent.weekly import REPORT_DELIVERY, next_post_time, post_message, scheduled_post
+from agent.weekly import next_post_time, report_outbound, scheduled_post
 
 log = logging.getLogger("tandem.runtime")
 
@@ -47,10 +47,13 @@ class Scheduling(Engine):
         for post in await self.store.due_posts(now):
             if not post.manual and post.channel != rule.channel:
                 continue  # the policy no longer posts there
-            message = post_message(post, rule, now)
-            if await self.store.claim_post(post.key, Outbound(REPORT_DELIVERY, [message]), now):
+            outbound = report_outbound(post, rule, now)
+            if outbound is None:
+                log.warning("report post %s skipped: no installed platform posts to %s", post.key, post.channel)
+                continue
+            if await self.store.claim_post(post.key, outbound, now):
                 posted += 1
-                late = message.data["late_by"]
+                late = outbound.messages[0].data["late_by"]
                 log.info("report post %s claimed%s", post.key, f" ({late / 3600:.1f} h late)" if late else "")
         if rule.channel is not None:
             await self.store.schedule_post(scheduled_post(rule.channel, next_post_time(rule, now)), now)

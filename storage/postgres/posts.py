@@ -8,6 +8,7 @@ takes it and the others are told at once that they did not.
 from __future__ import annotations
 
 from agent.models import Outbound, ScheduledPost
+from agent.weekly import post_run_id
 from storage.postgres import outbox as outbox_rows
 from storage.postgres.base import PoolUser
 
@@ -49,5 +50,5 @@ class Posts(PoolUser):
             )
             if await cur.fetchone() is None:
                 return False
-            await outbox_rows.insert(conn, f"report:{key}", outbox.channel, outbox.messages, at)
+            await outbox_rows.insert(conn, post_run_id(key), outbox.channel, outbox.messages, at)
             return True

@@ -11,15 +11,15 @@ from agent.models import (
     Cancel,
     Correct,
     Decision,
-    FeishuChat,
     Review,
     Risk,
     RunState,
-    SlackThread,
     Step,
     Terminal,
 )
 from agent.policy import SafetyPolicy
+from bot.origin import SlackThread
+from feishu.origin import FeishuChat
 
 REQUESTER, APPROVER, OUTSIDER, GROUPIE = "U0ALICE", "U0BOB", "U0CAROL", "U0DAVE"
 CONFIG = PolicyConfig(approvers={"exec": [APPROVER], "deploy": [APPROVER, "S0OPS"]}, groups={"S0OPS": [GROUPIE]})

@@ -10,11 +10,12 @@ import pytest
 
 from agent.config import PolicyConfig
 from agent.follow_up import Unchanged, follow_up
-from agent.models import Policy, ProposedStep, Reading, RunState, SlackThread, Step, TakeoverReading
+from agent.models import Policy, ProposedStep, Reading, RunState, Step, TakeoverReading
 from agent.ports import ClassifyContext
 from agent.runtime import Runtime
 from agent.tools import ToolRegistry
 from agent.usecases import Applied, NotApplied, Refused, UseCases
+from bot.origin import SlackThread
 from storage.facade import AsyncStore
 from tests.agent.service_tools import ALICE, BOB, CAROL, OPS, RAN, TOOLS
 

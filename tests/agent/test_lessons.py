@@ -12,11 +12,12 @@ import pytest
 from agent.brain import LLMBrain
 from agent.config import AnchorsRule, LessonsRule, PolicyConfig
 from agent.lessons import pick, using
-from agent.models import Approve, Lesson, RunState, SlackThread, StepPlace
+from agent.models import Approve, Lesson, RunState, StepPlace
 from agent.offline import OfflineModel
 from agent.runtime import Runtime
 from agent.tools import Risk, ToolRegistry, load_tools, tool
 from agent.usecases import LessonForgotten, NotApplied, Refused, UseCases
+from bot.origin import SlackThread
 from storage.facade import AsyncStore
 from tests.fakes import ScriptedModel
 

@@ -5,18 +5,20 @@ from __future__ import annotations
 import pytest
 
 from agent.models import (
-    FeishuChat,
     Principal,
     RunState,
-    SlackThread,
     Terminal,
     mention,
     moment,
     plain_mention,
     render_mentions,
 )
+from agent.models.platforms import Platform, register
 from agent.policy import rule_scope
 from agent.runtime.outbox import delivery_channel
+from bot.origin import PLATFORM as SLACK
+from bot.origin import SlackThread
+from feishu.origin import FeishuChat
 
 
 def _run(**fields: object) -> RunState:
@@ -55,6 +57,28 @@ def test_origin_survives_a_round_trip_through_json() -> None:
 )
 def test_run_stored_before_origins_loads_with_its_origin(stored: dict[str, str], expected: object) -> None:
     assert _run(channel=stored).origin == expected
+
+
+def test_run_whose_origin_no_platform_registered_fails_to_load_naming_its_kind() -> None:
+    with pytest.raises(ValueError, match=r"origin kind 'matrix' belongs to no registered platform \(known: terminal, "):
+        _run(origin={"kind": "matrix", "room": "!ops"})
+
+
+def test_run_stored_before_origins_that_no_platform_recognises_fails_to_load() -> None:
+    with pytest.raises(ValueError, match="no registered platform recognises the stored channel"):
+        _run(channel={"room": "!ops"})
+
+
+def test_register_again_is_a_no_op_and_a_taken_name_or_kind_is_refused() -> None:
+    assert register(SLACK) is SLACK
+    with pytest.raises(ValueError, match="a platform named 'slack' is already registered"):
+        register(Platform(name="slack", origins=(), parse_id=lambda _: None, is_place=lambda _: False, id_hint=""))
+    with pytest.raises(ValueError, match="'terminal' is the core's own"):
+        register(Platform(name="terminal", origins=(), parse_id=lambda _: None, is_place=lambda _: False, id_hint=""))
+    with pytest.raises(ValueError, match=r"origin kinds \['slack'\] are already registered"):
+        register(
+            Platform(name="copy", origins=(SlackThread,), parse_id=lambda _: None, is_place=lambda _: False, id_hint="")
+        )
 
 
 def test_run_without_origin_is_a_terminal_run() -> None:

@@ -27,7 +27,6 @@ from agent.models import (
     Rule,
     RuleChecked,
     RunState,
-    SlackThread,
     Step,
     StepFinished,
     SuspendRule,
@@ -41,6 +40,7 @@ from agent.review_view import review_view
 from agent.runtime import Runtime
 from agent.tools import ToolRegistry, tool
 from agent.usecases import Applied, NotApplied, Refused, RuleWidened, UseCases
+from bot.origin import SlackThread
 from storage.facade import AsyncStore
 
 BOB, CAROL, DAVE = "U0BOB", "U0CAROL", "U0DAVE"

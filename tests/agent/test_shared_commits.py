@@ -19,13 +19,13 @@ from agent.models import (
     ProposedStep,
     Reading,
     RunState,
-    SlackThread,
     Step,
     TakeoverReading,
 )
 from agent.ports import Change, ClassifyContext
 from agent.runtime import Runtime
 from agent.tools import Risk, ToolRegistry, tool
+from bot.origin import SlackThread
 from storage.facade import AsyncStore
 
 WHERE = SlackThread(channel_id="C1", thread_ts="1.0")

@@ -13,20 +13,13 @@ from agent.models import (
     Approve,
     AuditEvent,
     Cancel,
-    PlannedStep,
     Policy,
-    ProposedStep,
     Reading,
     Rule,
     RunState,
-    SlackThread,
-    Step,
-    TakeoverReading,
 )
-from agent.ports import ClassifyContext
 from agent.review_view import review_view
 from agent.runtime import Runtime
-from agent.tools import ToolRegistry
 from agent.usecases import (
     AlreadyDecided,
     Answered,
@@ -38,36 +31,12 @@ from agent.usecases import (
     RuleRevoked,
     UseCases,
 )
+from bot.origin import SlackThread
 from storage.facade import AsyncStore
 from tests.agent.service_tools import ALICE, BOB, CAROL, OPS, RAN, TOOLS
+from tests.fakes.brain import FixedBrain
 
-
-class Brain:
-    """Plans peek then bounce; reads every reply as ``reading``."""
-
-    def __init__(self, reading: Reading) -> None:
-        self.reading = reading
-
-    async def plan(self, task: str, tools: ToolRegistry, **_: Any) -> list[ProposedStep]:
-        steps = [("peek", {"service": "api"}), ("bounce", {"service": "api"})]
-        return [ProposedStep(tool=n, params=p, reason="r", risk=tools.get(n).risk) for n, p in steps]
-
-    async def revise_step(self, task: str, step: Step, tools: ToolRegistry, **_: Any) -> dict[str, Any]:
-        return step.params
-
-    async def summarize(self, task: str, steps: list[Step], notes: list[str]) -> str:
-        return "; ".join(str(s.result) for s in steps)
-
-    async def refine(self, task: str, output: str, feedback: str, steps: list[Step]) -> str:
-        return output
-
-    async def classify(self, text: str, context: ClassifyContext) -> Reading:
-        return self.reading
-
-    async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
-        return TakeoverReading(kind="step", step=PlannedStep(tool="peek", params={"service": "api"}))
-
-
+STEPS = [("peek", {"service": "api"}), ("bounce", {"service": "api"})]
 YES = Reading(intent="approve", reason="a yes", confidence=0.95)
 
 
@@ -79,7 +48,7 @@ async def store(tmp_path: Path) -> AsyncIterator[AsyncStore]:
 
 
 def usecases(store: AsyncStore, config: PolicyConfig | None = None, reading: Reading = YES) -> UseCases:
-    runtime = Runtime(store, Brain(reading), TOOLS, policy=Policy(), config=config or PolicyConfig())
+    runtime = Runtime(store, FixedBrain(STEPS, reading), TOOLS, policy=Policy(), config=config or PolicyConfig())
 
     async def groups_of(user: str) -> Sequence[str]:
         return [OPS] if user == BOB else []

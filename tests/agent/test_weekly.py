@@ -218,7 +218,10 @@ async def test_weekly_post_with_two_processes_on_one_postgres_database_goes_out_
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        ('channel = "#ops"', r'report.channel: "#ops" is not a Slack channel id; use the id \(C…\)'),
+        (
+            'channel = "#ops"',
+            r'report.channel: "#ops" is not a channel reports can go to; use a Slack channel id \(C…\)',
+        ),
         ('channel = "C0OPS"\nweekday = "funday"', r'report.weekday: "funday" is not a weekday; use monday … sunday'),
         ('channel = "C0OPS"\nhour = 24', r"report.hour: Input should be less than or equal to 23"),
         ('channel = "C0OPS"\ntimezone = "Mars/Base"', r'report.timezone: "Mars/Base" is not an IANA time zone'),

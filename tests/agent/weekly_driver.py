@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import cli.platforms  # noqa: F401  (registers the chat platforms, as every entry point does)
 from agent.brain import LLMBrain
 from agent.config import PolicyConfig, ReportRule
 from agent.models import ScheduledPost

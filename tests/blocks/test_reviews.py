@@ -7,13 +7,14 @@ import json
 import pytest
 
 from agent.config import PolicyConfig
-from agent.models import AlwaysOffer, Anchor, GateDecision, Policy, Review, Risk, SlackThread
+from agent.models import AlwaysOffer, Anchor, GateDecision, Policy, Review, Risk
 from agent.policy import SafetyPolicy
 from blocks import ids, review_blocks
 from blocks.limits import json_size
 from blocks.plan_review import plan_review
 from blocks.result_review import after_risky_step, result_review, step_failed
 from blocks.step_approval import step_approval
+from bot.origin import SlackThread
 from tests.blocks.states import (
     ANCHORS,
     action_elements,

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import cli.platforms  # noqa: F401  (registers the chat platforms, as every entry point does)
 from agent.brain import LLMBrain
 from agent.config import PolicyConfig
 from agent.errors import StaleDecision

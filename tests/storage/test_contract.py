@@ -26,10 +26,10 @@ from agent.models import (
     Rule,
     RuleSuspension,
     RunState,
-    SlackThread,
     StepPlace,
 )
 from agent.ports import Store
+from bot.origin import SlackThread
 
 T0 = 1_000_000.0
 DAY = 86_400.0

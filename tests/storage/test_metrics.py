@@ -25,7 +25,6 @@ from agent.models import (
     ProposedStep,
     Reading,
     RunState,
-    SlackThread,
     Step,
     TakeoverReading,
 )
@@ -33,6 +32,7 @@ from agent.models.metrics import AnchorLatency, Corrections, DayCount, MetricsQu
 from agent.ports import ClassifyContext, Store
 from agent.runtime import Runtime
 from agent.tools import Risk, ToolRegistry, tool
+from bot.origin import SlackThread
 from tests.fakes.openai_server import serve_openai
 from tests.fakes.scripted import ScriptedModel
 

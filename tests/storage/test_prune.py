@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.models import AuditEvent, Outgoing, Phase, Review, RunState, SlackThread
+from agent.models import AuditEvent, Outgoing, Phase, Review, RunState
+from bot.origin import SlackThread
 from storage.db import connect
 from storage.runs import RunStore
 

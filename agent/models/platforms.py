@@ -1,0 +1,128 @@
+"""The chat platforms a process knows: each channel package registers its own, the core names none.
+
+A channel package describes its platform with a :class:`Platform` (its origin variants, how its
+ids look, where a report can go) and calls :func:`register` when it is imported; the composition
+root imports the packages it installs before it loads a policy or a run. The core asks only
+through the functions below, so a new platform is a new package, never an edit here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from agent.models.origin import Origin
+
+PrincipalKind = Literal["user", "group"]
+
+TERMINAL = "terminal"
+"""The core's own: the kind of a run started at a terminal and the platform of a name typed there."""
+
+
+@dataclass(frozen=True)
+class Platform:
+    """What a channel package tells the core about its platform."""
+
+    name: str
+    """Its name: the ``channel`` of its origins (which delivery worker shows a run) and the
+    ``platform`` of its people and groups."""
+    origins: tuple[type[Origin], ...]
+    """Its origin variants; a stored origin finds its class again by its ``kind`` tag."""
+    parse_id: Callable[[str], PrincipalKind | None]
+    """Whether a stored id names one of its users or groups (None: not one of its ids)."""
+    is_place: Callable[[str], bool]
+    """Whether an id names one of its places (channel, chat) a standing rule can be scoped to."""
+    id_hint: str
+    """How a policy names its people, for the error that rejects a name (``Acme users a_…``)."""
+    report_destination: Callable[[str], Origin | None] | None = None
+    """The origin a ``[report] channel`` id stands for, if the platform posts reports there."""
+    report_hint: str = ""
+    """How a policy names a report destination here (``an Acme room r_…``), when it posts reports."""
+    legacy: Callable[[dict[str, str]], Origin | None] | None = None
+    """The origin of a run stored before origins existed (its ``channel`` record), if it was this platform's."""
+
+
+_REGISTERED: dict[str, Platform] = {}
+
+
+def register(platform: Platform) -> Platform:
+    """Make ``platform`` known to the core (again: a no-op). A name or origin kind another platform
+    already holds is a programming error, refused."""
+    held = _REGISTERED.get(platform.name)
+    if held == platform:
+        return platform
+    if held is not None:
+        raise ValueError(f"a platform named {platform.name!r} is already registered")
+    kinds = {kind_of(o) for o in platform.origins}
+    if TERMINAL in kinds | {platform.name}:
+        raise ValueError(f"{TERMINAL!r} is the core's own, no platform's name or origin kind")
+    if taken := kinds & {kind_of(o) for p in _REGISTERED.values() for o in p.origins}:
+        raise ValueError(f"origin kinds {sorted(taken)} are already registered by another platform")
+    _REGISTERED[platform.name] = platform
+    return platform
+
+
+def registered() -> tuple[Platform, ...]:
+    """The platforms registered so far, in the order they registered."""
+    return tuple(_REGISTERED.values())
+
+
+def kind_of(origin: type[Origin]) -> str:
+    """The ``kind`` tag an origin class writes."""
+    kind = origin.model_fields["kind"].default
+    if not isinstance(kind, str):
+        raise TypeError(f"{origin.__name__} has no default kind tag")
+    return kind
+
+
+def origin_class(kind: str) -> type[Origin] | None:
+    """The registered origin variant tagged ``kind``, if any."""
+    return next((o for p in _REGISTERED.values() for o in p.origins if kind_of(o) == kind), None)
+
+
+def principal_of(entry: str) -> tuple[str, PrincipalKind] | None:
+    """The platform whose id ``entry`` is, and whether it names a user or a group (None: no platform's)."""
+    for platform in _REGISTERED.values():
+        if (kind := platform.parse_id(entry)) is not None:
+            return platform.name, kind
+    return None
+
+
+def is_place(entry: str) -> bool:
+    """Whether ``entry`` names a place (a channel, a chat) on some platform."""
+    return any(p.is_place(entry) for p in _REGISTERED.values())
+
+
+def report_destination(entry: str) -> Origin | None:
+    """Where a ``[report] channel`` id posts the report: the first platform that takes it."""
+    for platform in _REGISTERED.values():
+        if platform.report_destination is not None and (where := platform.report_destination(entry)):
+            return where
+    return None
+
+
+def legacy_origin(channel: dict[str, str]) -> Origin | None:
+    """The origin of a run stored before origins existed, from the platform that recognises its record."""
+    for platform in _REGISTERED.values():
+        if platform.legacy is not None and (where := platform.legacy(channel)) is not None:
+            return where
+    return None
+
+
+def id_hint() -> str:
+    """How a policy names people and groups on every registered platform."""
+    hints = ", ".join(p.id_hint for p in _REGISTERED.values())
+    return f"Use ids, not names: {hints}." if hints else "Use ids, not names (no chat platform is installed)."
+
+
+def report_hint() -> str:
+    """How a policy names a report destination on the registered platforms that post reports."""
+    hints = " or ".join(p.report_hint for p in _REGISTERED.values() if p.report_destination is not None)
+    return f"use {hints}" if hints else "no installed chat platform posts reports"
+
+
+def place_hint() -> str:
+    """Which platforms name places, for the error that rejects a rule's channel."""
+    return ", ".join(p.name for p in _REGISTERED.values()) or "no chat platform is installed"

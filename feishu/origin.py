@@ -1,0 +1,66 @@
+"""Feishu/Lark as a platform the core knows: where a Feishu run lives and how Feishu ids look.
+
+Importing this module registers Feishu (:func:`agent.models.platforms.register`); every module of
+``feishu/`` that reads an origin imports it, and the composition root imports it before it loads a
+policy or a run. Feishu posts no weekly report, so it names no report destination.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from agent.models import Origin
+from agent.models.platforms import Platform, PrincipalKind, register
+
+FEISHU = "feishu"
+"""The platform's name: the delivery worker's channel and the ``platform`` of Feishu principals."""
+
+_USER = re.compile(r"ou_[A-Za-z0-9]+")  # an open_id
+_DEPARTMENT = re.compile(r"od[-_][A-Za-z0-9]+")  # od-… as Feishu's docs write it; od_… too
+_CHAT = re.compile(r"oc_[A-Za-z0-9]+")
+
+
+class FeishuChat(Origin):
+    """A run started in a Feishu/Lark chat: its card is the root of the reply thread."""
+
+    kind: Literal["feishu"] = "feishu"
+    chat_id: str
+    root_id: str
+
+    @property
+    def channel(self) -> str | None:
+        return FEISHU
+
+    @property
+    def scope(self) -> str | None:
+        return self.chat_id
+
+    @property
+    def thread(self) -> str | None:
+        return f"{self.chat_id}:{self.root_id}"
+
+
+def parse_id(entry: str) -> PrincipalKind | None:
+    """A Feishu user (``ou_…``), or a group: a department (``od-…``) or a chat (``oc_…``); else None."""
+    if _USER.fullmatch(entry):
+        return "user"
+    if _DEPARTMENT.fullmatch(entry) or _CHAT.fullmatch(entry):
+        return "group"
+    return None
+
+
+def is_chat(entry: str) -> bool:
+    """A Feishu chat id (``oc_…``)."""
+    return _CHAT.fullmatch(entry) is not None
+
+
+PLATFORM = register(
+    Platform(
+        name=FEISHU,
+        origins=(FeishuChat,),
+        parse_id=parse_id,
+        is_place=is_chat,
+        id_hint="Feishu users ou_…, departments od-… and chats oc_…",
+    )
+)
