@@ -1,7 +1,7 @@
 """What a shortened review says, channel-neutral: the parts of its view that fit in a few lines.
 
-A channel that refused a review's full message renders this instead (``blocks/shorter.py``,
-``feishu/shorter.py``); what was left out stays one click or command away.
+A channel whose platform refused a review's full message renders this instead (each channel
+package has its own ``shorter`` renderer); what was left out stays one click or command away.
 """
 
 from __future__ import annotations
