@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from agent import authz
-from agent.authz import Refusal
 from agent.config import PolicyConfig, Strategy, TimeoutRule
 from agent.config_rules import configured_rules
 from agent.messages import RULE_IN_POLICY
@@ -46,6 +45,7 @@ from agent.models import (
     reachable,
     scope_label,
 )
+from agent.refusal import Refusal
 
 # Reviews whose approval lets a gated step run.
 GATES: frozenset[Anchor] = frozenset({"before_risky_step", "recovery", "takeover_step"})
