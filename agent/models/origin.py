@@ -24,12 +24,12 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from agent.models.base import _Model, _Tagged
+from agent.models.base import Model, Tagged
 
 Platform = Literal["slack", "feishu", "terminal"]
 
 
-class SlackThread(_Tagged):
+class SlackThread(Tagged):
     """A run started in a Slack channel: its card is the thread's parent message."""
 
     kind: Literal["slack"] = "slack"
@@ -49,7 +49,7 @@ class SlackThread(_Tagged):
         return f"{self.channel_id}:{self.thread_ts}"
 
 
-class FeishuChat(_Tagged):
+class FeishuChat(Tagged):
     """A run started in a Feishu/Lark chat: its card is the root of the reply thread."""
 
     kind: Literal["feishu"] = "feishu"
@@ -69,7 +69,7 @@ class FeishuChat(_Tagged):
         return f"{self.chat_id}:{self.root_id}"
 
 
-class Terminal(_Tagged):
+class Terminal(Tagged):
     """A run started from the command line: nobody follows it in a chat, rules do not apply."""
 
     kind: Literal["terminal"] = "terminal"
@@ -103,7 +103,7 @@ _FEISHU_USER = re.compile(r"ou_[A-Za-z0-9]+")
 _FEISHU_GROUP = re.compile(r"od[-_][A-Za-z0-9]+|oc_[A-Za-z0-9]+")  # a department (od-… as Feishu writes it) or a chat
 
 
-class Principal(_Model):
+class Principal(Model):
     """A person or a group on one platform."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
