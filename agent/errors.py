@@ -7,10 +7,7 @@ and what to do next.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agent.authz import Refusal
+from agent.refusal import Refusal
 
 
 class TandemError(Exception):

@@ -14,29 +14,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from agent import authz
 from agent.models import Decided, Review, RunState, Step
+from agent.plan_gate import PlanGate
 from agent.policy import TIMEOUT, SafetyPolicy
 
 _BARE = re.compile(r"[\w.:/@+-]+")
 PARAMS_SHOWN_MAX = 200
 """Longest one-line rendering of a step's parameters that a plan review shows in full (and may merge)."""
-
-
-@dataclass(frozen=True)
-class PlanGate:
-    """A risky step of a plan under review, and whether approving the plan approves it too."""
-
-    step: Step
-    params: str  # its exact parameters as the plan review shows them: ``service=payments``
-    approvers: tuple[str, ...]  # who may approve its gate (principal ids of the run's platform)
-    merges: bool  # approving the plan approves this step too, when one of ``approvers`` approves it
-    everyone: bool  # everyone who may approve the plan may approve this step
-    held: str | None = None  # why its gate stays on its own for everyone, when it does (besides ``apart``)
-    apart: bool = False  # the run's policy keeps every risky step's gate apart from the plan's approval
 
 
 def shown_params(params: dict[str, Any]) -> str | None:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, assert_never
+from typing import assert_never
 
 from agent.models import AlwaysOffer, Anchor, PlannedStep, ReviewRecord, Rule, RunState, Step, mention, moment
 from agent.models.steps import TimeoutOutcome
-
-if TYPE_CHECKING:  # agent.merge asks the policy, whose refusals are worded here
-    from agent.merge import PlanGate
+from agent.plan_gate import PlanGate
 
 _VERBS = {
     "approve": "approved",

@@ -27,7 +27,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from agent import authz
-from agent.authz import Refusal
 from agent.config import PolicyConfig, Strategy, TimeoutRule
 from agent.config_rules import configured_rules
 from agent.gates import GateRules
@@ -50,6 +49,7 @@ from agent.models import (
     reachable,
     scope_label,
 )
+from agent.refusal import Refusal
 
 TIMEOUT = "tandem (timeout)"
 REOPEN_WITHIN = 24 * 3600.0

@@ -15,13 +15,13 @@ from pydantic import ConfigDict
 
 from agent.config import ReportRule, parse_duration
 from agent.errors import ConfigError
-from agent.models.base import _Model
+from agent.models.base import Model
 from agent.models.metrics import Metrics
 
 __all__ = ["Report", "build_report", "percent", "report_json", "report_lines", "since_time", "stamp"]
 
 
-class Report(_Model):
+class Report(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     current: Metrics

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agent.evidence import StepEvidence, review_evidence
-from agent.merge import PlanGate, plan_gates
+from agent.merge import plan_gates
 from agent.messages import ANCHOR_TITLES, always_label, offer_text, plan_gate_lines, risky_outcome
 from agent.models import AlwaysOffer, Anchor, Handoff, LessonUse, Review, RunState, Step, call_scope, scope_label
+from agent.plan_gate import PlanGate
 from agent.policy import SafetyPolicy
 
 Choice = Literal[

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import inspect
 import json
 import os
 import queue
@@ -29,10 +28,10 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from agent import human
-from agent.errors import TandemError, ToolError
+from agent.errors import ToolError
 from agent.models import Handoff
 
-__all__ = ["child", "in_process", "in_thread"]
+__all__ = ["in_process", "in_thread"]
 
 
 async def in_thread(fn: Callable[..., Any], args: dict[str, Any], *, name: str) -> Any:
@@ -118,11 +117,11 @@ class _DaemonThreads:
 _POOL = _DaemonThreads()
 
 
-# The child reads one JSON line (the request) on stdin, then imports this module from the
+# The child reads one JSON line (the request) on stdin, then imports agent.tool_child from the
 # parent's sys.path; stdin stays open, so the child can tell when its parent is gone.
 _BOOT = (
     "import json, sys; request = json.loads(sys.stdin.readline()); sys.path[:] = request['path']; "
-    "from agent.tool_runs import child; child(request)"
+    "from agent.tool_child import child; child(request)"
 )
 
 
@@ -180,47 +179,3 @@ def _answer(name: str, reply: bytes, code: int) -> Any:
     if "error" in data:
         raise ToolError(data["error"])
     return data["result"]
-
-
-def child(request: dict[str, Any]) -> None:
-    """The child's side: run the tool, write one JSON reply to the original stdout."""
-    out = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)  # what the tool prints goes to stderr; the reply stays alone on stdout
-    threading.Thread(target=_exit_with_parent, daemon=True).start()
-    reply: dict[str, Any]
-    try:
-        from agent.tools import load_tools  # here, not at the top: agent.tools imports this module
-
-        spec = load_tools([request["module"]]).get(request["name"])
-        with human.replay(request["answers"]):
-            if inspect.iscoroutinefunction(spec.fn):
-                value = asyncio.run(spec.fn(**request["args"]))
-            else:
-                value = spec.fn(**request["args"])
-        reply = {"result": to_jsonable_python(value, fallback=str)}
-    except human.NeedsHuman as ask:
-        reply = {
-            "needs_human": {
-                "handoff": ask.handoff.model_dump(mode="json"),
-                "assignees": ask.assignees,
-                "quorum": ask.quorum,
-                "timeout": ask.timeout,
-                "on_timeout": ask.on_timeout,
-            }
-        }
-    except TandemError as exc:
-        reply = {"error": str(exc)}
-    except Exception as exc:  # reported the way the runtime reports an in-process tool's failure
-        reply = {"error": f"{type(exc).__name__}: {exc}"}
-    out.write(json.dumps(reply))
-    out.flush()
-
-
-def _exit_with_parent() -> None:
-    # The raw descriptor, not sys.stdin: a daemon thread blocked inside a buffered reader's
-    # lock makes the interpreter abort when it shuts down.
-    while os.read(0, 4096):
-        pass
-    # End of file: the parent died (it keeps the pipe open until the call is over). Take the
-    # tool and whatever it started down too: this process leads the group they are in.
-    os.killpg(os.getpgid(0), signal.SIGKILL)

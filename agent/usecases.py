@@ -17,7 +17,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from agent.authz import Refusal
 from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UnknownRun, UseTheButton
 from agent.messages import RULE_IN_POLICY, decided_verb, nothing_pending
 from agent.models import (
@@ -36,6 +35,7 @@ from agent.models import (
 from agent.models.rules import POLICY_RULE
 from agent.offline import cancels
 from agent.ports import Store
+from agent.refusal import Refusal
 from agent.runtime import Runtime
 
 log = logging.getLogger("tandem.rules")

@@ -33,7 +33,7 @@ from agent.ports import ChatModel, ClassifyContext
 from agent.readings import ReadingKind, nearest
 from agent.settings import CoreSettings, read_settings
 from agent.tools import known_values, load_tools
-from bench.quality import DATA, CountingModel, load_labeled, spread
+from bench.common import DATA, CountingModel, load_labeled, spread
 
 REPLIES = DATA / "context_replies.jsonl"
 HOLDOUT = DATA / "context_holdout.jsonl"

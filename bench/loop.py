@@ -158,7 +158,7 @@ async def run_loop(
             pending.append(state)
         start_s = time.perf_counter() - began
         for state in pending:
-            _expect(state, 0)
+            expect_run(state, 0)
 
         # Every run paused: what is on disk?
         await _checkpoint(store)
@@ -186,7 +186,7 @@ async def run_loop(
                 resumes.append(took)
                 by_anchor[anchor].append(took)
                 pending[i] = state
-                _expect(state, number)
+                expect_run(state, number)
         resume_s = time.perf_counter() - began
         durable, lazy = store.durable, store.lazy
         if profile:
@@ -201,7 +201,7 @@ async def run_loop(
         extra = []
         for _ in range(extra_paused):
             state = await runtime.start(TASK, REQUESTER)
-            _expect(state, 0)
+            expect_run(state, 0)
             assert state.pending is not None
             extra.append(Paused(state.id, state.pending.id))
 
@@ -237,7 +237,7 @@ async def run_loop(
     )
 
 
-def _expect(state: RunState, resumed: int) -> None:
+def expect_run(state: RunState, resumed: int) -> None:
     """After ``resumed`` approvals a run waits at the next expected anchor, or is done after the last."""
     if resumed < len(EXPECTED_ANCHORS):
         anchor = state.pending.anchor if state.pending else None

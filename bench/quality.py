@@ -35,24 +35,23 @@ import argparse
 import asyncio
 import json
 import os
-import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, cast
 
 from agent.brain import LLMBrain
 from agent.llm import make_model
 from agent.models import Reading, Risk, Step
 from agent.policy import SafetyPolicy
-from agent.ports import ChatModel, ClassifyContext, LLMRequest
+from agent.ports import ChatModel, ClassifyContext
 from agent.readings import ReadingKind, nearest
 from agent.settings import CoreSettings, read_settings
 from agent.tools import known_values, load_tools
+from bench import refines, replans
+from bench.common import DATA, CountingModel, load_labeled, spread
+from bench.context import run_context
 
-T = TypeVar("T")
-DATA = Path(__file__).parent / "data"
 ITEMS = DATA / "reader_corrections.jsonl"
 HOLDOUT = DATA / "reader_holdout.jsonl"
 """Replies written after the offline reader was tuned on ITEMS, and never tuned on: its honest figure."""
@@ -100,81 +99,13 @@ class Outcome:
         return self.item.target is None or self.reading.target_step == self.item.target
 
 
-class CountingModel:
-    """The model, with every call counted and timed."""
-
-    def __init__(self, model: ChatModel) -> None:
-        self.model = model
-        self.name = model.name
-        self.calls = 0
-        self.seconds: list[float] = []
-
-    async def complete(self, request: LLMRequest) -> str:
-        self.calls += 1
-        started = time.perf_counter()
-        try:
-            return await self.model.complete(request)
-        finally:
-            self.seconds.append(time.perf_counter() - started)
-
-    @property
-    def offline(self) -> bool:
-        return self.name == "offline"
-
-    @property
-    def model_calls(self) -> int:
-        """Calls to a real model (the offline model is not one)."""
-        return 0 if self.offline else self.calls
-
-    @property
-    def per_call(self) -> float:
-        """Mean seconds per call (0 before any)."""
-        return sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
-
-
 def load_items(path: Path = ITEMS) -> list[Item]:
     return load_labeled(path, Item, INTENTS, ANCHORS)
-
-
-L = TypeVar("L", bound="Labeled")
-
-
-class Labeled(Protocol):
-    @property
-    def intent(self) -> str: ...
-
-    @property
-    def anchor(self) -> str: ...
-
-
-def load_labeled(path: Path, kind: Callable[..., L], intents: Sequence[str], anchors: Sequence[str]) -> list[L]:
-    """One labeled reply per line of ``path``; a line that is not one, or has an unknown intent or anchor,
-    stops the bench with its number."""
-    items = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = kind(**json.loads(line))
-        except (ValueError, TypeError) as exc:
-            raise SystemExit(f"{path.name} line {number} is not a labeled reply: {exc}") from None
-        if item.intent not in intents or item.anchor not in anchors:
-            raise SystemExit(f"{path.name} line {number}: unknown intent or anchor in {line}")
-        items.append(item)
-    return items
 
 
 def load_plans(path: Path = PLANS) -> dict[str, dict[str, Any]]:
     plans: dict[str, dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     return plans
-
-
-def spread(items: list[T], limit: int | None) -> list[T]:
-    """``limit`` items taken evenly over the set (so a slice still covers every anchor and language)."""
-    if limit is None or limit >= len(items):
-        return items
-    stride = len(items) / limit
-    return [items[int(i * stride)] for i in range(limit)]
 
 
 def context(item: Item, plans: dict[str, dict[str, Any]]) -> ClassifyContext:
@@ -313,14 +244,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.context:
-        from bench import context  # it imports this module
-
-        for line in asyncio.run(context.run_context(args.limit, holdout=args.holdout)):
+        for line in asyncio.run(run_context(args.limit, holdout=args.holdout)):
             print(line)
         return
     if args.replans or args.refines:
-        from bench import refines, replans  # they import this module
-
         settings = read_settings(CoreSettings)
         model = make_model(settings.model, settings.llm_api_base, settings.llm_timeout)
         if args.replans:

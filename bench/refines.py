@@ -30,7 +30,7 @@ from agent.offline import render_summary
 from agent.ports import ChatModel
 from agent.prompts import step_view
 from agent.tools import load_tools
-from bench.quality import DATA, CountingModel
+from bench.common import DATA, CountingModel
 
 CASES = DATA / "refines.jsonl"
 TOOLS = load_tools(["demo.tools"])

@@ -22,7 +22,7 @@ from agent.errors import LLMError
 from agent.models import PlannedStep, ProposedStep
 from agent.ports import ChatModel
 from agent.tools import load_tools
-from bench.quality import DATA, CountingModel
+from bench.common import DATA, CountingModel
 
 CASES = DATA / "replans.jsonl"
 TOOLS = load_tools(["demo.tools"])

@@ -281,7 +281,7 @@ class TimeoutPass:
     bytes: int
 
 
-def _snapshot(db: Database) -> dict[str, tuple[Row, Row, int]]:
+def snapshot(db: Database) -> dict[str, tuple[Row, Row, int]]:
     """Per run: its runs row, its (only) reviews row, its number of audit events."""
     runs = {r[0]: r for r in db.execute("SELECT id, status, version, updated_at, state FROM runs")}
     reviews = {r[1]: r for r in db.execute("SELECT * FROM reviews")}
@@ -289,8 +289,8 @@ def _snapshot(db: Database) -> dict[str, tuple[Row, Row, int]]:
     return {run_id: (row, reviews[run_id], events[run_id]) for run_id, row in runs.items()}
 
 
-def _verify(strategy: Strategy, cohort: Cohort, before: dict[str, tuple[Row, Row, int]], db: Database) -> None:
-    after = _snapshot(db)
+def verify(strategy: Strategy, cohort: Cohort, before: dict[str, tuple[Row, Row, int]], db: Database) -> None:
+    after = snapshot(db)
     if set(after) != set(before):
         raise BenchFailure("runs appeared or disappeared during tick")
     changed = {run_id for run_id in before if after[run_id] != before[run_id]}
@@ -331,7 +331,7 @@ async def timeout_pass(
         runtime = Runtime(store, brain, tools, config=policy(strategy), clock=clock)
         cohort = await populate(runtime, clock, n, expired, step=TIMEOUT_STEP, batch=batch)
     async with AsyncStore(path) as store:
-        before = await store.run(_snapshot)
+        before = await store.run(snapshot)
         runtime = Runtime(store, brain, tools, config=policy(strategy), clock=Clock(NOW))
         handled: list[int] = []
         began = time.perf_counter()
@@ -340,7 +340,7 @@ async def timeout_pass(
             if len(handled) > expired // max(limit, 1) + 3:
                 raise BenchFailure(f"tick keeps finding due reviews: {handled}")
         tick_s = time.perf_counter() - began
-        await store.run(lambda db: _verify(strategy, cohort, before, db))
+        await store.run(lambda db: verify(strategy, cohort, before, db))
         if await runtime.tick(NOW, limit=limit) != 0:
             raise BenchFailure("a further tick found due reviews again")
         await checkpoint(store)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryWorker
@@ -35,9 +36,9 @@ class Deps:
     def config(self) -> PolicyConfig:
         return self.runtime.config
 
-    @property
+    @cached_property
     def usecases(self) -> UseCases:
-        """What people can do with runs; Slack's group membership comes from the directory."""
+        """What people can do with runs; Slack's group membership comes from the directory. Built once."""
         return UseCases(self.runtime, self.store, self.directory.groups_of)
 
     def spawn(self, work: Awaitable[object], name: str) -> None:

@@ -135,8 +135,10 @@ async def developing(
             feishu: FeishuSettings | None = None
             if feishu_installed():
                 from workspace.feishu_fake import run_feishu
+                from workspace.feishu_page import add_page
 
-                fake = await stack.enter_async_context(run_feishu(host=host, port=port + 1 if port else 0, ui=True))
+                served = run_feishu(host=host, port=port + 1 if port else 0, page=add_page)
+                fake = await stack.enter_async_context(served)
                 feishu = dev_feishu_settings(fake)
             async with serving(dev_settings(ws, db, **extra), "127.0.0.1", 0, feishu=feishu) as bot:
                 ws.events_url = f"{bot.url}/slack/events"

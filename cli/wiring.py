@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -33,9 +34,9 @@ class Services:
     runtime: Runtime
     store: Store
 
-    @property
+    @cached_property
     def usecases(self) -> UseCases:
-        """What a person at the terminal can do with runs (groups: the policy's own ``[groups]``)."""
+        """What a person at the terminal can do with runs (groups: the policy's own ``[groups]``). Built once."""
         return UseCases(self.runtime, self.store)
 
 

@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 from agent.delivery import DeliveryWorker
@@ -67,8 +68,9 @@ class FeishuDeps:
     _tenant: list[str] = field(default_factory=list)
     _bot: list[str] = field(default_factory=list)
 
-    @property
+    @cached_property
     def usecases(self) -> UseCases:
+        """What people can do with runs; Feishu departments come from the directory. Built once."""
         return UseCases(self.runtime, self.store, self.directory.groups_of)
 
     async def tenant_key(self) -> str:

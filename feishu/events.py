@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 from typing import assert_never
 
-from agent.authz import Refusal
 from agent.errors import TandemError
 from agent.follow_up import Unchanged, follow_up
+from agent.refusal import Refusal
 from agent.usecases import (
     MIN_PREFIX,
     AlreadyDecided,

@@ -26,7 +26,7 @@ import itertools
 import json
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -481,18 +481,20 @@ def card_text(card: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+Page = Callable[[web.Application, "FeishuFake"], None]
+"""Adds a page to the fake's web app (the chat page people click in, beside its API)."""
+
+
 @asynccontextmanager
 async def run_feishu(
-    *, host: str = "127.0.0.1", port: int = 0, ui: bool = False, **fields: Any
+    *, host: str = "127.0.0.1", port: int = 0, page: Page | None = None, **fields: Any
 ) -> AsyncIterator[FeishuFake]:
     """A fake Feishu on a local port (0: a free one) until the block ends (set ``events_url`` to reach
-    the bot); ``ui=True`` also serves the Feishu-style chat page at ``/``."""
+    the bot); ``page`` also serves a chat page on it (:func:`workspace.feishu_page.add_page`)."""
     fake = FeishuFake(**fields)
     app = fake.app()
-    if ui:
-        from workspace.feishu_page import add_page
-
-        add_page(app, fake)
+    if page is not None:
+        page(app, fake)
     async with serve(app, host=host, port=port) as url:
         fake.api_url = url
         yield fake

@@ -10,13 +10,12 @@ shows it. The page polls ``/ui/state`` for what the bot posted.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-if TYPE_CHECKING:
-    from workspace.feishu_fake import FeishuFake
+from workspace.feishu_fake import BOT_OPEN_ID, PEOPLE, FeishuFake
 
 STATIC = Path(__file__).parent / "static"
 CHAT = "oc_ops"
@@ -79,8 +78,6 @@ def add_page(app: web.Application, fake: FeishuFake) -> None:
 
 def snapshot(fake: FeishuFake, person: str) -> dict[str, Any]:
     """What ``person`` sees: the chat's messages (cards and texts, threads by root) and their private cards."""
-    from workspace.feishu_fake import BOT_OPEN_ID, PEOPLE
-
     names = {oid: name for name, (oid, _, _) in PEOPLE.items()} | {BOT_OPEN_ID: "Tandem"}
     me = PEOPLE.get(person, PEOPLE["alice"])[0]
     messages = [

@@ -7,11 +7,11 @@ from typing import assert_never
 from agent import merge
 from agent.errors import InvalidDecision, NeedsClarification, UseTheButton
 from agent.machine import lessons
-from agent.machine.execution import _advance, _replan, _run
-from agent.machine.handoffs import _on_answer
-from agent.machine.helpers import Result, _finish, _takeover, _work
+from agent.machine.execution import advance, replan, run_step
+from agent.machine.handoffs import on_answer
+from agent.machine.helpers import Result, finish_run, start_work, take_over
 from agent.machine.rules import remembered, suspensions
-from agent.machine.takeover import _on_takeover_decision, take_over_with
+from agent.machine.takeover import on_takeover_decision, take_over_with
 from agent.messages import approved_with_plan
 from agent.models import (
     Answer,
@@ -36,7 +36,7 @@ from agent.models import (
 from agent.policy import SafetyPolicy
 
 
-def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
+def on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
     review = s.pending
     if review is None or review.id != event.review_id:
         raise InvalidDecision(f"Review {event.review_id} is not the pending review of run {s.id}.")
@@ -61,7 +61,7 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
     if isinstance(decision, Cancel):
         s.pending = None
         s.error = None
-        state, effects = _finish(
+        state, effects = finish_run(
             s,
             "cancelled",
             note=f"Cancelled by {mention(event.by)}" + (f": {decision.reason}" if decision.reason else ""),
@@ -69,16 +69,16 @@ def _on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
         return state, [*suspended, *effects]
     s.pending = None
     if review.anchor == "handoff":
-        return _on_answer(s, event, review, policy)
+        return on_answer(s, event, review, policy)
     if isinstance(decision, Answer):
         raise InvalidDecision("This review is not a question; approve, request changes or cancel.")
     if review.anchor in ("takeover", "takeover_step"):
-        return _on_takeover_decision(s, event, review, policy)
+        return on_takeover_decision(s, event, review, policy)
     match decision:
         case Approve():
             return _on_approve(s, event, review, policy)
         case Correct():
-            state, effects = _on_correction(s, event, review, decision, policy)
+            state, effects = on_correction(s, event, review, decision, policy)
             return state, [*suspended, *effects]
         case Instruct() | Finish() | HandBack():
             raise InvalidDecision(f"'{decision.kind}' only applies during human takeover.")
@@ -123,7 +123,7 @@ def _on_approve(s: RunState, event: Decided, review: Review, policy: SafetyPolic
     s.retry_failures = 0
     anchor = review.anchor
     if anchor == "before_result":
-        return _finish(s, "done")
+        return finish_run(s, "done")
     if anchor == "before_risky_step" or anchor == "recovery":
         step = s.step(review.step or 0)
         if anchor == "before_risky_step" and step.digest != review.digest:
@@ -134,20 +134,20 @@ def _on_approve(s: RunState, event: Decided, review: Review, policy: SafetyPolic
         step.approved_by = event.by
         if anchor == "recovery":
             step.status = "pending"
-        state, effects = _run(s, step, policy)
+        state, effects = run_step(s, step, policy)
         return state, [*remembered(s, event, review, step), *effects]
     if anchor == "after_plan":  # approving the plan may approve the risky steps it showed exactly, too
         merged = merge.merged(policy, s, review, event)
         for step in merged:
             step.approved_digest = step.digest
             step.approved_by = event.by
-        state, effects = _advance(s, event, policy)
+        state, effects = advance(s, event, policy)
         return state, ([Notify(text=approved_with_plan(list(merged), event.by))] if merged else []) + effects
     # after_risky_step, step_failed: carry on
-    return _advance(s, event, policy)
+    return advance(s, event, policy)
 
 
-def _on_correction(s: RunState, event: Decided, review: Review, c: Correct, policy: SafetyPolicy) -> Result:
+def on_correction(s: RunState, event: Decided, review: Review, c: Correct, policy: SafetyPolicy) -> Result:
     intent = c.intent
     target = c.target_step or review.step
     s.feedback.append(Feedback(by=event.by, at=event.at, intent=intent, text=c.feedback, step=target))
@@ -156,14 +156,14 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct, poli
             f"Tandem applied {s.retries} correction{'s' if s.retries != 1 else ''}; this one would be the "
             f"{_ordinal(s.retries + 1)}, so a person takes over from here, one approved step at a time."
         )
-        return take_over_with(s, event, reason, c.feedback) if c.feedback.strip() else _takeover(s, event, reason)
+        return take_over_with(s, event, reason, c.feedback) if c.feedback.strip() else take_over(s, event, reason)
     s.retries += 1
     anchor = review.anchor
     if intent == "refine_output":
         if anchor == "before_result" and s.output is not None:
             s.return_anchor = None
             lessons.note(s, event, review, intent, c.feedback)
-            return _work(s, RefineOutput(feedback=c.feedback), "refining")
+            return start_work(s, RefineOutput(feedback=c.feedback), "refining")
         if anchor == "after_plan":
             intent = "replan"
         elif anchor in ("before_risky_step", "recovery"):
@@ -172,7 +172,7 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct, poli
             s.output_notes.append(c.feedback)
             lessons.note(s, event, review, intent, c.feedback)
             learned = lessons.said(s)
-            state, effects = _advance(s, event, policy)
+            state, effects = advance(s, event, policy)
             return state, learned + effects
     lessons.note(s, event, review, intent, c.feedback)
     was_retrying, was_failures = s.retry_step, s.retry_failures
@@ -190,7 +190,7 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct, poli
                 # whose re-run failed was already counted when it finished.)
                 s.retry_failures += 1
             if s.retry_failures >= 2:
-                return _replan(s, event, f"Step {target} still is not right after two corrections; replanning.")
+                return replan(s, event, f"Step {target} still is not right after two corrections; replanning.")
             s.return_anchor = anchor if anchor in ("after_plan", "after_risky_step") else None
             fix = ReviseStep(
                 number=target,
@@ -201,10 +201,10 @@ def _on_correction(s: RunState, event: Decided, review: Review, c: Correct, poli
                 was_retrying=was_retrying,
                 was_failures=was_failures,
             )
-            return _work(s, fix, "retrying")
+            return start_work(s, fix, "retrying")
     s.retry_step, s.retry_failures = None, 0
     asked = MakePlan(anchor=anchor, review_step=review.step, was_retrying=was_retrying, was_failures=was_failures)
-    return _replan(s, event, "", asked)
+    return replan(s, event, "", asked)
 
 
 def _ordinal(n: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.errors import InvalidDecision
 from agent.machine import lessons
-from agent.machine.helpers import Result, _ask, _finish, _takeover, _work
+from agent.machine.helpers import Result, ask_person, finish_run, start_work, take_over
 from agent.models import (
     Decided,
     Effect,
@@ -32,7 +32,7 @@ from agent.policy import SafetyPolicy, rule_scope
 # --- planning --------------------------------------------------------------
 
 
-def _on_plan(s: RunState, event: PlanProposed, policy: SafetyPolicy) -> Result:
+def on_plan(s: RunState, event: PlanProposed, policy: SafetyPolicy) -> Result:
     work = s.inflight
     if isinstance(work, MakePlan) and work.anchor is not None and _same_plan(s.plan, event.steps):
         s.rejected_plans.pop()
@@ -40,12 +40,12 @@ def _on_plan(s: RunState, event: PlanProposed, policy: SafetyPolicy) -> Result:
             "the new plan is the same as this one. Approve it as it is, or say what to change, "
             "e.g. 'use checkout', 'skip the restart' or 'check the logs first'."
         )
-        return _revision_refused(s, event, work, f"The plan was not changed: {why}")
+        return revision_refused(s, event, work, f"The plan was not changed: {why}")
     s.inflight = None
     if not event.steps:
-        return _takeover(s, event, "The planner found nothing to do for this task.")
+        return take_over(s, event, "The planner found nothing to do for this task.")
     if len(event.steps) > s.policy.max_steps:
-        return _takeover(s, event, f"The plan has {len(event.steps)} steps; the limit is {s.policy.max_steps}.")
+        return take_over(s, event, f"The plan has {len(event.steps)} steps; the limit is {s.policy.max_steps}.")
     # the lessons that shaped this plan, and only those (one forgotten meanwhile stays shown as forgotten)
     was = {u.id: u for u in s.lessons_applied}
     s.lessons_applied = [was.get(use.id, use) for use in event.lessons]
@@ -65,8 +65,8 @@ def _planned(s: RunState, event: PlanProposed, policy: SafetyPolicy) -> Result:
     s.anchors = policy.anchors(s, s.plan)
     s.output = None
     if policy.stops_at(s, "after_plan"):
-        return _ask(s, event, "after_plan")
-    return _advance(s, event, policy)
+        return ask_person(s, event, "after_plan")
+    return advance(s, event, policy)
 
 
 def _same_plan(plan: list[Step], steps: list[ProposedStep]) -> bool:
@@ -75,37 +75,37 @@ def _same_plan(plan: list[Step], steps: list[ProposedStep]) -> bool:
     return bool(steps) and left == [(p.tool, p.params) for p in steps]
 
 
-def _replan(s: RunState, event: Decided | StepFinished, reason: str, asked: MakePlan | None = None) -> Result:
+def replan(s: RunState, event: Decided | StepFinished, reason: str, asked: MakePlan | None = None) -> Result:
     """A new plan; ``asked``: the correction behind it (where it was made), so one that changes nothing goes back."""
     s.rejected_plans.append([PlannedStep(tool=x.tool, params=x.params, reason=x.reason) for x in s.plan])
     s.retry_step = None
     s.retry_failures = 0
     s.return_anchor = None
     effects: list[Effect] = [Notify(text=reason)] if reason else []
-    state, more = _work(s, asked or MakePlan(), "replanning")
+    state, more = start_work(s, asked or MakePlan(), "replanning")
     return state, effects + more
 
 
 # --- execution -------------------------------------------------------------
 
 
-def _advance(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
+def advance(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
     """Run the next pending step, or gate it (unless the policy says it may run), or produce the result."""
     step = next((x for x in s.plan if x.status == "pending"), None)
     if step is None:
-        return _work(s, Summarize(), "summarizing")
+        return start_work(s, Summarize(), "summarizing")
     if not policy.may_run(s, step):
         if rule_scope(s) is not None and not s.takeover:
-            return _work(s, MatchRule(number=step.number), "executing")  # a standing rule may answer it
+            return start_work(s, MatchRule(number=step.number), "executing")  # a standing rule may answer it
         return _gate(s, event, step)
-    return _run(s, step, policy)
+    return run_step(s, step, policy)
 
 
 def _gate(s: RunState, event: Event, step: Step) -> Result:
-    return _ask(s, event, "before_risky_step", step.number, digest=step.digest)
+    return ask_person(s, event, "before_risky_step", step.number, digest=step.digest)
 
 
-def _on_rule_checked(s: RunState, event: RuleChecked, policy: SafetyPolicy) -> Result:
+def on_rule_checked(s: RunState, event: RuleChecked, policy: SafetyPolicy) -> Result:
     if not isinstance(s.inflight, MatchRule) or s.inflight.number != event.number:
         raise InvalidDecision(f"Run {s.id} was not looking up a rule for step {event.number}.")
     s.inflight = None
@@ -120,26 +120,26 @@ def _on_rule_checked(s: RunState, event: RuleChecked, policy: SafetyPolicy) -> R
     step.approved_digest = step.digest
     step.approved_by = f"rule:{rule.id}"
     step.approved_scope = rule.target
-    return _run(s, step, policy)
+    return run_step(s, step, policy)
 
 
-def _run(s: RunState, step: Step, policy: SafetyPolicy) -> Result:
+def run_step(s: RunState, step: Step, policy: SafetyPolicy) -> Result:
     """Start ``step``: the one way any step runs, so none gets past the gate its policy puts before it."""
     if not policy.may_run(s, step):
         raise InvalidDecision(f"Step {step.number} needs an approval of its exact parameters first; nothing changed.")
     if s.executed >= s.policy.max_steps:
         s.error = f"Step limit reached: a run may execute at most {s.policy.max_steps} steps."
-        return _finish(s, "failed")
+        return finish_run(s, "failed")
     step.status = "running"
     step.attempts += 1
     step.started_at = s.updated_at
     step.result = None
     step.error = None
     s.executed += 1
-    return _work(s, RunStep(number=step.number), "retrying" if s.retry_step == step.number else "executing")
+    return start_work(s, RunStep(number=step.number), "retrying" if s.retry_step == step.number else "executing")
 
 
-def _on_step_finished(s: RunState, event: StepFinished, policy: SafetyPolicy) -> Result:
+def on_step_finished(s: RunState, event: StepFinished, policy: SafetyPolicy) -> Result:
     step = s.step(event.number)
     if step.status != "running":
         raise InvalidDecision(f"Step {event.number} of run {s.id} is not running.")
@@ -150,23 +150,23 @@ def _on_step_finished(s: RunState, event: StepFinished, policy: SafetyPolicy) ->
     step.error = event.error
     step.timed_out = event.timed_out
     if s.takeover:
-        return _ask(s, event, "takeover", step.number)
+        return ask_person(s, event, "takeover", step.number)
     retried = s.retry_step == step.number
     if not event.ok:
         if retried:
             s.retry_failures += 1
             if s.retry_failures >= 2:
-                return _replan(s, event, f"Step {step.number} failed again after two corrections; replanning.")
-        return _ask(s, event, "step_failed", step.number)
+                return replan(s, event, f"Step {step.number} failed again after two corrections; replanning.")
+        return ask_person(s, event, "step_failed", step.number)
     if retried and s.return_anchor == "after_risky_step":
         s.return_anchor = None
-        return _ask(s, event, "after_risky_step", step.number)
+        return ask_person(s, event, "after_risky_step", step.number)
     if policy.stops_after(s, step):
-        return _ask(s, event, "after_risky_step", step.number)
-    return _advance(s, event, policy)
+        return ask_person(s, event, "after_risky_step", step.number)
+    return advance(s, event, policy)
 
 
-def _on_step_revised(s: RunState, event: StepRevised, policy: SafetyPolicy) -> Result:
+def on_step_revised(s: RunState, event: StepRevised, policy: SafetyPolicy) -> Result:
     step = s.step(event.number)
     work = s.inflight
     # at a review where the step has not run, the same values again change nothing (elsewhere they run it again)
@@ -177,7 +177,7 @@ def _on_step_revised(s: RunState, event: StepRevised, policy: SafetyPolicy) -> R
             f"That changes nothing in step {step.number} (`{step.tool}` keeps {values}). "
             "Say the value to use, e.g. 'use 5 replicas' or '改成 checkout'."
         )
-        return _revision_refused(s, event, work, reason)
+        return revision_refused(s, event, work, reason)
     s.inflight = None
     learned = lessons.revised(s, step, event.params)
     changed = {k: v for k, v in event.params.items() if step.params.get(k) != v}
@@ -191,16 +191,16 @@ def _on_step_revised(s: RunState, event: StepRevised, policy: SafetyPolicy) -> R
     anchor = s.return_anchor
     if anchor == "after_plan":
         s.return_anchor = None
-        state, effects = _ask(s, event, "after_plan", note=f"Step {step.number} revised from your feedback.")
+        state, effects = ask_person(s, event, "after_plan", note=f"Step {step.number} revised from your feedback.")
         return state, learned + effects
     step.status = "pending"
     step.result = None
     step.error = None
-    state, effects = _advance(s, event, policy)
+    state, effects = advance(s, event, policy)
     return state, learned + effects
 
 
-def _revision_refused(
+def revision_refused(
     s: RunState,
     event: StepRevised | ReviseFailed | PlanProposed | OutputReady,
     work: ReviseStep | MakePlan | RefineOutput,
@@ -214,10 +214,10 @@ def _revision_refused(
     if s.feedback:
         s.feedback.pop()
     if isinstance(work, RefineOutput):  # a result is refined only at its own review
-        return _ask(s, event, "before_result", note=reason)
+        return ask_person(s, event, "before_result", note=reason)
     assert work.anchor is not None
     s.retry_step, s.retry_failures = work.was_retrying, work.was_failures
     s.return_anchor = None
     step = s.step(work.review_step) if work.review_step is not None else None
     digest = step.digest if step is not None and work.anchor == "before_risky_step" else None
-    return _ask(s, event, work.anchor, work.review_step, digest=digest, note=reason)
+    return ask_person(s, event, work.anchor, work.review_step, digest=digest, note=reason)

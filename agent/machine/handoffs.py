@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agent.errors import InvalidDecision
 from agent.evidence import note_asked
-from agent.machine.execution import _advance
-from agent.machine.helpers import Result, _ask, _work
+from agent.machine.execution import advance
+from agent.machine.helpers import Result, ask_person, start_work
 from agent.models import (
     Answer,
     Approve,
@@ -22,7 +22,7 @@ from agent.models import (
 from agent.policy import SafetyPolicy
 
 
-def _on_step_paused(s: RunState, event: StepPaused) -> Result:
+def on_step_paused(s: RunState, event: StepPaused) -> Result:
     step = s.step(event.number)
     if step.status != "running":
         raise InvalidDecision(f"Step {event.number} of run {s.id} is not running.")
@@ -51,7 +51,7 @@ def _on_step_paused(s: RunState, event: StepPaused) -> Result:
     return s, [AskHuman(review=review)]
 
 
-def _on_plan_question(s: RunState, event: PlanQuestion) -> Result:
+def on_plan_question(s: RunState, event: PlanQuestion) -> Result:
     s.inflight = None
     s.planner_questions += 1
     handoff = Handoff(
@@ -61,10 +61,10 @@ def _on_plan_question(s: RunState, event: PlanQuestion) -> Result:
         reason="the planner is not sure what you want",
         max_length=1000,
     )
-    return _ask(s, event, "handoff", handoff=handoff)
+    return ask_person(s, event, "handoff", handoff=handoff)
 
 
-def _on_answer(s: RunState, event: Decided, review: Review, policy: SafetyPolicy) -> Result:
+def on_answer(s: RunState, event: Decided, review: Review, policy: SafetyPolicy) -> Result:
     d = event.decision
     handoff = review.handoff
     assert handoff is not None
@@ -76,7 +76,7 @@ def _on_answer(s: RunState, event: Decided, review: Review, policy: SafetyPolicy
         except ValueError as exc:
             raise InvalidDecision(f"Invalid answer: {exc}. The question stays open.") from None
         s.feedback.append(Feedback(by=event.by, at=event.at, intent="answer", text=str(value)))
-        return _work(s, MakePlan(), "replanning")
+        return start_work(s, MakePlan(), "replanning")
     assert review.step is not None
     if isinstance(d, Approve) and handoff.input_type == "confirm":
         d = Answer(value=True)
@@ -89,4 +89,4 @@ def _on_answer(s: RunState, event: Decided, review: Review, policy: SafetyPolicy
     step = s.step(review.step)
     step.answers.append(value)
     step.status = "pending"
-    return _advance(s, event, policy)
+    return advance(s, event, policy)

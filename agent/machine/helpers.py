@@ -29,7 +29,7 @@ from agent.models import (
 Result = tuple[RunState, list[Effect]]
 
 
-def _work(
+def start_work(
     s: RunState,
     work: MakePlan | RunStep | ReviseStep | Summarize | RefineOutput | ProposeStep | MatchRule,
     phase: Phase,
@@ -39,7 +39,7 @@ def _work(
     return s, [work]
 
 
-def _ask(
+def ask_person(
     s: RunState,
     event: Event,
     anchor: Anchor,
@@ -65,7 +65,7 @@ def _ask(
     return s, [AskHuman(review=review)]
 
 
-def _finish(s: RunState, status: Literal["done", "cancelled", "failed"], *, note: str | None = None) -> Result:
+def finish_run(s: RunState, status: Literal["done", "cancelled", "failed"], *, note: str | None = None) -> Result:
     s.phase = status
     s.pending = None
     s.inflight = None
@@ -75,12 +75,12 @@ def _finish(s: RunState, status: Literal["done", "cancelled", "failed"], *, note
     return s, effects
 
 
-def _takeover(s: RunState, event: Event, reason: str) -> Result:
-    _enter_takeover(s, reason)
-    return _ask(s, event, "takeover")
+def take_over(s: RunState, event: Event, reason: str) -> Result:
+    enter_takeover(s, reason)
+    return ask_person(s, event, "takeover")
 
 
-def _enter_takeover(s: RunState, reason: str) -> None:
+def enter_takeover(s: RunState, reason: str) -> None:
     """A person steers from here. The plan's steps that have not run are set aside (kept as a rejected
     plan, so a hand-back replans knowing them): the person's steps go on from the last number that ran."""
     s.takeover = True

@@ -6,14 +6,14 @@ from typing import assert_never
 
 from agent.errors import InvalidDecision
 from agent.machine import lessons
-from agent.machine.decisions import _on_decision
-from agent.machine.execution import _on_plan, _on_rule_checked, _on_step_finished, _on_step_revised, _revision_refused
-from agent.machine.handoffs import _on_plan_question, _on_step_paused
-from agent.machine.helpers import Result, _ask, _finish, _takeover, _work
-from agent.machine.recovery import _on_recovered
-from agent.machine.reopen import _on_reopened
-from agent.machine.takeover import _on_step_proposed
-from agent.machine.timeouts import _on_timed_out
+from agent.machine.decisions import on_decision
+from agent.machine.execution import on_plan, on_rule_checked, on_step_finished, on_step_revised, revision_refused
+from agent.machine.handoffs import on_plan_question, on_step_paused
+from agent.machine.helpers import Result, ask_person, finish_run, start_work, take_over
+from agent.machine.recovery import on_recovered
+from agent.machine.reopen import on_reopened
+from agent.machine.takeover import on_step_proposed
+from agent.machine.timeouts import on_timed_out
 from agent.models import (
     AskHuman,
     CancelRequested,
@@ -52,7 +52,7 @@ def start(run_id: str, task: str, requester: str, at: float, **fields: object) -
     state = RunState.model_validate(
         {"id": run_id, "task": task, "requester": requester, "created_at": at, "updated_at": at, **fields}
     )
-    return _work(state, MakePlan(), "planning")
+    return start_work(state, MakePlan(), "planning")
 
 
 def transition(state: RunState, event: Event, policy: SafetyPolicy = DEFAULT_POLICY) -> Result:
@@ -108,29 +108,29 @@ def _closed(review_id: str, event: Event) -> CloseReview:
 def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
     match event:
         case PlanProposed():
-            return _on_plan(s, event, policy)
+            return on_plan(s, event, policy)
         case PlanFailed():
             s.inflight = None
-            return _takeover(s, event, f"The planner could not produce a valid plan: {event.error}")
+            return take_over(s, event, f"The planner could not produce a valid plan: {event.error}")
         case PlanDeclined():
             s.inflight = None
             if s.feedback or s.history or s.plan:  # a replan, with a person already in the thread
-                return _takeover(s, event, event.reason)
+                return take_over(s, event, event.reason)
             s.error = event.reason  # nothing anyone could approve: the run ends at once, saying why
-            return _finish(s, "failed")
+            return finish_run(s, "failed")
         case Decided():
-            return _on_decision(s, event, policy)
+            return on_decision(s, event, policy)
         case StepFinished():
-            return _on_step_finished(s, event, policy)
+            return on_step_finished(s, event, policy)
         case StepRevised():
-            return _on_step_revised(s, event, policy)
+            return on_step_revised(s, event, policy)
         case ReviseFailed():
             if isinstance(s.inflight, ReviseStep) and s.inflight.anchor is not None:
-                return _revision_refused(s, event, s.inflight, f"Step {event.number} was not changed: {event.error}")
+                return revision_refused(s, event, s.inflight, f"Step {event.number} was not changed: {event.error}")
             s.inflight = None
             lessons.dropped(s)
             anchor = s.return_anchor or "after_plan"
-            return _ask(
+            return ask_person(
                 s,
                 event,
                 anchor,
@@ -139,7 +139,7 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
             )
         case OutputReady():
             if isinstance(s.inflight, RefineOutput) and (s.output or "").strip() == event.text.strip():
-                return _revision_refused(
+                return revision_refused(
                     s,
                     event,
                     s.inflight,
@@ -152,28 +152,28 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
                 s.not_done = event.not_done
             learned = lessons.said(s)
             state, effects = (
-                _finish(s, "done")
+                finish_run(s, "done")
                 if s.finishing or not policy.stops_at(s, "before_result")
-                else _ask(s, event, "before_result")
+                else ask_person(s, event, "before_result")
             )
             return state, learned + effects
         case StepProposedEvent():
-            return _on_step_proposed(s, event)
+            return on_step_proposed(s, event)
         case Recovered():
-            return _on_recovered(s, event, policy)
+            return on_recovered(s, event, policy)
         case CancelRequested():
             note = f"Cancelled by {mention(event.by)}" + (f": {event.reason}" if event.reason else "")
-            return _finish(s, "cancelled", note=note)
+            return finish_run(s, "cancelled", note=note)
         case StepPaused():
-            return _on_step_paused(s, event)
+            return on_step_paused(s, event)
         case TimedOut():
-            return _on_timed_out(s, event, policy)
+            return on_timed_out(s, event, policy)
         case PlanQuestion():
-            return _on_plan_question(s, event)
+            return on_plan_question(s, event)
         case RuleChecked():
-            return _on_rule_checked(s, event, policy)
+            return on_rule_checked(s, event, policy)
         case Reopened():
-            return _on_reopened(s, event, policy)
+            return on_reopened(s, event, policy)
         case _:
             assert_never(event)
 

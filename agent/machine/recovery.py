@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from agent.machine.execution import _run
-from agent.machine.helpers import Result, _ask
+from agent.machine.execution import run_step
+from agent.machine.helpers import Result, ask_person
 from agent.models import Recovered, RunState, RunStep
 from agent.policy import SafetyPolicy
 
 
-def _on_recovered(s: RunState, event: Recovered, policy: SafetyPolicy) -> Result:
+def on_recovered(s: RunState, event: Recovered, policy: SafetyPolicy) -> Result:
     work = s.inflight
     if work is None:
         return s, []
@@ -19,6 +19,6 @@ def _on_recovered(s: RunState, event: Recovered, policy: SafetyPolicy) -> Result
         if policy.rerun_needs_person(step):
             step.status = "failed"
             step.error = "Tandem stopped while this step was running; it may or may not have taken effect."
-            return _ask(s, event, "recovery", step.number, digest=step.digest)
-        return _run(s, step, policy)
+            return ask_person(s, event, "recovery", step.number, digest=step.digest)
+        return run_step(s, step, policy)
     return s, [work]

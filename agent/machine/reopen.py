@@ -9,7 +9,7 @@ new plan that runs something risky stops at its gates as always.
 from __future__ import annotations
 
 from agent.errors import NeedsClarification
-from agent.machine.decisions import _on_correction
+from agent.machine.decisions import on_correction
 from agent.machine.helpers import Result
 from agent.models import Decided, Intent, Notify, Reopened, Review, RunState, mention
 from agent.policy import SafetyPolicy
@@ -21,7 +21,7 @@ _PURPOSE: dict[Intent, str] = {
 }
 
 
-def _on_reopened(s: RunState, event: Reopened, policy: SafetyPolicy) -> Result:
+def on_reopened(s: RunState, event: Reopened, policy: SafetyPolicy) -> Result:
     """Open the run again and apply the correction as at its result review (the loop asked the policy
     whether this run may reopen, before anything changed)."""
     if event.reading is not None and not policy.text_sure(event.reading):
@@ -40,5 +40,5 @@ def _on_reopened(s: RunState, event: Reopened, policy: SafetyPolicy) -> Result:
     said = " ".join(event.decision.feedback.split())
     said = said if len(said) <= 200 else said[:199] + "…"
     reopened = Notify(text=f"Reopened by {mention(event.by)} {_PURPOSE[event.decision.intent]}: “{said}”")
-    state, effects = _on_correction(s, decided, result, event.decision, policy)
+    state, effects = on_correction(s, decided, result, event.decision, policy)
     return state, [reopened, *effects]

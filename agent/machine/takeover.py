@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import assert_never
 
 from agent.errors import InvalidDecision
-from agent.machine.execution import _run
-from agent.machine.helpers import Result, _ask, _enter_takeover, _finish, _work
+from agent.machine.execution import run_step
+from agent.machine.helpers import Result, ask_person, enter_takeover, finish_run, start_work
 from agent.messages import plural
 from agent.models import (
     Answer,
@@ -37,7 +37,7 @@ def take_over_with(s: RunState, event: Decided, reason: str, instruction: str) -
     """The correction past the limit hands the run to a person and is their first instruction: it becomes
     the first proposed step (asked about like any other), or the takeover review says why it could not."""
     had = len(s.plan)
-    _enter_takeover(s, reason)
+    enter_takeover(s, reason)
     aside = had - len(s.plan)
     said = (
         f" The {plural(aside, 'planned step')} that had not run {'is' if aside == 1 else 'are'} set aside."
@@ -45,11 +45,11 @@ def take_over_with(s: RunState, event: Decided, reason: str, instruction: str) -
         else ""
     )
     note = Notify(text=f"🧑‍💻 {reason}{said} Your correction “{instruction}” is the first instruction.")
-    state, effects = _work(s, ProposeStep(instruction=instruction), "human_takeover")
+    state, effects = start_work(s, ProposeStep(instruction=instruction), "human_takeover")
     return state, [note, *effects]
 
 
-def _on_takeover_decision(s: RunState, event: Decided, review: Review, policy: SafetyPolicy) -> Result:
+def on_takeover_decision(s: RunState, event: Decided, review: Review, policy: SafetyPolicy) -> Result:
     d = event.decision
     if review.anchor == "takeover_step" and isinstance(d, Approve):
         step = s.step(review.step or 0)
@@ -57,7 +57,7 @@ def _on_takeover_decision(s: RunState, event: Decided, review: Review, policy: S
             raise InvalidDecision("The proposed step changed since this approval was asked.")
         step.approved_digest = step.digest
         step.approved_by = event.by
-        return _run(s, step, policy)
+        return run_step(s, step, policy)
     notes: list[Effect] = []
     if review.anchor == "takeover_step":
         # Not approved: the proposal is dropped, visibly; the feedback, if any, is the next instruction.
@@ -74,7 +74,7 @@ def _next(s: RunState, event: Decided, review: Review) -> Result:
     match d:
         case Finish() | Approve():
             s.finishing = True
-            return _work(s, Summarize(), "summarizing")
+            return start_work(s, Summarize(), "summarizing")
         case HandBack():
             if d.note:
                 s.feedback.append(Feedback(by=event.by, at=event.at, intent="hand_back", text=d.note))
@@ -82,11 +82,11 @@ def _next(s: RunState, event: Decided, review: Review) -> Result:
         case Instruct() | Correct():
             text = _said(d) or ""
             if not text.strip():
-                return _ask(s, event, "takeover", note="Nothing proposed; reply with the next instruction.")
+                return ask_person(s, event, "takeover", note="Nothing proposed; reply with the next instruction.")
             s.feedback.append(Feedback(by=event.by, at=event.at, intent="instruct", text=text))
-            return _work(s, ProposeStep(instruction=text), "human_takeover")
+            return start_work(s, ProposeStep(instruction=text), "human_takeover")
         case Cancel():  # handled before; kept for exhaustiveness
-            return _finish(s, "cancelled")
+            return finish_run(s, "cancelled")
         case Answer():
             raise InvalidDecision("Nothing asked a question here; give an instruction, 'finish' or 'hand back'.")
         case _:
@@ -118,23 +118,23 @@ def _hand_back(s: RunState) -> Result:
     s.retries = 0
     if s.plan:  # else the plan set aside at takeover stays the one to avoid
         s.rejected_plans.append([PlannedStep(tool=x.tool, params=x.params, reason=x.reason) for x in s.plan])
-    state, effects = _work(s, MakePlan(), "replanning")
+    state, effects = start_work(s, MakePlan(), "replanning")
     return state, [Notify(text="Control handed back to the agent; replanning."), *effects]
 
 
-def _on_step_proposed(s: RunState, event: StepProposedEvent) -> Result:
+def on_step_proposed(s: RunState, event: StepProposedEvent) -> Result:
     s.inflight = None
     if event.wish == "finish":
         s.finishing = True
-        return _work(s, Summarize(), "summarizing")
+        return start_work(s, Summarize(), "summarizing")
     if event.wish == "hand_back":
         return _hand_back(s)
     if event.wish == "cancel":
-        return _finish(s, "cancelled", note="Cancelled at the person's instruction.")
+        return finish_run(s, "cancelled", note="Cancelled at the person's instruction.")
     if event.step is None:
-        return _ask(s, event, "takeover", note=event.message or "I could not turn that into a step.")
+        return ask_person(s, event, "takeover", note=event.message or "I could not turn that into a step.")
     p = event.step
     number = max((x.number for x in (*s.history, *s.plan)), default=0) + 1
     step = Step(number=number, tool=p.tool, params=p.params, reason=p.reason, risk=p.risk)
     s.plan.append(step)
-    return _ask(s, event, "takeover_step", number, digest=step.digest, note=event.message or None)
+    return ask_person(s, event, "takeover_step", number, digest=step.digest, note=event.message or None)

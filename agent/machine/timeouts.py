@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import assert_never
 
 from agent.errors import InvalidDecision
-from agent.machine.decisions import _on_decision
-from agent.machine.execution import _advance
-from agent.machine.helpers import Result, _finish
+from agent.machine.decisions import on_decision
+from agent.machine.execution import advance
+from agent.machine.helpers import Result, finish_run
 from agent.models import (
     Answer,
     Approve,
@@ -28,7 +28,7 @@ from agent.models import (
 from agent.policy import TIMEOUT, SafetyPolicy
 
 
-def _on_timed_out(s: RunState, event: TimedOut, policy: SafetyPolicy) -> Result:
+def on_timed_out(s: RunState, event: TimedOut, policy: SafetyPolicy) -> Result:
     review = s.pending
     if review is None or review.id != event.review_id:
         raise InvalidDecision(f"Review {event.review_id} is no longer pending.")
@@ -48,7 +48,7 @@ def _on_timed_out(s: RunState, event: TimedOut, policy: SafetyPolicy) -> Result:
             return s, [Remind(review=review, text=f"No decision after {waiting}; Tandem keeps waiting.")]
         case "cancel":
             s.error = f"No decision within {waiting}; the run was cancelled."
-            state, effects = _finish(s, "cancelled", note=s.error)
+            state, effects = finish_run(s, "cancelled", note=s.error)
             return state, [closed, *effects]
         case "reassign":
             if review.assignees and review.assignee_index + 1 < len(review.assignees):
@@ -69,7 +69,7 @@ def _on_timed_out(s: RunState, event: TimedOut, policy: SafetyPolicy) -> Result:
             else:
                 decision = Approve()
             decided = Decided(at=event.at, nonce=event.nonce, review_id=review.id, decision=decision, by=TIMEOUT)
-            state, effects = _on_decision(s, decided, policy)
+            state, effects = on_decision(s, decided, policy)
             note = Notify(text=f"No decision after {waiting}; continued with the default ({decision.kind}).")
             return state, [closed, note, *effects]
         case _:
@@ -93,7 +93,7 @@ def _degrade(
     names = ", ".join(f"step {x.number} ({x.tool})" for x in skipped)
     s.output_notes.append(f"Not done, because nobody approved in time: {names}.")
     note = Notify(text=f"No approval after {waiting}: skipped {names}; the read-only steps go on.")
-    state, effects = _advance(s, event, policy)
+    state, effects = advance(s, event, policy)
     out: list[Effect] = [closed, note, *effects]
     return state, out
 

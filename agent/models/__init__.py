@@ -17,7 +17,7 @@ One module per concern; import from ``agent.models``, which re-exports them all:
 * :mod:`~agent.models.records`: what storage keeps beside the run.
 """
 
-from agent.models.base import _Model, _Tagged
+from agent.models.base import Model, Tagged
 from agent.models.decisions import (
     Answer,
     Approve,
@@ -55,6 +55,7 @@ from agent.models.events import (
     CancelRequested,
     Decided,
     Event,
+    EventBase,
     OutputReady,
     PlanDeclined,
     PlanFailed,
@@ -69,7 +70,6 @@ from agent.models.events import (
     StepProposedEvent,
     StepRevised,
     TimedOut,
-    _Event,
 )
 from agent.models.lessons import Lesson, LessonIntent, LessonKind, LessonUse, StepPlace, says, wish
 from agent.models.origin import (
@@ -213,9 +213,9 @@ __all__ = [
     "TakeoverReading",
     "TimedOut",
     "Work",
-    "_Event",
-    "_Model",
-    "_Tagged",
+    "EventBase",
+    "Model",
+    "Tagged",
     "call_scope",
     "param_shape",
     "params_digest",

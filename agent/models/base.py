@@ -7,11 +7,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 
-class _Model(BaseModel):
+class Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class _Tagged(_Model):
+class Tagged(Model):
     """A member of a tagged union: its ``kind`` is always written, even when
     defaults are left out, so stored JSON parses back to the right class."""
 

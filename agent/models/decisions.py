@@ -6,23 +6,23 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from agent.models.base import _Model, _Tagged
+from agent.models.base import Model, Tagged
 from agent.models.steps import PlannedStep
 
 Intent = Literal["replan", "retry_step", "refine_output"]
 
 
-class Approve(_Tagged):
+class Approve(Tagged):
     kind: Literal["approve"] = "approve"
     remember: bool = False  # "approve and always allow": the policy decides whether it may
 
 
-class Cancel(_Tagged):
+class Cancel(Tagged):
     kind: Literal["cancel"] = "cancel"
     reason: str = ""
 
 
-class Correct(_Tagged):
+class Correct(Tagged):
     kind: Literal["correct"] = "correct"
     intent: Intent
     target_step: int | None = None
@@ -30,23 +30,23 @@ class Correct(_Tagged):
     suggested_fix: str | None = None
 
 
-class Instruct(_Tagged):
+class Instruct(Tagged):
     """In human takeover: one instruction, which becomes at most one proposed step."""
 
     kind: Literal["instruct"] = "instruct"
     text: str
 
 
-class Finish(_Tagged):
+class Finish(Tagged):
     kind: Literal["finish"] = "finish"
 
 
-class HandBack(_Tagged):
+class HandBack(Tagged):
     kind: Literal["hand_back"] = "hand_back"
     note: str = ""
 
 
-class Answer(_Tagged):
+class Answer(Tagged):
     """The answer to a handoff (validated against its input type before it applies)."""
 
     kind: Literal["answer"] = "answer"
@@ -56,7 +56,7 @@ class Answer(_Tagged):
 Decision = Annotated[Approve | Cancel | Correct | Instruct | Finish | HandBack | Answer, Field(discriminator="kind")]
 
 
-class Reading(_Model):
+class Reading(Model):
     """How the classifier read a person's free text. A ``question`` asks about the run and decides nothing."""
 
     intent: Literal["approve", "cancel", "replan", "retry_step", "refine_output", "question"]
@@ -79,7 +79,7 @@ class Reading(_Model):
         )
 
 
-class TakeoverReading(_Model):
+class TakeoverReading(Model):
     """How a person's instruction during takeover was read."""
 
     kind: Literal["step", "finish", "hand_back", "cancel", "unclear"]

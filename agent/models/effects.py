@@ -7,14 +7,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from agent.models.base import _Tagged
+from agent.models.base import Tagged
 from agent.models.lessons import Lesson
 from agent.models.policy import Anchor
 from agent.models.reviews import Review
 from agent.models.rules import Rule, RuleSuspension
 
 
-class MakePlan(_Tagged):
+class MakePlan(Tagged):
     kind: Literal["make_plan"] = "make_plan"
     # A replan asked by a correction: where it was made, and the retry count before it. A new plan that is
     # the same as the one corrected goes back to that review with nothing counted.
@@ -24,12 +24,12 @@ class MakePlan(_Tagged):
     was_failures: int = 0
 
 
-class RunStep(_Tagged):
+class RunStep(Tagged):
     kind: Literal["run_step"] = "run_step"
     number: int
 
 
-class ReviseStep(_Tagged):
+class ReviseStep(Tagged):
     kind: Literal["revise_step"] = "revise_step"
     number: int
     feedback: str
@@ -42,21 +42,21 @@ class ReviseStep(_Tagged):
     was_failures: int = 0
 
 
-class Summarize(_Tagged):
+class Summarize(Tagged):
     kind: Literal["summarize"] = "summarize"
 
 
-class RefineOutput(_Tagged):
+class RefineOutput(Tagged):
     kind: Literal["refine_output"] = "refine_output"
     feedback: str
 
 
-class ProposeStep(_Tagged):
+class ProposeStep(Tagged):
     kind: Literal["propose_step"] = "propose_step"
     instruction: str
 
 
-class MatchRule(_Tagged):
+class MatchRule(Tagged):
     """Look up a standing rule for a gated step (a read; the answer comes back as ``RuleChecked``)."""
 
     kind: Literal["match_rule"] = "match_rule"
@@ -69,12 +69,12 @@ Work = Annotated[
 ]
 
 
-class AskHuman(_Tagged):
+class AskHuman(Tagged):
     kind: Literal["ask_human"] = "ask_human"
     review: Review
 
 
-class Remind(_Tagged):
+class Remind(Tagged):
     """Nudge the people a review waits on (before its deadline, or when it went stale)."""
 
     kind: Literal["remind"] = "remind"
@@ -82,12 +82,12 @@ class Remind(_Tagged):
     text: str
 
 
-class Notify(_Tagged):
+class Notify(Tagged):
     kind: Literal["notify"] = "notify"
     text: str
 
 
-class CloseReview(_Tagged):
+class CloseReview(Tagged):
     """A review stops being pending: answered (``by`` and ``answer`` set) or moot (the run moved on)."""
 
     kind: Literal["close_review"] = "close_review"
@@ -96,7 +96,7 @@ class CloseReview(_Tagged):
     answer: dict[str, Any] | None = None
 
 
-class Reschedule(_Tagged):
+class Reschedule(Tagged):
     """The pending review's reminder or deadline changed."""
 
     kind: Literal["reschedule"] = "reschedule"
@@ -105,28 +105,28 @@ class Reschedule(_Tagged):
     remind_at: float | None = None
 
 
-class AddRule(_Tagged):
+class AddRule(Tagged):
     """Store a standing "always allow" rule (in the same transaction as the approval that made it)."""
 
     kind: Literal["add_rule"] = "add_rule"
     rule: Rule
 
 
-class AddLesson(_Tagged):
+class AddLesson(Tagged):
     """Store what an applied correction taught (in the same transaction as the transition that applied it)."""
 
     kind: Literal["add_lesson"] = "add_lesson"
     lesson: Lesson
 
 
-class SuspendRule(_Tagged):
+class SuspendRule(Tagged):
     """Suspend a standing rule (kept, no longer applied), in the transaction of the correction that caused it."""
 
     kind: Literal["suspend_rule"] = "suspend_rule"
     suspension: RuleSuspension
 
 
-class Finished(_Tagged):
+class Finished(Tagged):
     kind: Literal["finished"] = "finished"
     status: Literal["done", "cancelled", "failed"]
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from agent.models.base import _Tagged
+from agent.models.base import Tagged
 from agent.models.decisions import Correct, Decision, Reading
 from agent.models.lessons import LessonUse
 from agent.models.reviews import Handoff
@@ -14,12 +14,12 @@ from agent.models.rules import GateDecision, Rule
 from agent.models.steps import ProposedStep, TimeoutOutcome
 
 
-class _Event(_Tagged):
+class EventBase(Tagged):
     at: float
     nonce: str = ""
 
 
-class PlanProposed(_Event):
+class PlanProposed(EventBase):
     kind: Literal["plan_proposed"] = "plan_proposed"
     steps: list[ProposedStep]
     lessons: list[LessonUse] = Field(default_factory=list)  # the lessons of earlier corrections that shaped the plan
@@ -28,19 +28,19 @@ class PlanProposed(_Event):
     `orders`. Known: …"): said when the plan comes back unchanged."""
 
 
-class PlanDeclined(_Event):
+class PlanDeclined(EventBase):
     """No tool can do any part of the task (``reason`` says so, and what the tools can do)."""
 
     kind: Literal["plan_declined"] = "plan_declined"
     reason: str
 
 
-class PlanFailed(_Event):
+class PlanFailed(EventBase):
     kind: Literal["plan_failed"] = "plan_failed"
     error: str
 
 
-class Decided(_Event):
+class Decided(EventBase):
     kind: Literal["decided"] = "decided"
     review_id: str
     decision: Decision
@@ -50,7 +50,7 @@ class Decided(_Event):
     partial: bool = False  # written by releases that counted quorums outside the machine; ignored
 
 
-class StepFinished(_Event):
+class StepFinished(EventBase):
     kind: Literal["step_finished"] = "step_finished"
     number: int
     ok: bool
@@ -59,26 +59,26 @@ class StepFinished(_Event):
     timed_out: TimeoutOutcome | None = None  # set when the step ran out of time: was the call stopped?
 
 
-class StepRevised(_Event):
+class StepRevised(EventBase):
     kind: Literal["step_revised"] = "step_revised"
     number: int
     params: dict[str, Any]
 
 
-class ReviseFailed(_Event):
+class ReviseFailed(EventBase):
     kind: Literal["revise_failed"] = "revise_failed"
     number: int
     error: str
 
 
-class OutputReady(_Event):
+class OutputReady(EventBase):
     kind: Literal["output_ready"] = "output_ready"
     text: str
     not_done: list[str] | None = None
     """Parts of the task no step did (a written result); None for a rework, which keeps what was found."""
 
 
-class StepProposedEvent(_Event):
+class StepProposedEvent(EventBase):
     """What a takeover instruction turned into: one step, a wish (finish, hand back,
     cancel), or neither (``message`` says why)."""
 
@@ -88,11 +88,11 @@ class StepProposedEvent(_Event):
     message: str = ""
 
 
-class Recovered(_Event):
+class Recovered(EventBase):
     kind: Literal["recovered"] = "recovered"
 
 
-class PlanQuestion(_Event):
+class PlanQuestion(EventBase):
     """The planner was unsure and asks a person before planning (the answer becomes feedback)."""
 
     kind: Literal["plan_question"] = "plan_question"
@@ -100,7 +100,7 @@ class PlanQuestion(_Event):
     options: list[str] = Field(default_factory=list)
 
 
-class StepPaused(_Event):
+class StepPaused(EventBase):
     """A tool asked a person something (``human.ask``); the step waits for the answer."""
 
     kind: Literal["step_paused"] = "step_paused"
@@ -112,7 +112,7 @@ class StepPaused(_Event):
     on_timeout: Literal["cancel", "reassign", "use_default", "pause"] | None = None
 
 
-class TimedOut(_Event):
+class TimedOut(EventBase):
     """The scheduler found a review past its reminder time or deadline; the machine decides what follows."""
 
     kind: Literal["timed_out"] = "timed_out"
@@ -122,7 +122,7 @@ class TimedOut(_Event):
     deadline: float | None = None
 
 
-class RuleChecked(_Event):
+class RuleChecked(EventBase):
     """The standing "always allow" rule found for a gated step, or none."""
 
     kind: Literal["rule_checked"] = "rule_checked"
@@ -132,7 +132,7 @@ class RuleChecked(_Event):
     history: list[GateDecision] = Field(default_factory=list)
 
 
-class CancelRequested(_Event):
+class CancelRequested(EventBase):
     """A person stops the run while it works (no review needed)."""
 
     kind: Literal["cancel_requested"] = "cancel_requested"
@@ -140,7 +140,7 @@ class CancelRequested(_Event):
     reason: str = ""
 
 
-class Reopened(_Event):
+class Reopened(EventBase):
     """A person's correction in the thread of a run that is done: the run opens again to apply it
     (as at its result review), where the policy lets it (see ``SafetyPolicy.reopen_refusal``)."""
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agent.models.base import _Model
+from agent.models.base import Model
 from agent.models.policy import Anchor
 
 LessonIntent = Literal["replan", "retry_step", "refine_output"]
@@ -18,7 +18,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _FILLER = frozenset("a an and the of to in on for at by with it its is be this that please as".split())
 
 
-class StepPlace(_Model):
+class StepPlace(Model):
     """A step a correction added, removed or moved: ``tool`` (with the same target), next to another tool's
     step: ``before`` it (or ``after`` it, when it came last)."""
 
@@ -47,7 +47,7 @@ def wish(text: str) -> str:
     return " ".join(sorted(words))
 
 
-class Lesson(_Model):
+class Lesson(Model):
     """One thing a correction taught, as later planning uses it. A correction that changed several
     things teaches one lesson per change (see :attr:`key`).
 
@@ -141,7 +141,7 @@ class Lesson(_Model):
         return " ".join([self.text, tools, *(str(v) for v in self.target.values())])
 
 
-class LessonUse(_Model):
+class LessonUse(Model):
     """A lesson that shaped a plan, as the run and its reviews show it (and who forgot it, once forgotten)."""
 
     id: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, model_validator
 
-from agent.models.base import _Model
+from agent.models.base import Model
 
 __all__ = [
     "TIMEOUT_STRATEGIES",
@@ -25,7 +25,7 @@ __all__ = [
 TIMEOUT_STRATEGIES: tuple[str, ...] = ("cancel", "reassign", "use_default", "pause", "degrade")
 
 
-class _Figures(_Model):
+class _Figures(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

@@ -25,12 +25,12 @@ from typing import Any, Literal
 from pydantic import ConfigDict, ModelWrapValidatorHandler, SerializeAsAny, model_validator
 
 from agent.models import platforms
-from agent.models.base import _Model, _Tagged
+from agent.models.base import Model, Tagged
 
 TERMINAL_KIND = platforms.TERMINAL
 
 
-class Origin(_Tagged):
+class Origin(Tagged):
     """Where a run lives. Each platform subclasses it with its own ``kind`` tag and fields and
     answers the three questions below; the core never reads those fields.
 
@@ -100,7 +100,7 @@ def legacy_origin(channel: dict[str, str]) -> Origin:
     return where
 
 
-class Principal(_Model):
+class Principal(Model):
     """A person or a group on one platform."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

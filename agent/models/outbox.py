@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agent.models.base import _Model
+from agent.models.base import Model
 
 OutgoingKind = Literal[
     "review",  # a new review to show, with its buttons
@@ -36,14 +36,14 @@ text alone that says how to answer (no buttons). Shorter forms are for messages 
 FORMS: tuple[Form, ...] = ("full", "short", "text")
 
 
-class Outgoing(_Model):
+class Outgoing(Model):
     kind: OutgoingKind
     review_id: str | None = None
     text: str = ""
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-class Delivery(_Model):
+class Delivery(Model):
     """An outgoing message as stored, with how its delivery went."""
 
     id: int

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from agent.models.base import _Model
+from agent.models.base import Model
 from agent.models.risk import Risk
 
 Anchor = Literal[
@@ -27,7 +27,7 @@ AfterRisky = Literal["risky_follows", "any_follows"]
 ReadOnly = Literal["done", "review"]
 
 
-class Policy(_Model):
+class Policy(Model):
     """Where a run pauses and how far it may go. Snapshotted into each run, so a run keeps the rules it
     started under. Data only: :class:`agent.policy.SafetyPolicy` reads it to answer what may run."""
 

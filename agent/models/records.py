@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agent.models.base import _Model
+from agent.models.base import Model
 from agent.models.policy import Anchor
 from agent.models.reviews import Review
 from agent.models.rules import Rule
@@ -15,7 +15,7 @@ from agent.models.run import Status
 __all__ = ["AuditEvent", "ReviewRecord", "Rule", "RunSummary"]
 
 
-class AuditEvent(_Model):
+class AuditEvent(Model):
     """One line of a run's append-only history: who did what, when."""
 
     at: float
@@ -24,7 +24,7 @@ class AuditEvent(_Model):
     payload: dict[str, Any] = Field(default_factory=dict)
 
 
-class ReviewRecord(_Model):
+class ReviewRecord(Model):
     """A review as stored, including how it was answered."""
 
     id: str
@@ -42,7 +42,7 @@ class ReviewRecord(_Model):
         return Review(id=self.id, anchor=self.anchor, step=self.step, created_at=self.created_at)
 
 
-class RunSummary(_Model):
+class RunSummary(Model):
     id: str
     task: str
     requester: str

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agent.models.base import _Model
+from agent.models.base import Model
 from agent.models.policy import Anchor
 from agent.models.rules import AlwaysOffer
 
@@ -14,7 +14,7 @@ InputType = Literal["choice", "text", "confirm"]
 Priority = Literal["low", "normal", "high", "urgent"]
 
 
-class Handoff(_Model):
+class Handoff(Model):
     """A structured question a tool (or the loop itself) puts to a person."""
 
     prompt: str
@@ -49,13 +49,13 @@ class Handoff(_Model):
         return value.strip()
 
 
-class Approval(_Model):
+class Approval(Model):
     by: str
     at: float
     digest: str | None = None
 
 
-class LastAsked(_Model):
+class LastAsked(Model):
     """The last review a run asked, as far as evidence goes: which steps' outcomes it showed."""
 
     anchor: Anchor
@@ -64,7 +64,7 @@ class LastAsked(_Model):
     seen: dict[int, int] = Field(default_factory=dict)  # step number -> the attempt whose outcome was shown
 
 
-class Review(_Model):
+class Review(Model):
     """A pending request for a person's decision. Its id is what buttons carry."""
 
     id: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.models.base import _Model
+from agent.models.base import Model
 from agent.models.steps import target_of
 
 SCOPE_LABEL_MAX = 60
@@ -40,7 +40,7 @@ def _show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-class Rule(_Model):
+class Rule(Model):
     """ "Always allow <tool> for <target> in this channel": later calls in its scope skip the approval gate
     (still logged). ``target`` None: every call of the tool (tool-wide)."""
 
@@ -80,7 +80,7 @@ def param_shape(tool: str, params: dict[str, Any]) -> str:
     return f"{tool}({', '.join(f'{k}={scope[k]}' if k in scope else f'{k}=…' for k in sorted(params))})"
 
 
-class GateDecision(_Model):
+class GateDecision(Model):
     """One person's decision at a gate of a tool with one shape in a channel, as the audit trail keeps it."""
 
     run_id: str
@@ -89,7 +89,7 @@ class GateDecision(_Model):
     approved: bool  # approved as asked; False: a correction, a cancel, or a rule of the tool suspended
 
 
-class AlwaysOffer(_Model):
+class AlwaysOffer(Model):
     """The gate offers "always allow": the same call shape was approved unchanged this many times in a row."""
 
     shape: str
@@ -98,7 +98,7 @@ class AlwaysOffer(_Model):
     scope: str = ""
 
 
-class RuleSuspension(_Model):
+class RuleSuspension(Model):
     """A rule stops applying (kept, with why): a step it let run was corrected or rejected."""
 
     rule_id: str

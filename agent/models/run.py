@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from agent.models.base import _Model
+from agent.models.base import Model
 from agent.models.effects import Work
 from agent.models.lessons import LessonIntent, LessonUse
 from agent.models.origin import AnyOrigin, Terminal, legacy_origin
@@ -31,7 +31,7 @@ Status = Literal["planning", "awaiting_review", "executing", "done", "human_take
 TERMINAL: frozenset[str] = frozenset({"done", "cancelled", "failed"})
 
 
-class Feedback(_Model):
+class Feedback(Model):
     by: str
     at: float
     intent: str
@@ -39,7 +39,7 @@ class Feedback(_Model):
     step: int | None = None
 
 
-class Learning(_Model):
+class Learning(Model):
     """A correction being applied: it becomes a lesson once its result (new values, a new plan, a new
     text) lands, and is dropped when it cannot be applied."""
 
@@ -51,7 +51,7 @@ class Learning(_Model):
     at: float
 
 
-class RunState(_Model):
+class RunState(Model):
     id: str
     task: str
     requester: str

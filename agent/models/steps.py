@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agent.models.base import _Model
+from agent.models.base import Model
 from agent.models.risk import Risk
 
 StepStatus = Literal["pending", "running", "waiting", "done", "failed", "skipped"]
@@ -36,7 +36,7 @@ def target_of(params: dict[str, Any]) -> dict[str, str]:
     return {k: v for k, v in params.items() if isinstance(v, str) and _NAME.fullmatch(v)}
 
 
-class PlannedStep(_Model):
+class PlannedStep(Model):
     """One step as the planner proposes it (not yet checked against the registry)."""
 
     tool: str
@@ -50,7 +50,7 @@ class ProposedStep(PlannedStep):
     risk: Risk
 
 
-class Step(_Model):
+class Step(Model):
     number: int
     tool: str
     params: dict[str, Any] = Field(default_factory=dict)

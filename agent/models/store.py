@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import ConfigDict, Field
 
-from agent.models.base import _Model
+from agent.models.base import Model
 
 if TYPE_CHECKING:
     from agent.models.outbox import Outgoing
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-class _Record(_Model):
+class _Record(Model):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

@@ -5,110 +5,29 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent.config import AnchorsRule, PolicyConfig
 from agent.errors import NoPendingReview, StaleDecision
-from agent.models import (
-    Approve,
-    Correct,
-    PlannedStep,
-    Policy,
-    ProposedStep,
-    Reading,
-    Step,
-    TakeoverReading,
-)
-from agent.ports import ClassifyContext
-from agent.runtime import Runtime
-from agent.tools import Risk, ToolRegistry, tool
+from agent.models import Approve, Correct, Policy, Reading
 from storage.facade import AsyncStore
-
-CALLS: dict[str, int] = {}
-
-
-@tool(risk=Risk.READ)
-def look(service: str) -> str:
-    """Look at a service."""
-    CALLS["look"] = CALLS.get("look", 0) + 1
-    return f"{service} is fine"
-
-
-@tool(risk=Risk.DEPLOY)
-def ship(service: str, version: str) -> str:
-    """Deploy a version."""
-    CALLS["ship"] = CALLS.get("ship", 0) + 1
-    return f"{service} now at {version}"
-
-
-@tool(risk=Risk.READ)
-def broken(service: str) -> str:
-    """Always fails."""
-    raise RuntimeError(f"{service} unreachable")
-
-
-@tool(risk=Risk.READ)
-async def slow(seconds: float) -> str:
-    """Sleeps."""
-    await asyncio.sleep(seconds)
-    CALLS["slow"] = CALLS.get("slow", 0) + 1
-    return "slept"
-
-
-class FakeBrain:
-    def __init__(self, plans: list[list[tuple[str, dict[str, Any]]]], reading: Reading | None = None) -> None:
-        self.plans = plans
-        self.reading = reading or Reading(intent="approve", reason="sounds like a yes", confidence=0.9)
-        self.classified: list[str] = []
-
-    async def plan(self, task: str, tools: ToolRegistry, **_: Any) -> list[ProposedStep]:
-        steps = self.plans.pop(0)
-        return [
-            ProposedStep(tool=name, params=tools.get(name).validate(p), reason="r", risk=tools.get(name).risk)
-            for name, p in steps
-        ]
-
-    async def revise_step(self, task: str, step: Step, tools: ToolRegistry, **_: Any) -> dict[str, Any]:
-        return {**step.params, "version": "9.9"} if "version" in step.params else step.params
-
-    async def summarize(self, task: str, steps: list[Step], notes: list[str]) -> str:
-        return "; ".join(f"{s.tool}: {s.result or s.error}" for s in steps)
-
-    async def refine(self, task: str, output: str, feedback: str, steps: list[Step]) -> str:
-        return output.upper()
-
-    async def classify(self, text: str, context: ClassifyContext) -> Reading:
-        self.classified.append(text)
-        return self.reading
-
-    async def propose(self, instruction: str, task: str, steps: list[Step], tools: ToolRegistry) -> TakeoverReading:
-        return TakeoverReading(kind="step", step=PlannedStep(tool="look", params={"service": "auth"}))
-
-
-REGISTRY = ToolRegistry()
-for fn in (look, ship, broken, slow):
-    REGISTRY.add_function(fn)
-
-GATE_FIRST = Policy(anchors=frozenset({"before_result"}))
-RISKY_PLAN = [("look", {"service": "api"}), ("look", {"service": "db"}), ("ship", {"service": "api", "version": "2.0"})]
+from tests.agent.runtime_kit import GATE_FIRST, RISKY_PLAN, Counting, FakeBrain, make
 
 
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[AsyncStore]:
-    CALLS.clear()
     async with AsyncStore(tmp_path / "t.db") as s:
         yield s
 
 
-def make(store: AsyncStore, *plans: list[tuple[str, dict[str, Any]]], **kw: Any) -> Runtime:
-    brain = kw.pop("brain", None) or FakeBrain(list(plans))
-    return Runtime(store, brain, REGISTRY, **kw)
+@pytest.fixture
+def counting() -> Counting:
+    return Counting()
 
 
-async def test_start_pauses_at_plan_review_and_persists_the_review(store: AsyncStore) -> None:
-    rt = make(store, RISKY_PLAN)
+async def test_start_pauses_at_plan_review_and_persists_the_review(store: AsyncStore, counting: Counting) -> None:
+    rt = make(store, counting, RISKY_PLAN)
     state = await rt.start("ship api", "U1")
     assert state.status == "awaiting_review" and state.pending and state.pending.anchor == "after_plan"
     loaded, version = await store.load(state.id)
@@ -119,8 +38,8 @@ async def test_start_pauses_at_plan_review_and_persists_the_review(store: AsyncS
     assert kinds == ["started", "plan_proposed", "ask_human"]
 
 
-async def test_approvals_walk_the_run_to_done(store: AsyncStore) -> None:
-    rt = make(store, RISKY_PLAN)
+async def test_approvals_walk_the_run_to_done(store: AsyncStore, counting: Counting) -> None:
+    rt = make(store, counting, RISKY_PLAN)
     state = await rt.start("ship api", "U1")
     anchors = []
     while not state.finished:
@@ -130,12 +49,14 @@ async def test_approvals_walk_the_run_to_done(store: AsyncStore) -> None:
     # the requester decides everything here, so approving the plan (which shows ship's exact params) approves ship too
     assert anchors == ["after_plan", "before_result"]
     assert state.step(3).approved_by == "U1" and state.step(3).approved_digest == state.step(3).digest
-    assert state.status == "done" and CALLS == {"look": 2, "ship": 1}
+    assert state.status == "done" and counting.calls == {"look": 2, "ship": 1}
     assert state.output == "look: api is fine; look: db is fine; ship: api now at 2.0"
 
 
-async def test_second_decision_on_same_review_changes_nothing_and_names_first(store: AsyncStore) -> None:
-    rt = make(store, RISKY_PLAN)
+async def test_second_decision_on_same_review_changes_nothing_and_names_first(
+    store: AsyncStore, counting: Counting
+) -> None:
+    rt = make(store, counting, RISKY_PLAN)
     state = await rt.start("ship api", "alice")
     review = state.pending
     assert review is not None
@@ -147,9 +68,9 @@ async def test_second_decision_on_same_review_changes_nothing_and_names_first(st
     assert await store.load(state.id) == before
 
 
-async def test_fifty_concurrent_approvals_run_the_risky_step_once(store: AsyncStore) -> None:
+async def test_fifty_concurrent_approvals_run_the_risky_step_once(store: AsyncStore, counting: Counting) -> None:
     config = PolicyConfig(approvers={"write": [f"U{i}" for i in range(50)]})
-    rt = make(store, [("ship", {"service": "api", "version": "2.0"})], policy=GATE_FIRST, config=config)
+    rt = make(store, counting, [("ship", {"service": "api", "version": "2.0"})], policy=GATE_FIRST, config=config)
     state = await rt.start("ship api", "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"
     review_id = state.pending.id
@@ -158,62 +79,61 @@ async def test_fifty_concurrent_approvals_run_the_risky_step_once(store: AsyncSt
     )
     stale = [r for r in results if isinstance(r, StaleDecision)]
     assert len(stale) == 49
-    assert CALLS["ship"] == 1
+    assert counting.calls["ship"] == 1
     approvals = [e for e in await store.events(state.id) if e.kind == "decided"]
     assert len(approvals) == 1
 
 
-async def test_concurrent_approvals_from_two_runtimes_on_one_file_apply_once(store: AsyncStore, tmp_path: Path) -> None:
+async def test_concurrent_approvals_from_two_runtimes_on_one_file_apply_once(
+    store: AsyncStore, counting: Counting, tmp_path: Path
+) -> None:
     config = PolicyConfig(approvers={"deploy": ["alice", "bob"]})
-    rt1 = make(store, [("ship", {"service": "api", "version": "2.0"})], policy=GATE_FIRST, config=config)
+    rt1 = make(store, counting, [("ship", {"service": "api", "version": "2.0"})], policy=GATE_FIRST, config=config)
     state = await rt1.start("ship api", "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"
     async with AsyncStore(tmp_path / "t.db") as other:
-        rt2 = make(other, config=config)
+        rt2 = make(other, counting, config=config)
         results = await asyncio.gather(
             rt1.decide(state.id, Approve(), "alice", review_id=state.pending.id),
             rt2.decide(state.id, Approve(), "bob", review_id=state.pending.id),
             return_exceptions=True,
         )
     assert sum(isinstance(r, StaleDecision) for r in results) == 1, results
-    assert CALLS["ship"] == 1
+    assert counting.calls["ship"] == 1
 
 
-async def test_tool_error_is_surfaced_at_a_review(store: AsyncStore) -> None:
-    rt = make(store, [("broken", {"service": "db"}), ("look", {"service": "db"})])
+async def test_tool_error_is_surfaced_at_a_review(store: AsyncStore, counting: Counting) -> None:
+    rt = make(store, counting, [("broken", {"service": "db"}), ("look", {"service": "db"})])
     state = await rt.start("check db", "U1")
     assert state.pending is not None and state.pending.anchor == "step_failed"
     assert state.plan[0].error == "RuntimeError: db unreachable"
-    assert CALLS == {}
+    assert counting.calls == {}
 
 
-async def test_step_timeout_is_recorded_as_a_failure(store: AsyncStore) -> None:
-    rt = make(store, [("slow", {"seconds": 5})], policy=Policy(step_timeout=0.05))
+async def test_step_timeout_is_recorded_as_a_failure(store: AsyncStore, counting: Counting) -> None:
+    rt = make(store, counting, [("slow", {"seconds": 5})], policy=Policy(step_timeout=0.05))
     state = await rt.start("sleep", "U1")
     assert state.pending is not None and state.pending.anchor == "step_failed"
     assert state.plan[0].error == "Timed out after 0.05 s."
 
 
-async def test_cancel_while_a_step_runs_stops_the_run(store: AsyncStore) -> None:
-    rt = make(store, [("slow", {"seconds": 0.3}), ("look", {"service": "x"})])
+async def test_cancel_while_a_step_runs_stops_the_run(store: AsyncStore, counting: Counting) -> None:
+    rt = make(store, counting, [("slow", {"seconds": 0.3}), ("look", {"service": "x"})])
     task = asyncio.ensure_future(rt.start("sleep", "U1"))
-    for _ in range(100):
-        await asyncio.sleep(0.01)
-        runs = await store.list_runs()
-        if runs and runs[0].status == "executing":
-            break
+    await asyncio.wait_for(counting.slow_started.wait(), timeout=10)  # the first step is in flight
+    runs = await store.list_runs()
     cancelled = await rt.cancel(runs[0].id, "U1", "wrong window")
     assert cancelled.status == "cancelled"
     final = await task
     assert final.status == "cancelled"
-    assert "look" not in CALLS
+    assert "look" not in counting.calls
     assert (await store.load(final.id))[0].status == "cancelled"
 
 
-async def test_free_text_is_classified_and_applied(store: AsyncStore) -> None:
-    brain = FakeBrain([RISKY_PLAN], Reading(intent="replan", reason="wants another way", confidence=0.8))
+async def test_free_text_is_classified_and_applied(store: AsyncStore, counting: Counting) -> None:
+    brain = FakeBrain([list(RISKY_PLAN)], Reading(intent="replan", reason="wants another way", confidence=0.8))
     brain.plans.append([("look", {"service": "auth"})] * 3)
-    rt = make(store, brain=brain)
+    rt = make(store, counting, brain=brain)
     state = await rt.start("ship api", "U1")
     reading, state = await rt.say(state.id, "no, look at auth instead", "U1")
     assert reading is not None and reading.intent == "replan"
@@ -223,8 +143,8 @@ async def test_free_text_is_classified_and_applied(store: AsyncStore) -> None:
     assert state.feedback[0].text == "no, look at auth instead" and state.feedback[0].by == "U1"
 
 
-async def test_decision_without_pending_review_is_refused(store: AsyncStore) -> None:
-    rt = make(store, [("look", {"service": "x"})])
+async def test_decision_without_pending_review_is_refused(store: AsyncStore, counting: Counting) -> None:
+    rt = make(store, counting, [("look", {"service": "x"})])
     state = await rt.start("look", "U1")
     assert state.status == "done"
     with pytest.raises(StaleDecision, match="already done"):
@@ -233,13 +153,15 @@ async def test_decision_without_pending_review_is_refused(store: AsyncStore) -> 
         await rt.decide(state.id, Approve(), "U1", review_id="nope")
 
 
-async def test_retry_step_revises_params_and_asks_again_for_the_risky_step(store: AsyncStore) -> None:
+async def test_retry_step_revises_params_and_asks_again_for_the_risky_step(
+    store: AsyncStore, counting: Counting
+) -> None:
     separate = PolicyConfig(anchors=AnchorsRule(merge_gate=False))  # the plan's approval leaves the gate to ask
-    rt = make(store, [("ship", {"service": "api", "version": "2.0"})], config=separate)
+    rt = make(store, counting, [("ship", {"service": "api", "version": "2.0"})], config=separate)
     state = await rt.start("ship", "U1")
     state = await rt.decide(state.id, Approve(), "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"
     state = await rt.decide(state.id, Correct(intent="retry_step", feedback="use 9.9"), "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"
     assert state.plan[0].params["version"] == "9.9"
-    assert "ship" not in CALLS
+    assert "ship" not in counting.calls

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from agent.runtime.home import Acks, RuntimeLoop, at_home, forwarded
-from tests.agent.test_tool_runs import eventually
+from tests.agent.waiting import eventually
 
 
 class Counter:

@@ -17,6 +17,7 @@ import pytest
 from agent import human
 from agent.errors import ToolError
 from agent.tools import ToolRegistry, ToolSpec, load_tools, tool
+from tests.agent.waiting import eventually
 
 ISOLATED = load_tools(["tests.agent.isolated_tools"])
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,16 +36,6 @@ def gone(pid: int) -> bool:
     except FileNotFoundError:
         return True
     return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
-
-
-async def eventually(check: Callable[[], object], what: str, limit: float = 30.0) -> None:
-    """Wait for a positive signal, polling, for at most ``limit`` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while not check():
-        if loop.time() > deadline:
-            pytest.fail(f"gave up waiting for {what} after {limit} s")
-        await asyncio.sleep(0.02)
 
 
 # --- where each kind of tool runs ------------------------------------------------

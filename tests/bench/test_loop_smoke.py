@@ -8,7 +8,7 @@ from typing import Literal
 import pytest
 
 from agent.models import RunState
-from bench.loop import _expect, main, run_loop
+from bench.loop import expect_run, main, run_loop
 from bench.results import BenchFailure
 from bench.spawn import cold_start
 from bench.workload import EXPECTED_ANCHORS
@@ -34,7 +34,7 @@ def test_expect_run_done_too_early_raises() -> None:
     state = RunState(id="r1", task="t", requester="me", created_at=0.0, updated_at=0.0, phase="done")
 
     with pytest.raises(BenchFailure, match="expected to wait at before_risky_step"):
-        _expect(state, 1)
+        expect_run(state, 1)
 
 
 async def test_cold_start_child_resumes_paused_run_without_litellm(tmp_path: Path) -> None:

@@ -19,15 +19,15 @@ from bench.scheduler import (
     BatchedStore,
     Build,
     Clock,
-    _snapshot,
-    _verify,
     main,
     plan_once,
     policy,
     populate,
     resume_compare,
+    snapshot,
     spread,
     timeout_pass,
+    verify,
 )
 from bench.workload import choose_brain, registry
 from storage.facade import AsyncStore
@@ -139,9 +139,9 @@ async def test_verify_other_run_touched_raises(tmp_path: Path) -> None:
     async with BatchedStore(tmp_path / "v.db") as store:
         runtime = Runtime(store, await plan_once(brain, tools), tools, config=policy("cancel"), clock=clock)
         cohort = await populate(runtime, clock, 6, 2, step=TIMEOUT_STEP, batch=6)
-        before = await store.run(_snapshot)
+        before = await store.run(snapshot)
         touched = cohort.waiting[0]
         await store.run(lambda db: db.execute("UPDATE runs SET updated_at = 0 WHERE id = ?", [touched]))
 
         with pytest.raises(BenchFailure, match="changed 1 runs it should not have and missed 2 expired"):
-            await store.run(lambda db: _verify("cancel", cohort, before, db))
+            await store.run(lambda db: verify("cancel", cohort, before, db))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Page, async_playwright, expect
+from playwright.async_api import Locator, Page, async_playwright, expect
 
 from cli.dev import Dev, developing
 
@@ -89,3 +89,22 @@ async def act_as(page: Page, name: str) -> None:
     user_id = {"alice": "U0ALICE", "bob": "U0BOB", "carol": "U0CAROL"}[name]
     await page.get_by_test_id("user-switcher").select_option(user_id)
     await expect(page.locator("body")).to_have_attribute("data-me", user_id)
+
+
+APPROVE = '[data-action-id="tandem.approve"]'
+"""A Slack review's Approve button, as the dev page renders it."""
+
+
+def open_review(thread: Locator) -> Locator:
+    """The newest message in the thread that still has an Approve button."""
+    return thread.get_by_test_id("thread-message").filter(has=thread.page.locator(APPROVE)).last
+
+
+async def next_review(thread: Locator, after: str | None = None) -> tuple[Locator, str]:
+    """Wait for a review newer than ``after`` (a ts); return it pinned by its ts."""
+    review = open_review(thread)
+    if after is not None:
+        await expect(review).not_to_have_attribute("data-ts", after)
+    ts = await review.get_attribute("data-ts")
+    assert ts is not None
+    return thread.locator(f'[data-testid="thread-message"][data-ts="{ts}"]'), ts

@@ -7,10 +7,9 @@ from pathlib import Path
 
 from playwright.async_api import expect
 
-from tests.browser.conftest import ARTIFACTS, act_as, dev_in_browser
+from tests.browser.conftest import APPROVE, ARTIFACTS, act_as, dev_in_browser
 
 TASK = "read the payments logs, then restart payments"
-APPROVE = '[data-action-id="tandem.approve"]'
 # alice may approve the restart, so her approval of the plan would approve it too: the gate is kept apart
 GATE_APART = "[anchors]\nmerge_gate = false\n"
 

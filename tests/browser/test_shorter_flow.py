@@ -13,8 +13,7 @@ from pathlib import Path
 from playwright.async_api import expect
 
 from cli.dev import DEMO_POLICY
-from tests.browser.conftest import ARTIFACTS, act_as, dev_in_browser
-from tests.browser.test_story import APPROVE, next_review
+from tests.browser.conftest import APPROVE, ARTIFACTS, act_as, dev_in_browser, next_review
 
 TASK = "restart payments and check errors after"
 

@@ -14,10 +14,9 @@ from pathlib import Path
 from playwright.async_api import Locator, Page, expect
 
 from bot.settings import SlackSettings
-from tests.browser.conftest import ARTIFACTS, act_as, dev_in_browser
+from tests.browser.conftest import APPROVE, ARTIFACTS, act_as, dev_in_browser, next_review
 
 TASK = "restart payments and check errors after"
-APPROVE = '[data-action-id="tandem.approve"]'
 
 
 def approver_policy(tmp_path: Path) -> dict[str, str]:
@@ -34,21 +33,6 @@ def approver_policy(tmp_path: Path) -> dict[str, str]:
     # own gate (carol refused there, bob approving), so the gate is kept apart from the plan's approval
     policy.write_text('allow_self_approval = true\n\n[approvers]\nexec = ["U0BOB"]\n\n[anchors]\nmerge_gate = false\n')
     return {"config": str(policy)}
-
-
-def open_review(thread: Locator) -> Locator:
-    """The newest message in the thread that still has an Approve button."""
-    return thread.get_by_test_id("thread-message").filter(has=thread.page.locator(APPROVE)).last
-
-
-async def next_review(thread: Locator, after: str | None = None) -> tuple[Locator, str]:
-    """Wait for a review newer than ``after`` (a ts); return it pinned by its ts."""
-    review = open_review(thread)
-    if after is not None:
-        await expect(review).not_to_have_attribute("data-ts", after)
-    ts = await review.get_attribute("data-ts")
-    assert ts is not None
-    return thread.locator(f'[data-testid="thread-message"][data-ts="{ts}"]'), ts
 
 
 async def request_changes(page: Page, review: Locator, feedback: str) -> None:

@@ -6,6 +6,7 @@ run on both backends: with PostgreSQL the processes share a database server inst
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -17,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from agent.models import Lease
+from cli.wiring import open_store
 from tests.pgserver import PgServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +75,7 @@ def calls(env: dict[str, str]) -> list[str]:
 
 
 def wait_for(predicate: Any, within: float = 20.0) -> None:
+    """Poll ``predicate`` (a positive signal: a file, a call, a lease) until it holds; fail at the deadline."""
     deadline = time.monotonic() + within
     while not predicate():
         if time.monotonic() > deadline:
@@ -79,14 +83,20 @@ def wait_for(predicate: Any, within: float = 20.0) -> None:
         time.sleep(0.05)
 
 
+def lease_of(env: dict[str, str], run_id: str) -> Lease | None:
+    """The run's step lease as stored: who holds its step in flight, and until when."""
+
+    async def read() -> Lease | None:
+        async with open_store(env["TANDEM_DB"]) as store:
+            return await store.lease(run_id)
+
+    return asyncio.run(read())
+
+
 def resume_once_the_lease_lapses(env: dict[str, str], run_id: str) -> dict[str, Any]:
-    """``tandem resume --detach``, repeated until the dead process's lease ran out and the run moved."""
-    deadline = time.monotonic() + 20
-    while True:
-        run = run_json(env, "resume", run_id, "--detach")
-        if run["status"] != "executing" or time.monotonic() > deadline:
-            return run
-        time.sleep(0.2)
+    """``tandem resume --detach`` once the dead process's claim on its step has run out."""
+    wait_for(lambda: (lease := lease_of(env, run_id)) is None or lease.until < time.time())
+    return run_json(env, "resume", run_id, "--detach")
 
 
 def test_killed_while_paused_then_answered_from_a_fresh_process(env: dict[str, str]) -> None:
@@ -275,12 +285,21 @@ def test_resume_while_another_live_process_runs_the_deploy_leaves_it_alone(any_e
     owner = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     try:
         wait_for(lambda: calls(env) == ["inspect_cluster", "upgrade_cluster"])
-        # well past a lease's length: the owner keeps renewing it while the deploy runs
-        for _ in range(3):
+        first = lease_of(env, run["id"])
+        assert first is not None
+
+        def resumed_after_the_first_claim_lapsed() -> bool:
+            """Resume; true once a resume came after the owner's first claim ran out and the owner still holds
+            the step (it renews its lease while the deploy runs)."""
+            at = time.time()
             other = run_json(env, "resume", run["id"], "--detach")
             assert other["status"] == "executing" and other["pending_review"] is None
             assert other["steps"][1]["status"] == "running"
-            time.sleep(0.5)
+            held = lease_of(env, run["id"])
+            assert held is not None and held.owner == first.owner
+            return at > first.until
+
+        wait_for(resumed_after_the_first_claim_lapsed)
         assert calls(env) == ["inspect_cluster", "upgrade_cluster"]
         kinds = [e["kind"] for e in run_json(env, "show", run["id"], "--json")["events"]]
         assert "recovered" not in kinds

@@ -93,3 +93,11 @@ def test_only_the_postgres_package_imports_psycopg() -> None:
         if any(_top(n) in ("psycopg", "psycopg_pool") for n in names)
     }
     assert users and all(f.startswith("storage/postgres/") for f in users), users
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    """Tests share helpers through helper modules and conftest fixtures, never another test module's state."""
+    offenders = {
+        f: sorted(n for n in names if n.split(".")[-1].startswith("test_")) for f, names in imports_of("tests").items()
+    }
+    assert not {f: v for f, v in offenders.items() if v}

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from slack_bolt.listener.async_listener_completion_handler import AsyncListenerCompletionHandler
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 
 from blocks import ids
 from bot.settings import SlackSettings
 from cli.serve import Bot, serving
 from workspace import Workspace, run_workspace
 from workspace.models import Message
+from workspace.transport import Delivery
 
 OPS = "C0OPS"
 CARD_SETTLE = 1.0
@@ -24,6 +30,8 @@ class Env:
     ws: Workspace
     bot: Bot
     db: Path
+    finished: Counter[str] = field(default_factory=Counter)
+    """How many times the bot's listeners have finished with each event, by event id (a retry counts again)."""
 
     # --- looking -------------------------------------------------------------
 
@@ -68,6 +76,13 @@ class Env:
         """Wait for the bot's background work, then for the messages it caused to be delivered."""
         await self.bot.deps.background.idle()
         await self.bot.deps.delivery.idle(horizon=CARD_SETTLE)
+
+    async def handled(self, delivery: Delivery, times: int = 1) -> None:
+        """Wait until the bot has finished with ``delivery``'s event ``times`` times (each retry once more),
+        then for the work it started: the positive signal that an event was handled, whatever it did."""
+        assert delivery.event_id is not None
+        await self.wait(lambda: self.finished[delivery.event_id] >= times)
+        await self.idle()
 
     # --- doing ---------------------------------------------------------------
 
@@ -131,10 +146,27 @@ async def running(tmp_path: Path, **extra: Any) -> AsyncIterator[Env]:
     async with run_workspace() as ws:
         async with serving(settings_for(ws, db, **extra), port=0) as bot:
             ws.events_url = f"{bot.url}/slack/events"
-            yield Env(ws=ws, bot=bot, db=db)
+            env = Env(ws=ws, bot=bot, db=db)
+            runner = bot.app.listener_runner
+            runner.listener_completion_handler = Finished(runner.listener_completion_handler, env.finished)
+            yield env
             await bot.deps.background.idle()
             if bot.deps.store.is_open:  # (a test may have closed it on purpose)
                 await bot.deps.delivery.idle()
+
+
+class Finished(AsyncListenerCompletionHandler):
+    """Bolt's hook after each listener has run: counts the events finished, by event id."""
+
+    def __init__(self, inner: AsyncListenerCompletionHandler, finished: Counter[str]) -> None:
+        self.inner = inner
+        self.finished = finished
+
+    async def handle(self, request: AsyncBoltRequest, response: BoltResponse | None) -> None:
+        await self.inner.handle(request=request, response=response)
+        event_id = request.body.get("event_id")
+        if isinstance(event_id, str):
+            self.finished[event_id] += 1
 
 
 THREE_ANCHORS = '\n[anchors]\nmerge_gate = false\nafter_risky_step = "any_follows"\n'

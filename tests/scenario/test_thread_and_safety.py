@@ -70,11 +70,14 @@ async def test_bot_messages_in_thread_are_ignored(tmp_path: Path) -> None:
             "bot_id": "B0OTHER",
             "user": "U0OTHERBOT",
         }
+        run_id = (await env.bot.deps.store.list_runs())[0].id
+        before = await env.bot.deps.store.events(run_id)
         delivery = await env.ws.deliver(event)
         assert delivery.status == 200
-        await asyncio.sleep(0.2)
-        await env.idle()
+        await env.handled(delivery)
         assert env.open_review(card) is not None and env.open_review(card).ts == plan.ts  # type: ignore[union-attr]
+        assert not any("Read as" in text_of(m) for m in env.thread(card))
+        assert await env.bot.deps.store.events(run_id) == before
 
 
 async def test_double_click_applies_once_and_tells_the_second_person(tmp_path: Path) -> None:
@@ -121,11 +124,14 @@ async def test_forged_requests_get_401_and_change_nothing(tmp_path: Path, forge:
         assert delivery.status == 401
         command = await env.ws.slash_command("alice", OPS, "deploy auth 9.9", forge=forge)  # type: ignore[arg-type]
         assert command.status == 401
-        await asyncio.sleep(0.1)
+        await env.start("check api")  # a genuine request after them, handled: the forged ones were not
         await env.idle()
         record = await env.bot.deps.store.get_review(value)
         assert record is not None and record.status == "pending"
-        assert len(await env.bot.deps.store.list_runs()) == 1
+        assert sorted(r.task for r in await env.bot.deps.store.list_runs()) == [
+            "check api",
+            "restart payments and check errors after",
+        ]
 
 
 async def test_event_retry_is_processed_once(tmp_path: Path) -> None:
@@ -134,11 +140,10 @@ async def test_event_retry_is_processed_once(tmp_path: Path) -> None:
         first = await env.ws.reply_in_thread("alice", OPS, card.ts, "Looks good, proceed")
         await env.ws.retry(first, retry_num=1)
         await env.ws.retry(first, retry_num=2)
-        await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)))
-        await asyncio.sleep(0.2)
-        await env.idle()
+        await env.handled(first, times=3)
         readings = [m for m in env.thread(card) if "Read as" in text_of(m)]
         assert len(readings) == 1
+        assert env.ws.state.ephemerals_for("U0ALICE") == []  # no retry was read again ("Already approved")
         runs = await env.bot.deps.store.list_runs()
         decided = [e for e in await env.bot.deps.store.events(runs[0].id) if e.kind == "decided"]
         assert len(decided) == 1

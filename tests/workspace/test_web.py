@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from tests.workspace.test_bolt import PLAN, Seen, build_bot
+from tests.workspace.bolt_bot import PLAN, Seen, build_bot
 from workspace import Workspace, WorkspaceState, run_workspace, serve
 from workspace.web import STATIC, typed_text
 
