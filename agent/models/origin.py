@@ -20,71 +20,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, ModelWrapValidatorHandler, SerializeAsAny, model_validator
+from pydantic import ConfigDict, SerializeAsAny
 
 from agent.models import platforms
-from agent.models.base import Model, Tagged
+from agent.models.base import Model
+from agent.models.platforms import Origin as Origin
+from agent.models.platforms import Terminal as Terminal
 
 TERMINAL_KIND = platforms.TERMINAL
-
-
-class Origin(Tagged):
-    """Where a run lives. Each platform subclasses it with its own ``kind`` tag and fields and
-    answers the three questions below; the core never reads those fields.
-
-    Validating an ``Origin`` from stored data finds the registered variant by its ``kind``."""
-
-    kind: str
-
-    @property
-    def channel(self) -> str | None:
-        """The delivery worker that shows the run: its platform's name (None: nobody follows it)."""
-        raise NotImplementedError
-
-    @property
-    def scope(self) -> str | None:
-        """Where standing rules live and which runs a place lists (None: rules do not apply)."""
-        raise NotImplementedError
-
-    @property
-    def thread(self) -> str | None:
-        """The key that finds the run again from a reply in its thread (None: no thread)."""
-        raise NotImplementedError
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _registered_variant(cls, data: Any, handler: ModelWrapValidatorHandler[Origin]) -> Origin:
-        if cls is not Origin or isinstance(data, Origin):
-            return handler(data)
-        kind = data.get("kind") if isinstance(data, dict) else None
-        variant = Terminal if kind == TERMINAL_KIND else platforms.origin_class(kind) if isinstance(kind, str) else None
-        if variant is None:
-            known = [TERMINAL_KIND, *(platforms.kind_of(o) for p in platforms.registered() for o in p.origins)]
-            raise ValueError(
-                f"origin kind {kind!r} belongs to no registered platform (known: {', '.join(known)}); "
-                "the channel package that stores it must be installed and imported"
-            )
-        return variant.model_validate(data)
-
-
-class Terminal(Origin):
-    """A run started from the command line: nobody follows it in a chat, rules do not apply."""
-
-    kind: Literal["terminal"] = "terminal"
-
-    @property
-    def channel(self) -> str | None:
-        return None
-
-    @property
-    def scope(self) -> str | None:
-        return None
-
-    @property
-    def thread(self) -> str | None:
-        return None
 
 
 AnyOrigin = SerializeAsAny[Origin]

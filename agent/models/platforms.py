@@ -3,17 +3,20 @@
 A channel package describes its platform with a :class:`Platform` (its origin variants, how its
 ids look, where a report can go) and calls :func:`register` when it is imported; the composition
 root imports the packages it installs before it loads a policy or a run. The core asks only
-through the functions below, so a new platform is a new package, never an edit here.
+through the functions below, so a new platform is a new package, never an edit here. The
+base of every origin, :class:`Origin`, and the core's own :class:`Terminal` live here too, beside
+the registry their validation reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from agent.models.origin import Origin
+from pydantic import ModelWrapValidatorHandler, model_validator
+
+from agent.models.base import Tagged
 
 PrincipalKind = Literal["user", "group"]
 
@@ -126,3 +129,60 @@ def report_hint() -> str:
 def place_hint() -> str:
     """Which platforms name places, for the error that rejects a rule's channel."""
     return ", ".join(p.name for p in _REGISTERED.values()) or "no chat platform is installed"
+
+
+class Origin(Tagged):
+    """Where a run lives. Each platform subclasses it with its own ``kind`` tag and fields and
+    answers the three questions below; the core never reads those fields.
+
+    Validating an ``Origin`` from stored data finds the registered variant by its ``kind``."""
+
+    kind: str
+
+    @property
+    def channel(self) -> str | None:
+        """The delivery worker that shows the run: its platform's name (None: nobody follows it)."""
+        raise NotImplementedError
+
+    @property
+    def scope(self) -> str | None:
+        """Where standing rules live and which runs a place lists (None: rules do not apply)."""
+        raise NotImplementedError
+
+    @property
+    def thread(self) -> str | None:
+        """The key that finds the run again from a reply in its thread (None: no thread)."""
+        raise NotImplementedError
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _registered_variant(cls, data: Any, handler: ModelWrapValidatorHandler[Origin]) -> Origin:
+        if cls is not Origin or isinstance(data, Origin):
+            return handler(data)
+        kind = data.get("kind") if isinstance(data, dict) else None
+        variant = Terminal if kind == TERMINAL else origin_class(kind) if isinstance(kind, str) else None
+        if variant is None:
+            known = [TERMINAL, *(kind_of(o) for p in registered() for o in p.origins)]
+            raise ValueError(
+                f"origin kind {kind!r} belongs to no registered platform (known: {', '.join(known)}); "
+                "the channel package that stores it must be installed and imported"
+            )
+        return variant.model_validate(data)
+
+
+class Terminal(Origin):
+    """A run started from the command line: nobody follows it in a chat, rules do not apply."""
+
+    kind: Literal["terminal"] = "terminal"
+
+    @property
+    def channel(self) -> str | None:
+        return None
+
+    @property
+    def scope(self) -> str | None:
+        return None
+
+    @property
+    def thread(self) -> str | None:
+        return None
