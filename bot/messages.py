@@ -45,3 +45,11 @@ UNREADABLE = (
 )
 BAD_REQUEST = "Tandem could not read this request: {reason}. Nothing changed."
 NO_TEAM = "Tandem refused this request: it names no workspace (team id). Nothing changed."
+NOT_STARTED = (
+    "⚠️ Your run did not start: Tandem could not post its card in this channel ({error}), so nobody could follow "
+    "or approve it. It is cancelled (`{run}`). Start it again with `/tandem {task}` once Slack answers."
+)
+CARD_NOT_POSTED = (
+    "⚠️ Tandem could not post the card of your run `{run}` in this channel ({error}); the run ended ({status}). "
+    "`tandem show {run}` has what it did."
+)

@@ -19,14 +19,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agent.config import parse_duration
-from agent.errors import PolicyError, TandemError
+from agent.errors import InvalidDecision, PolicyError, TandemError
 from agent.logs import configure
 from agent.messages import plural
 from agent.models import RunState
 from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.settings import CoreSettings, LogSettings, read_settings
-from agent.usecases import Answered
+from agent.usecases import Answered, NotApplied
 from agent.views import run_json
 from cli.answer import answer, resolve
 from cli.lessons import lessons_command
@@ -85,7 +85,10 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
     async with open_services(settings) as services:
         match args.command:
             case "run":
-                state = await services.runtime.start(args.task, args.user)
+                started = await services.usecases.start(args.task, args.user)
+                if isinstance(started, NotApplied):
+                    raise InvalidDecision(started.message)
+                state = started.state
                 if args.detach:
                     await _print_json(services, state)
                     return 0

@@ -5,7 +5,9 @@ was started from. The core asks an origin only platform-neutral questions:
 
 * ``channel``: which delivery worker shows the run to people (``None``: nobody follows it in a chat);
 * ``scope``: where standing rules live and which runs a place lists;
-* ``thread``: the key that finds the run again from a reply in its thread.
+* ``thread``: the key that finds the run again from a reply in its thread (``None`` until the run's card,
+  the thread's first message, is posted: a run is stored before its card, which the outbox posts);
+* ``at_thread``: the origin once its card is posted at that key (the store keeps the key beside the run).
 
 People and groups are :class:`Principal`\\s. Policy entries and event authors stay plain
 ids on disk (``U0BOB``, ``S0OPS``, ``ou_…``); :meth:`Principal.parse` types them.
@@ -30,11 +32,12 @@ Platform = Literal["slack", "feishu", "terminal"]
 
 
 class SlackThread(_Tagged):
-    """A run started in a Slack channel: its card is the thread's parent message."""
+    """A run started in a Slack channel: its card is the thread's parent message (``thread_ts`` is ``None``
+    until the card is posted)."""
 
     kind: Literal["slack"] = "slack"
     channel_id: str
-    thread_ts: str
+    thread_ts: str | None = None
 
     @property
     def channel(self) -> str | None:
@@ -46,15 +49,19 @@ class SlackThread(_Tagged):
 
     @property
     def thread(self) -> str | None:
-        return f"{self.channel_id}:{self.thread_ts}"
+        return f"{self.channel_id}:{self.thread_ts}" if self.thread_ts is not None else None
+
+    def at_thread(self, thread: str) -> SlackThread:
+        return self.model_copy(update={"thread_ts": thread.partition(":")[2]})
 
 
 class FeishuChat(_Tagged):
-    """A run started in a Feishu/Lark chat: its card is the root of the reply thread."""
+    """A run started in a Feishu/Lark chat: its card is the root of the reply thread (``root_id`` is ``None``
+    until the card is posted)."""
 
     kind: Literal["feishu"] = "feishu"
     chat_id: str
-    root_id: str
+    root_id: str | None = None
 
     @property
     def channel(self) -> str | None:
@@ -66,7 +73,10 @@ class FeishuChat(_Tagged):
 
     @property
     def thread(self) -> str | None:
-        return f"{self.chat_id}:{self.root_id}"
+        return f"{self.chat_id}:{self.root_id}" if self.root_id is not None else None
+
+    def at_thread(self, thread: str) -> FeishuChat:
+        return self.model_copy(update={"root_id": thread.partition(":")[2]})
 
 
 class Terminal(_Tagged):
@@ -85,6 +95,9 @@ class Terminal(_Tagged):
     @property
     def thread(self) -> str | None:
         return None
+
+    def at_thread(self, thread: str) -> Terminal:
+        return self
 
 
 Origin = Annotated[SlackThread | FeishuChat | Terminal, Field(discriminator="kind")]

@@ -1,0 +1,82 @@
+"""The run card comes from the outbox: a run is stored first, its card posted by the delivery worker, and
+its thread follows the card. A card Slack keeps refusing stops the run and tells the requester; a card
+that goes through late starts the thread late, and the run goes on."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from agent.models import RunState
+from agent.settings import CoreSettings
+from blocks import ids
+from cli.main import main as tandem_main
+from tests.scenario.harness import OPS, Env, running, text_of
+
+TASK = "restart payments and check errors after"
+CALLS_PER_ATTEMPT = 3  # the Web API client tries a 5xx twice more itself before the outbox counts an attempt
+FAST = {"scheduler_interval": 0.05}
+
+
+def slack_down_for(env: Env, attempts: int) -> None:
+    """``chat.postMessage`` answers HTTP 500 for the next ``attempts`` outbox attempts."""
+    for _ in range(attempts * CALLS_PER_ATTEMPT):
+        env.ws.state.fail_next("chat.postMessage", "internal_error", status=500, retry_after=None)
+
+
+async def only_run(env: Env) -> RunState:
+    runs = await env.bot.deps.store.list_runs()
+    assert len(runs) == 1
+    return (await env.bot.deps.store.load(runs[0].id))[0]
+
+
+async def test_start_card_slack_keeps_refusing_requester_told_and_run_cancelled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async with running(tmp_path, **FAST) as env:
+        env.bot.deps.delivery.retry_scale = 0.001
+        env.bot.deps.delivery.max_attempts = 2
+        slack_down_for(env, 2)
+        answer = await env.ws.slash_command("alice", OPS, TASK)
+        assert answer.status == 200
+
+        def told() -> list[str]:
+            return [text_of(e) for e in env.ws.state.ephemerals_for("alice") if "did not start" in text_of(e)]
+
+        await env.wait(told, within=20)
+        assert "could not post its card" in told()[0] and "internal_error" in told()[0]
+        assert env.cards() == [], "no card was posted"
+        run = await only_run(env)
+        assert run.status == "cancelled" and run.pending is None, "the run waits on nobody"
+        await env.idle()
+        assert len(told()) == 1, "told once"
+        await asyncio.to_thread(_cli, env.db, "runs")
+        line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(run.id))
+        assert "cancelled" in line and "not delivered" in line
+        await asyncio.to_thread(_cli, env.db, "show", run.id)
+        assert "its card could not be posted" in capsys.readouterr().out
+
+
+async def test_start_card_slack_recovers_within_retries_card_late_and_run_goes_on(tmp_path: Path) -> None:
+    async with running(tmp_path, **FAST) as env:
+        env.bot.deps.delivery.retry_scale = 0.01
+        slack_down_for(env, 1)
+        await env.ws.slash_command("alice", OPS, TASK)
+        await env.wait(env.cards, within=20)
+        card = env.cards()[0]
+        failed = [c for c in env.ws.state.calls_to("chat.postMessage") if c.error == "internal_error"]
+        assert len(failed) == CALLS_PER_ATTEMPT, "the card went out on the outbox's second attempt"
+        plan = await env.next_review(card)
+        assert "Plan" in text_of(plan)
+        assert TASK in text_of(env.ws.state.message(OPS, card.ts))
+        await env.click("alice", plan, ids.APPROVE)
+        await env.wait(lambda: env.open_review(card) is None or env.open_review(card) != plan)
+        run = await only_run(env)
+        assert run.status != "cancelled" and (run.pending is None or run.pending.anchor != "plan")
+        assert not [e for e in env.ws.state.ephemerals_for("alice") if "did not start" in text_of(e)]
+
+
+def _cli(db: Path, *args: str) -> None:
+    assert tandem_main(list(args), settings_factory=lambda: CoreSettings(db=str(db))) == 0
