@@ -5,6 +5,8 @@ that goes through late starts the thread late, and the run goes on."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,12 @@ def slack_down_for(env: Env, attempts: int) -> None:
     """``chat.postMessage`` answers HTTP 500 for the next ``attempts`` outbox attempts."""
     for _ in range(attempts * CALLS_PER_ATTEMPT):
         env.ws.state.fail_next("chat.postMessage", "internal_error", status=500, retry_after=None)
+
+
+def statuses(env: Env) -> list[str]:
+    """The runs' statuses, as the database has them now."""
+    with closing(sqlite3.connect(env.db)) as db:
+        return [str(row[0]) for row in db.execute("SELECT status FROM runs")]
 
 
 async def only_run(env: Env) -> RunState:
@@ -76,6 +84,26 @@ async def test_start_card_slack_recovers_within_retries_card_late_and_run_goes_o
         run = await only_run(env)
         assert run.status != "cancelled" and (run.pending is None or run.pending.anchor != "plan")
         assert not [e for e in env.ws.state.ephemerals_for("alice") if "did not start" in text_of(e)]
+
+
+async def test_start_card_refused_after_a_read_only_run_finished_requester_told_and_run_stays_done(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, **FAST) as env:
+        env.bot.deps.delivery.retry_scale = 2.0  # the card's second attempt comes after the run is done
+        slack_down_for(env, 1)
+        await env.ws.slash_command("alice", OPS, "check checkout health")
+        await env.wait(lambda: statuses(env) == ["done"], within=20)  # it read and ended while its card waited
+        run_id = (await only_run(env)).id
+        env.ws.state.fail_next("chat.postMessage", "invalid_blocks", status=200, retry_after=None)
+
+        def told() -> list[str]:
+            return [text_of(e) for e in env.ws.state.ephemerals_for("alice") if "could not post the card" in text_of(e)]
+
+        await env.wait(told, within=20)
+        assert f"`{run_id}`" in told()[0] and "invalid_blocks" in told()[0] and "ended (done)" in told()[0]
+        assert env.cards() == []
+        assert (await only_run(env)).status == "done"
 
 
 def _cli(db: Path, *args: str) -> None:
