@@ -5,6 +5,7 @@ that goes through late starts the thread late, and the run goes on."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -16,10 +17,14 @@ from agent.settings import CoreSettings
 from blocks import ids
 from cli.main import main as tandem_main
 from tests.scenario.harness import OPS, Env, running, text_of
+from tests.scenario.processes import bot_process
+from workspace import WorkspaceState, run_workspace
 
 TASK = "restart payments and check errors after"
 CALLS_PER_ATTEMPT = 3  # the Web API client tries a 5xx twice more itself before the outbox counts an attempt
 FAST = {"scheduler_interval": 0.05}
+LEASES = {"TANDEM_DELIVERY_LEASE": "1", "TANDEM_STEP_LEASE": "1", "TANDEM_SCHEDULER_INTERVAL": "0.5"}
+"""A dead process's claims (its card's post, its run's planning) are taken over after a second."""
 
 
 def slack_down_for(env: Env, attempts: int) -> None:
@@ -104,6 +109,27 @@ async def test_start_card_refused_after_a_read_only_run_finished_requester_told_
         assert f"`{run_id}`" in told()[0] and "invalid_blocks" in told()[0] and "ended (done)" in told()[0]
         assert env.cards() == []
         assert (await only_run(env)).status == "done"
+
+
+async def test_start_bot_killed_after_slack_took_the_card_posts_it_once_and_goes_on_after_restart(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "tandem.db"
+    async with run_workspace() as ws:
+        ws.state.hold_next("chat.postMessage", after_applying=True)  # the card is there; the bot never hears so
+        async with bot_process(ws, db, **LEASES) as first:
+            await ws.slash_command("alice", OPS, TASK)
+            await ws.wait_until(lambda s: not s.holds and bool(s.history(OPS)), within=20)
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        card = ws.state.history(OPS)[0]
+        async with bot_process(ws, db, **LEASES):
+
+            def plan_posted(s: WorkspaceState) -> bool:
+                return any(ids.APPROVE in str(m.blocks) for m in s.thread(OPS, card.ts))
+
+            await ws.wait_until(plan_posted, within=30)
+            assert [m.ts for m in ws.state.history(OPS) if m.bot_id and not m.is_reply] == [card.ts], "one card"
 
 
 def _cli(db: Path, *args: str) -> None:
