@@ -33,7 +33,7 @@ from cli.lessons import lessons_command
 from cli.mrkdwn import use_color
 from cli.parser import build_parser
 from cli.policy import checked_policy
-from cli.render import plain, show_text
+from cli.render import cancel_reason, plain, show_text
 from cli.report import report_command
 from cli.terminal import interact
 from cli.wiring import Services, database_exists, open_services, open_store
@@ -137,6 +137,8 @@ async def _read_only(args: argparse.Namespace, settings: CoreSettings) -> int:
                 note = f"  ⚠ {failed[s.id]} not delivered" if s.id in failed else ""
                 ended = outcome((await store.load(s.id))[0]) if s.status == "done" else None
                 said = f"  · {ended.line()}" if ended is not None and ended.word != "done" else ""
+                why = cancel_reason(await store.events(s.id)) if s.status == "cancelled" else ""
+                said += f"  · {why}" if why else ""
                 print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}{said}{note}")
             return 0
         state, _ = await store.load(await resolve(store, args.run_id))

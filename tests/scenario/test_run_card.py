@@ -67,7 +67,9 @@ async def test_start_card_slack_keeps_refusing_requester_told_and_run_cancelled(
         assert len(told()) == 1, "told once"
         await asyncio.to_thread(_cli, env.db, "runs")
         line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(run.id))
-        assert "cancelled" in line and "not delivered" in line
+        assert (
+            "cancelled" in line and "its card could not be posted (internal_error)" in line and "not delivered" in line
+        )
         await asyncio.to_thread(_cli, env.db, "show", run.id)
         assert "its card could not be posted" in capsys.readouterr().out
 
