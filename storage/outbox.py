@@ -24,7 +24,7 @@ from agent.models import Claim, Delivery, Outgoing
 UNSHOWN = (
     "SELECT run_id, COALESCE(error, '') FROM outbox AS started WHERE kind = 'started' AND status = 'failed'"
     " AND NOT EXISTS (SELECT 1 FROM outbox AS told WHERE told.run_id = started.run_id AND told.kind = 'not_started')"
-    " ORDER BY id"
+    " ORDER BY run_id"
 )
 """Runs whose card (the ``started`` row) was given up on, and whose requester has no ``not_started`` row yet."""
 _COLUMNS = "id, run_id, channel, message, status, attempts, created_at, next_at, sent_at, error"

@@ -21,7 +21,7 @@ _COLUMNS = ", ".join(rows.DELIVERY_COLUMNS)
 UNSHOWN = (
     "SELECT run_id, COALESCE(error, '') FROM outbox AS started WHERE kind = 'started' AND status = 'failed'"
     " AND NOT EXISTS (SELECT 1 FROM outbox AS told WHERE told.run_id = started.run_id AND told.kind = 'not_started')"
-    " ORDER BY id"
+    " ORDER BY run_id"
 )
 """Runs whose card (the ``started`` row) was given up on, and whose requester has no ``not_started`` row yet."""
 
