@@ -12,7 +12,7 @@ from workspace.feishu_fake import card_text
 
 TASK = "restart payments and check errors after"
 CREATE = "/open-apis/im/v1/messages"
-FAST = {"scheduler_interval": 0.05}
+FAST_TICKS = 0.05  # seconds between scheduler ticks: a given-up card is noticed at once
 
 
 def feishu_down_for(env: FEnv, attempts: int) -> None:
@@ -31,7 +31,7 @@ async def only_run(env: FEnv) -> RunState:
 
 
 async def test_feishu_start_card_keeps_failing_requester_told_and_run_cancelled(tmp_path: Path) -> None:
-    async with running_feishu(tmp_path, **FAST) as env:
+    async with running_feishu(tmp_path, scheduler_interval=FAST_TICKS) as env:
         env.bot.deps.delivery.retry_scale = 0.001
         env.bot.deps.delivery.max_attempts = 2
         feishu_down_for(env, 2)
@@ -47,7 +47,7 @@ async def test_feishu_start_card_keeps_failing_requester_told_and_run_cancelled(
 
 
 async def test_feishu_start_card_recovers_within_retries_card_late_and_run_goes_on(tmp_path: Path) -> None:
-    async with running_feishu(tmp_path, **FAST) as env:
+    async with running_feishu(tmp_path, scheduler_interval=FAST_TICKS) as env:
         env.bot.deps.delivery.retry_scale = 0.01
         feishu_down_for(env, 1)
         await env.fake.say("alice", OPS, TASK)
@@ -60,5 +60,5 @@ async def test_feishu_start_card_recovers_within_retries_card_late_and_run_goes_
         await env.fake.click("alice", plan.message_id, "approve")
         await env.wait(lambda: not env.reviews(root) or env.reviews(root)[-1].message_id != plan.message_id)
         run = await only_run(env)
-        assert run.status != "cancelled" and (run.pending is None or run.pending.anchor != "plan")
+        assert run.status != "cancelled" and (run.pending is None or run.pending.anchor != "after_plan")
         assert not [t for t in told(env) if "did not start" in t]

@@ -56,7 +56,7 @@ async def test_start_card_slack_keeps_refusing_requester_told_and_run_cancelled(
         assert answer.status == 200
 
         def told() -> list[str]:
-            return [text_of(e) for e in env.ws.state.ephemerals_for("alice") if "did not start" in text_of(e)]
+            return [e.text for e in env.ws.state.ephemerals_for("alice") if "did not start" in e.text]
 
         await env.wait(told, within=20)
         assert "could not post its card" in told()[0] and "internal_error" in told()[0]
@@ -89,8 +89,8 @@ async def test_start_card_slack_recovers_within_retries_card_late_and_run_goes_o
         await env.click("alice", plan, ids.APPROVE)
         await env.wait(lambda: env.open_review(card) is None or env.open_review(card) != plan)
         run = await only_run(env)
-        assert run.status != "cancelled" and (run.pending is None or run.pending.anchor != "plan")
-        assert not [e for e in env.ws.state.ephemerals_for("alice") if "did not start" in text_of(e)]
+        assert run.status != "cancelled" and (run.pending is None or run.pending.anchor != "after_plan")
+        assert not [e for e in env.ws.state.ephemerals_for("alice") if "did not start" in e.text]
 
 
 async def test_start_card_refused_after_a_read_only_run_finished_requester_told_and_run_stays_done(
@@ -105,7 +105,7 @@ async def test_start_card_refused_after_a_read_only_run_finished_requester_told_
         env.ws.state.fail_next("chat.postMessage", "invalid_blocks", status=200, retry_after=None)
 
         def told() -> list[str]:
-            return [text_of(e) for e in env.ws.state.ephemerals_for("alice") if "could not post the card" in text_of(e)]
+            return [e.text for e in env.ws.state.ephemerals_for("alice") if "could not post the card" in e.text]
 
         await env.wait(told, within=20)
         assert f"`{run_id}`" in told()[0] and "invalid_blocks" in told()[0] and "ended (done)" in told()[0]
