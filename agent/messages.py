@@ -243,3 +243,8 @@ def risky_outcome(step: Step, limit: int = 300) -> str:
     text = text if len(text) <= limit else text[: limit - 1] + "…"
     verb = "failed" if step.status == "failed" else "ran"
     return f"Step {step.number} {step.tool} ({step.risk.label}) {verb}: {text if said is not None else 'no output'}"
+
+
+def card_not_posted(error: str) -> str:
+    """Why a run whose card could never be posted was stopped (its cancel reason, in its trail and ``tandem show``)."""
+    return f"its card could not be posted ({error[:200] or 'unknown error'}), so nobody could follow or approve it"

@@ -192,6 +192,11 @@ class RunsStore(Protocol):
         """The run whose origin has this ``thread`` key (``Origin.thread``), if any."""
         ...
 
+    async def card_posted(self, run_id: str, thread: str) -> bool:
+        """The run's card is posted and its thread is ``thread`` (``Origin.thread``): its origin, as loaded,
+        says so from now on. False when the run had a thread already."""
+        ...
+
 
 class ReviewsStore(Protocol):
     """Stored reviews, as decisions and the scheduler read them."""
@@ -306,7 +311,12 @@ class OutboxStore(Protocol):
 
     async def redeliver(self, run_id: str, now: float) -> int: ...
 
-    async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None: ...
+    async def delivery_status(self, run_id: str, kind: str, review_id: str | None) -> str | None: ...
+
+    async def unshown_runs(self) -> list[tuple[str, str]]:
+        """Runs whose card was given up on (its ``started`` row failed) and whose requester was not told yet
+        (no ``not_started`` row): each with the card's last error."""
+        ...
 
 
 class PostsStore(Protocol):

@@ -27,6 +27,7 @@ from agent.models import (
     Decision,
     Intent,
     Lesson,
+    Origin,
     Reading,
     Risk,
     Rule,
@@ -134,7 +135,7 @@ Outcome = Applied | Asked | Answered | Refused | AlreadyDecided | NeedsButton | 
 
 
 class UseCases:
-    """approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel, revoke_rule,
+    """start, approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel, revoke_rule,
     widen_rule, lessons, forget_lesson, waiting_for, history."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
@@ -251,6 +252,16 @@ class UseCases:
         return failed if failed is not None else Asked(reading, text)
 
     # --- runs ----------------------------------------------------------------------------------
+
+    async def start(self, task: str, requester: str, origin: Origin | None = None) -> Applied | NotApplied:
+        """Start a run of ``task`` for ``requester`` where ``origin`` says (the terminal when ``None``), and
+        drive it to its first pause. A run followed in a chat is stored with its card as its first outbox
+        row: the channel posts it, and the run's thread begins there (nothing is posted from here). A card
+        that can never be posted stops the run and tells the requester (see ``agent.runtime.unshown``)."""
+        try:
+            return Applied(await self.runtime.start(task, requester, origin=origin))
+        except TandemError as exc:
+            return NotApplied(str(exc))
 
     async def find(self, ref: str, where: str | None) -> str | None:
         """The run a (possibly shortened, possibly back-quoted) id names, if exactly one is visible from

@@ -18,6 +18,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.card_first import wait_for_card
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
 from agent.models import CancelRequested, Decided, Delivery, Form, Reading, Review, Risk, RunState, TimedOut
@@ -32,6 +33,7 @@ from blocks.result_feedback import result_details_button, result_feedback
 from blocks.run_card import run_card
 from blocks.shorter import review_in
 from blocks.text import context, escaped, mention_any, section, waiting_for
+from bot.opening import post_card, tell_not_started
 from bot.origin import SLACK, SlackThread
 from bot.render import decision_lines
 from bot.weekly import ReportPoster
@@ -117,6 +119,11 @@ class SlackChannel:
         state, _ = await self.store.load(delivery.run_id)
         where = slack_thread(state)
         message = delivery.message
+        if message.kind in ("started", "not_started"):  # no thread yet: the run's card starts it
+            await self._open(state, delivery, where.channel_id, uncertain)
+            return
+        await wait_for_card(self.store, state)
+        assert where.thread_ts is not None
         post = _Post(self.client, delivery, where.channel_id, where.thread_ts)
         if uncertain and message.kind != "card":
             earlier = await post.already_there()
@@ -182,10 +189,21 @@ class SlackChannel:
                 await self.update_card(state)
             case "undelivered":
                 await self._undelivered(state, delivery)
-            case "weekly_report":
-                raise AssertionError("report posts are sent before a run is loaded")
+            case "weekly_report" | "started" | "not_started":
+                raise AssertionError(f"{message.kind} is sent before the run's thread is looked up")
             case _:
                 assert_never(message.kind)
+
+    async def _open(self, state: RunState, delivery: Delivery, channel: str, uncertain: bool) -> None:
+        """The run's card, as the run is by now (or, given up on, the requester told so)."""
+        if delivery.message.kind == "not_started":
+            await tell_not_started(self.client, state, channel, delivery)
+        elif state.origin.thread is None:  # (posted already: a row given a fresh start by ``tandem redeliver``)
+            text = f"Tandem run: {state.task} ({state.status})"
+            await post_card(
+                self.client, self.store, delivery, channel, await self.card(state), text, uncertain=uncertain
+            )
+            self._card_at[state.id] = self.clock()
 
     async def _review(self, state: RunState, review_id: str) -> Review:
         if state.pending is not None and state.pending.id == review_id:
@@ -260,8 +278,18 @@ class SlackChannel:
         await self.store.save_message(review_key(review_id), state.id, posted.channel, posted.ts, blocks)
 
     async def update_card(self, state: RunState) -> None:
+        await wait_for_card(self.store, state)
+        await self.client.chat_update(
+            channel=slack_thread(state).channel_id,
+            ts=slack_thread(state).thread_ts or "",
+            blocks=await self.card(state),
+            text=f"Tandem run: {state.task} ({state.status})",
+        )
+
+    async def card(self, state: RunState) -> list[dict[str, Any]]:
+        """The run card's blocks, as the run is now (with a note of what could not be delivered)."""
         lines = decision_lines(await self.store.events(state.id))
-        undelivered = await self.store.undelivered(state.id)
+        undelivered = [d for d in await self.store.undelivered(state.id) if d.message.kind != "started"]
         safety = SafetyPolicy(self.config)
         waiting = safety.waiting_on(state, state.pending) if state.pending is not None else ()
         blocks = run_card(state, lines, approvers=_approvers(self.config), waiting_on=waiting)
@@ -272,12 +300,7 @@ class SlackChannel:
                 f"delivered ({escaped(last.error or 'unknown error', 200)}); `tandem redeliver {state.id}` retries."
             )
             blocks = [*blocks[:49], context(note)]
-        await self.client.chat_update(
-            channel=slack_thread(state).channel_id,
-            ts=slack_thread(state).thread_ts,
-            blocks=blocks,
-            text=f"Tandem run: {state.task} ({state.status})",
-        )
+        return blocks
 
 
 class _Post:
@@ -349,7 +372,3 @@ def _approvers(config: PolicyConfig) -> str | None:
             names = ", ".join(mention_any(p) for p in people)
             parts.append(f"{level}+ {names}")
     return "; ".join(parts)
-
-
-def card_placeholder(task: str, requester: str) -> list[dict[str, Any]]:
-    return [context(f"⏳ Planning *{escaped(task, 2000)}* for <@{requester}>…")]

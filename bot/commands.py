@@ -8,14 +8,12 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.errors import TandemError
-from agent.usecases import MIN_PREFIX, Applied
+from agent.usecases import MIN_PREFIX, Applied, NotApplied
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.lessons import lessons_blocks
 from blocks.rules import rules_blocks
 from blocks.text import escape, section
 from bot import messages
-from bot.channel import card_placeholder
 from bot.decisions import tell
 from bot.deps import Deps
 from bot.intake import read_before_ack
@@ -55,15 +53,12 @@ def register(app: AsyncApp, deps: Deps) -> None:
 
 
 async def start_run(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, task: str) -> None:
-    """Post the run card, then start the run in the card's thread (also used by an @-mention)."""
-    card = await client.chat_postMessage(
-        channel=cmd.channel_id, blocks=card_placeholder(task, cmd.user_id), text=f"Tandem: {task}"
-    )
-    where = SlackThread(channel_id=cmd.channel_id, thread_ts=str(card["ts"]))
-    try:
-        await deps.runtime.start(task, cmd.user_id, origin=where)
-    except TandemError as exc:
-        await ephemeral(client, cmd.channel_id, cmd.user_id, messages.STARTING_FAILED.format(error=escape(str(exc))))
+    """Start the run in this channel (also for an @-mention): its card, then its thread, come from the outbox."""
+    outcome = await deps.usecases.start(task, cmd.user_id, SlackThread(channel_id=cmd.channel_id))
+    if isinstance(outcome, NotApplied):
+        await ephemeral(
+            client, cmd.channel_id, cmd.user_id, messages.STARTING_FAILED.format(error=escape(outcome.message))
+        )
 
 
 async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word: str, arg: str) -> None:

@@ -50,3 +50,11 @@ INSTALLATION_REFUSED = (
     ":warning: Slack no longer accepts Tandem's token (`{error}`): the app was uninstalled or its token revoked. "
     "Ask a workspace admin to reinstall Tandem. Nothing changed."
 )
+NOT_STARTED = (
+    "⚠️ Your run did not start: Tandem could not post its card in this channel ({error}), so nobody could follow "
+    "or approve it. It is cancelled (`{run}`). Start it again with `/tandem {task}` once Slack answers."
+)
+CARD_NOT_POSTED = (
+    "⚠️ Tandem could not post the card of your run `{run}` in this channel ({error}); the run ended ({status}). "
+    "`tandem show {run}` has what it did."
+)

@@ -22,11 +22,12 @@ _CHANNEL = re.compile(r"[CG][A-Z0-9]{2,}")  # a public (C…) or private (G…) 
 
 
 class SlackThread(Origin):
-    """A run started in a Slack channel: its card is the thread's parent message."""
+    """A run started in a Slack channel: its card is the thread's parent message (``thread_ts`` is ``None``
+    until the card is posted)."""
 
     kind: Literal["slack"] = "slack"
     channel_id: str
-    thread_ts: str
+    thread_ts: str | None = None
 
     @property
     def channel(self) -> str | None:
@@ -38,7 +39,10 @@ class SlackThread(Origin):
 
     @property
     def thread(self) -> str | None:
-        return f"{self.channel_id}:{self.thread_ts}"
+        return f"{self.channel_id}:{self.thread_ts}" if self.thread_ts is not None else None
+
+    def at_thread(self, thread: str) -> SlackThread:
+        return self.model_copy(update={"thread_ts": thread.partition(":")[2]})
 
 
 class SlackChannel(Origin):
@@ -58,6 +62,9 @@ class SlackChannel(Origin):
     @property
     def thread(self) -> str | None:
         return None
+
+    def at_thread(self, thread: str) -> SlackChannel:
+        return self
 
 
 def parse_id(entry: str) -> PrincipalKind | None:

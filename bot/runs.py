@@ -35,7 +35,7 @@ def run_row(state: RunState, link: str | None = None) -> RunRow:
 async def permalink(deps: Deps, client: AsyncWebClient, state: RunState) -> str | None:
     """A link to the run's thread (its card), from ``chat.getPermalink``; kept, since it never changes."""
     where = state.origin
-    if not isinstance(where, SlackThread):
+    if not isinstance(where, SlackThread) or where.thread_ts is None:
         return None
     if state.id in deps.links:
         return deps.links[state.id]

@@ -20,21 +20,21 @@ from typing import Any
 
 import cli.platforms  # noqa: F401  (registers the installed chat platforms before any policy or run loads)
 from agent.config import parse_duration
-from agent.errors import PolicyError, TandemError
+from agent.errors import InvalidDecision, PolicyError, TandemError
 from agent.logs import configure
 from agent.messages import plural
 from agent.models import RunState
 from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.settings import CoreSettings, LogSettings, read_settings
-from agent.usecases import Answered
+from agent.usecases import Answered, NotApplied
 from agent.views import run_json
 from cli.answer import answer, resolve
 from cli.lessons import lessons_command
 from cli.mrkdwn import use_color
 from cli.parser import build_parser
 from cli.policy import checked_policy
-from cli.render import plain, show_text
+from cli.render import cancel_reason, plain, show_text
 from cli.report import report_command
 from cli.terminal import interact
 from cli.wiring import Services, database_exists, open_services, open_store
@@ -86,7 +86,10 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
     async with open_services(settings) as services:
         match args.command:
             case "run":
-                state = await services.runtime.start(args.task, args.user)
+                started = await services.usecases.start(args.task, args.user)
+                if isinstance(started, NotApplied):
+                    raise InvalidDecision(started.message)
+                state = started.state
                 if args.detach:
                     await _print_json(services, state)
                     return 0
@@ -135,6 +138,8 @@ async def _read_only(args: argparse.Namespace, settings: CoreSettings) -> int:
                 note = f"  ⚠ {failed[s.id]} not delivered" if s.id in failed else ""
                 ended = outcome((await store.load(s.id))[0]) if s.status == "done" else None
                 said = f"  · {ended.line()}" if ended is not None and ended.word != "done" else ""
+                why = cancel_reason(await store.events(s.id)) if s.status == "cancelled" else ""
+                said += f"  · {why}" if why else ""
                 print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}{said}{note}")
             return 0
         state, _ = await store.load(await resolve(store, args.run_id))

@@ -215,11 +215,6 @@ def run_card(state: RunState, decisions: Sequence[str] = (), status: str = "", w
     return card(clip(state.task, 100), elements, template=template)
 
 
-def placeholder_card(task: str, requester: str) -> Card:
-    lang = lang_of(task)
-    return card(clip(task, 100), [md(say("planning", lang, task=escape(clip(task, 500)), who=who(requester)))])
-
-
 def line_card(text: str, lang: Lang = "en", *, title: str = "Tandem") -> Card:
     """A short message (a reminder, a notice, the end of a run) as a card, so mentions render."""
     return card(title, [md(text)], template="grey")

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any, assert_never
 
+from agent.card_first import wait_for_card
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
 from agent.logs import ctx
@@ -27,6 +28,7 @@ from feishu.api import FeishuApi, FeishuError
 from feishu.cards import clarify_card, finished_card, line_card, read_as_card, review_card, run_card
 from feishu.elements import Card, decided
 from feishu.lines import decision_lines, delivery_line, status_detail
+from feishu.opening import post_card, tell_not_started
 from feishu.origin import FEISHU, FeishuChat
 from feishu.shorter import review_text, short_card
 from feishu.wording import clip, escape, lang_of, prose, who
@@ -110,16 +112,26 @@ class FeishuChannel:
         message = delivery.message
         lang = lang_of(state.task)
         uuid = uuid_for(delivery, form)
+        if message.kind == "not_started":
+            await tell_not_started(self.api, state, where.chat_id, delivery)
+            return
+        if message.kind == "started":  # no thread yet: the run's card starts it
+            if where.root_id is None:  # (posted already: a row given a fresh start by ``tandem redeliver``)
+                await post_card(self.api, self.store, where.chat_id, await self.card(state), uuid, state.id)
+                self._card_at[state.id] = self.clock()
+            return
+        await wait_for_card(self.store, state)
+        root = where.root_id or ""
 
         async def reply(card: Card) -> str:
-            return await self.api.reply_card(where.root_id, card, uuid=uuid)
+            return await self.api.reply_card(root, card, uuid=uuid)
 
         match message.kind:
             case "review":
                 review = await self._review(state, message.review_id or "")
                 view = review_view(state, review, SafetyPolicy(self.config))
                 if form == "text":  # no card to mark decided later: the run card shows the decision
-                    await self.api.reply_text(where.root_id, review_text(view), uuid=uuid)
+                    await self.api.reply_text(root, review_text(view), uuid=uuid)
                     return
                 card = review_card(view) if form == "full" else short_card(view)
                 message_id = await reply(card)
@@ -162,6 +174,8 @@ class FeishuChannel:
                 log.error("a message could not be delivered: %s", message.text[:300], extra=ctx(run=state.id))
             case "weekly_report":  # written for the Slack worker only ([report] channel is a Slack channel)
                 raise DeliveryFailed("report posts go to Slack", permanent=True)
+            case "started" | "not_started":
+                raise AssertionError(f"{message.kind} is sent before the run's thread is looked up")
             case _:
                 assert_never(message.kind)
 
@@ -204,8 +218,13 @@ class FeishuChannel:
         await self.store.save_message(review_key(review_id), state.id, posted.channel, posted.ts, [card])
 
     async def update_card(self, state: RunState) -> None:
+        await wait_for_card(self.store, state)
+        await self.api.patch_card(feishu_chat(state).root_id or "", await self.card(state))
+
+    async def card(self, state: RunState) -> Card:
+        """The run card, as the run is now (with a warning of what could not be delivered)."""
         lines = decision_lines(await self.store.events(state.id))
-        undelivered = await self.store.undelivered(state.id)
+        undelivered = [d for d in await self.store.undelivered(state.id) if d.message.kind != "started"]
         warning = ""
         if undelivered:
             n, last = len(undelivered), undelivered[-1]
@@ -213,8 +232,7 @@ class FeishuChannel:
                 f"{n} message{'s' if n != 1 else ''} of this run could not be delivered "
                 f"({escape(clip(last.error or 'unknown error', 200))}); `tandem redeliver {state.id}` retries."
             )
-        card = run_card(state, lines, status_detail(state), warning)
-        await self.api.patch_card(feishu_chat(state).root_id, card)
+        return run_card(state, lines, status_detail(state), warning)
 
 
 def card_data(card: Card) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from typing import assert_never
 
-from agent.errors import TandemError
 from agent.follow_up import Unchanged, follow_up
 from agent.refusal import Refusal
 from agent.usecases import (
@@ -27,7 +26,7 @@ from agent.usecases import (
 )
 from feishu import messages
 from feishu.api import FeishuError
-from feishu.cards import line_card, placeholder_card
+from feishu.cards import line_card
 from feishu.deps import FeishuDeps
 from feishu.elements import Card
 from feishu.lessons import lessons_card
@@ -90,14 +89,11 @@ async def _mentions_bot(deps: FeishuDeps, event: MessageEvent) -> bool:
 
 
 async def start_run(deps: FeishuDeps, event: MessageEvent, task: str) -> None:
-    """Post the run card in the chat, then start the run in the card's thread."""
+    """Start the run in this chat: its card, then its thread, come from the outbox."""
     message, user = event.event.message, event.event.sender.sender_id.open_id
-    card = placeholder_card(task, user)
-    root = await deps.api.send_card(message.chat_id, card, uuid=f"start-{event.header.event_id}"[:50])
-    try:
-        await deps.runtime.start(task, user, origin=FeishuChat(chat_id=message.chat_id, root_id=root))
-    except TandemError as exc:
-        await tell(deps, event, messages.STARTING_FAILED.format(error=escape(str(exc))))
+    outcome = await deps.usecases.start(task, user, FeishuChat(chat_id=message.chat_id))
+    if isinstance(outcome, NotApplied):
+        await tell(deps, event, messages.STARTING_FAILED.format(error=escape(outcome.message)))
 
 
 async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str) -> None:

@@ -46,3 +46,11 @@ NO_RULES = "No always-allow rules here: every risky step asks."
 RULES_USAGE = "Say `rules` to list this chat's always-allow rules, `rules widen <id>` or `rules revoke <id>`."
 RULE_REVOKED = "Revoked: {what} asks for approval again in this chat."
 RULE_NOT_YOURS = "Only {user} (who set it) or an approver can {verb} this rule. Nothing changed."
+NOT_STARTED = (
+    "⚠️ Your run did not start: Tandem could not post its card in this chat ({error}), so nobody could follow "
+    "or approve it. It is cancelled (`{run}`). Ask again once Feishu answers: {task}"
+)
+CARD_NOT_POSTED = (
+    "⚠️ Tandem could not post the card of your run `{run}` in this chat ({error}); the run ended ({status}). "
+    "`tandem show {run}` has what it did."
+)

@@ -26,7 +26,7 @@ class FeishuChat(Origin):
 
     kind: Literal["feishu"] = "feishu"
     chat_id: str
-    root_id: str
+    root_id: str | None = None
 
     @property
     def channel(self) -> str | None:
@@ -38,7 +38,10 @@ class FeishuChat(Origin):
 
     @property
     def thread(self) -> str | None:
-        return f"{self.chat_id}:{self.root_id}"
+        return f"{self.chat_id}:{self.root_id}" if self.root_id is not None else None
+
+    def at_thread(self, thread: str) -> FeishuChat:
+        return self.model_copy(update={"root_id": thread.partition(":")[2]})
 
 
 def parse_id(entry: str) -> PrincipalKind | None:

@@ -79,7 +79,6 @@ WORDS: dict[str, tuple[str, str]] = {
     "intent_cancel": ("Cancel the run", "取消运行"),
     "asked_by": ("asked by {who}", "提问者：{who}"),
     "requested_by": ("Requested by {who} · run `{run}`", "发起人：{who} · 运行 `{run}`"),
-    "planning": ("Planning **{task}** for {who}…", "正在为 {who} 规划 **{task}**…"),
     "read_as": ("Read as: **{what}**", "理解为：**{what}**"),
     "unsure": (
         "Not sure what you meant by “{text}” (best guess: **{guess}**, {sure}% sure). Nothing changed yet.",

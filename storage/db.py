@@ -326,3 +326,10 @@ def m010_lesson_keys(db: Database) -> None:
     rows = db.execute("SELECT id, data FROM lessons").fetchall()
     for lesson_id, data in rows:
         db.execute("UPDATE lessons SET key = ? WHERE id = ?", [Lesson.model_validate_json(data).key, lesson_id])
+
+
+@migrations()
+def m013_unshown_cards(db: Database) -> None:
+    """Run cards given up on (a ``started`` row that failed) are looked for at every scheduler tick: an index of
+    those few rows, so the look never reads the whole outbox."""
+    db.execute("CREATE INDEX outbox_unshown ON outbox(run_id) WHERE kind = 'started' AND status = 'failed'")

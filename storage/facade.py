@@ -216,6 +216,9 @@ class AsyncStore:
     async def run_for_thread(self, thread: str) -> str | None:
         return await self._call(self.store.run_for_thread, thread)
 
+    async def card_posted(self, run_id: str, thread: str) -> bool:
+        return await self._call(self.store.card_posted, run_id, thread)
+
     async def save_message(
         self, key: str, run_id: str, channel: str, ts: str, blocks: list[dict[str, Any]] | None = None
     ) -> None:
@@ -265,8 +268,11 @@ class AsyncStore:
     async def redeliver(self, run_id: str, now: float) -> int:
         return await self._call(self.outbox.redeliver, run_id, now)
 
-    async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None:
+    async def delivery_status(self, run_id: str, kind: str, review_id: str | None) -> str | None:
         return await self._call(self.outbox.status_of, run_id, kind, review_id)
+
+    async def unshown_runs(self) -> list[tuple[str, str]]:
+        return await self._call(self.outbox.unshown)
 
     # --- report posts ---------------------------------------------------------------
 

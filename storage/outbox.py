@@ -22,6 +22,12 @@ from sqlite_utils import Database
 
 from agent.models import Claim, Delivery, Outgoing
 
+UNSHOWN = (
+    "SELECT run_id, COALESCE(error, '') FROM outbox AS started WHERE kind = 'started' AND status = 'failed'"
+    " AND NOT EXISTS (SELECT 1 FROM outbox AS told WHERE told.run_id = started.run_id AND told.kind = 'not_started')"
+    " ORDER BY run_id"
+)
+"""Runs whose card (the ``started`` row) was given up on, and whose requester has no ``not_started`` row yet."""
 _COLUMNS = "id, run_id, channel, message, status, attempts, created_at, next_at, sent_at, error"
 
 
@@ -181,7 +187,11 @@ class OutboxStore:
         )
         return int(cur.rowcount)
 
-    def status_of(self, run_id: str, kind: str, review_id: str) -> str | None:
+    def unshown(self) -> list[tuple[str, str]]:
+        """Runs whose card was given up on and whose requester was not told yet (see :data:`UNSHOWN`)."""
+        return [(str(r[0]), str(r[1])) for r in self.db.execute(UNSHOWN).fetchall()]
+
+    def status_of(self, run_id: str, kind: str, review_id: str | None) -> str | None:
         """The delivery status of a run's message of ``kind`` about ``review_id`` (the latest one)."""
         rows = self.db.execute(
             "SELECT status, message FROM outbox WHERE run_id = ? AND kind = ? ORDER BY id DESC", [run_id, kind]

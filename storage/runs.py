@@ -240,10 +240,10 @@ class RunStore:
     # --- reads --------------------------------------------------------------
 
     def load(self, run_id: str) -> Loaded:
-        row = self.db.execute("SELECT state, version FROM runs WHERE id = ?", [run_id]).fetchone()
+        row = self.db.execute("SELECT state, version, thread FROM runs WHERE id = ?", [run_id]).fetchone()
         if row is None:
             raise UnknownRun(f"No run with id '{run_id}'. List runs with `tandem runs`.")
-        return Loaded(_state.validate_json(row[0]), int(row[1]))
+        return Loaded(_state.validate_json(row[0]).at_thread(row[2]), int(row[1]))
 
     def find(self, prefix: str) -> list[str]:
         literal = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -311,6 +311,12 @@ class RunStore:
             )
             for r in rows
         ]
+
+    def card_posted(self, run_id: str, thread: str) -> bool:
+        """The run's card is posted: its thread is ``thread`` from now on (kept beside the run, whose stored
+        state may be rewritten meanwhile by a transition that read it before); False when it had one."""
+        cur = self.db.execute("UPDATE runs SET thread = ? WHERE id = ? AND thread IS NULL", [thread, run_id])
+        return cur.rowcount == 1
 
     def run_for_thread(self, thread: str) -> str | None:
         row = self.db.execute("SELECT id FROM runs WHERE thread = ?", [thread]).fetchone()

@@ -6,7 +6,9 @@ core asks an origin only platform-neutral questions:
 
 * ``channel``: which delivery worker shows the run to people (``None``: nobody follows it in a chat);
 * ``scope``: where standing rules live and which runs a place lists;
-* ``thread``: the key that finds the run again from a reply in its thread.
+* ``thread``: the key that finds the run again from a reply in its thread (``None`` until the run's card,
+  the thread's first message, is posted: a run is stored before its card, which the outbox posts);
+* ``at_thread``: the origin once its card is posted at that key (the store keeps the key beside the run).
 
 People and groups are :class:`Principal`\\s. Policy entries and event authors stay plain
 ids on disk; :meth:`Principal.parse` types them with the registered platforms' id parsers.

@@ -13,6 +13,8 @@ from pydantic import Field
 from agent.models.base import Model
 
 OutgoingKind = Literal[
+    "started",  # the run card, posted where the run was asked for: the run's first message, its thread's root
+    "not_started",  # the run card could not be posted: tell the requester, out of the thread that never was
     "review",  # a new review to show, with its buttons
     "reassigned",  # the pending review now waits on someone else
     "escalate",  # nobody decided in time: tell the escalation channel

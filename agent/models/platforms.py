@@ -151,7 +151,12 @@ class Origin(Tagged):
 
     @property
     def thread(self) -> str | None:
-        """The key that finds the run again from a reply in its thread (None: no thread)."""
+        """The key that finds the run again from a reply in its thread (None: no thread, or none yet:
+        a run is stored before its card, the thread's first message, is posted)."""
+        raise NotImplementedError
+
+    def at_thread(self, thread: str) -> Origin:
+        """This origin once its card is posted at ``thread`` (the store keeps that key beside the run)."""
         raise NotImplementedError
 
     @model_validator(mode="wrap")
@@ -186,3 +191,6 @@ class Terminal(Origin):
     @property
     def thread(self) -> str | None:
         return None
+
+    def at_thread(self, thread: str) -> Terminal:
+        return self

@@ -96,6 +96,13 @@ class RunState(Model):
                 data["origin"] = legacy_origin(channel if isinstance(channel, dict) else {})
         return data
 
+    def at_thread(self, thread: str | None) -> RunState:
+        """The run as its store knows it: where its card was posted (``thread``, kept beside the run) fills in
+        an origin stored before the card existed."""
+        if thread is None or self.origin.thread is not None:
+            return self
+        return self.model_copy(update={"origin": self.origin.at_thread(thread)})
+
     @property
     def status(self) -> Status:
         if self.phase in ("done", "cancelled", "failed"):

@@ -32,6 +32,7 @@ from agent.models import (
     Lesson,
     MatchRule,
     Outbound,
+    Outgoing,
     Policy,
     Reschedule,
     Review,
@@ -187,6 +188,8 @@ class Engine:
         actor: str,
         used: usage.Tally | None = None,
         held: Held | None = None,
+        *,
+        told: list[Outgoing] | None = None,
     ) -> tuple[RunState, int, list[Effect]]:
         """One transition, persisted with everything it decided in one transaction.
 
@@ -198,6 +201,9 @@ class Engine:
         again (:meth:`agent.policy.SafetyPolicy.replayable`) commits without waiting for the disk: its messages and
         observers' news wait in ``held`` for the next durable commit, so nobody is told of it, and
         no step at or above write risk starts, before it is on disk.
+
+        ``told``: the messages to write instead of those the transition causes (a run whose thread
+        never existed is told about elsewhere).
         """
         before = state
         new, effects = machine.transition(state, event, self.safety)
@@ -212,7 +218,7 @@ class Engine:
         effects = earlier + effects
         writes = _writes(before, effects, event.at)
         channel = delivery_channel(new)
-        messages = outgoing_for(before, event, effects)
+        messages = outgoing_for(before, event, effects) if told is None else told
         lazy = held is not None and self.lazy_commits and self.safety.replayable(new, effects, self._tool_risk)
         outbox = Outbound(channel, messages) if channel is not None and (messages or not lazy) else None
         version = await self.store.commit(
@@ -233,8 +239,8 @@ class Engine:
             held.changes.append(change)
             return new, version, effects
         if held is not None:
-            told, held.changes = held.changes, []
-            for past in told:
+            earlier_news, held.changes = held.changes, []
+            for past in earlier_news:
                 await self._notify(past)
         await self._notify(change)
         return new, version, effects

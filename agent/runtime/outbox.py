@@ -21,6 +21,12 @@ def delivery_channel(state: RunState) -> str | None:
     return state.origin.channel
 
 
+def needs_card(state: RunState) -> bool:
+    """Whether the run is followed in a chat whose thread does not exist yet: its card is still to be posted
+    (every other message of the run waits for it, and threads under it)."""
+    return state.origin.channel is not None and state.origin.thread is None
+
+
 def outgoing_for(before: RunState | None, event: Event | None, effects: list[Effect]) -> list[Outgoing]:
     """The messages one transition causes, in the order people should read them; the card comes last."""
     out: list[Outgoing] = []

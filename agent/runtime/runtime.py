@@ -13,7 +13,7 @@ from agent.models import AuditEvent, CancelRequested, Origin, Outbound, Outgoing
 from agent.ports import Change
 from agent.review_view import lessons_shown
 from agent.runtime.home import at_home
-from agent.runtime.outbox import delivery_channel, outgoing_for
+from agent.runtime.outbox import delivery_channel, needs_card, outgoing_for
 from agent.runtime.reopening import Reopening
 from agent.runtime.scheduler import Scheduling
 
@@ -33,7 +33,10 @@ class Runtime(Reopening, Scheduling):
         )
         audit = [AuditEvent(at=at, actor=requester, kind="started", payload={"task": task})]
         shown_in = delivery_channel(state)
-        outbox = Outbound(shown_in, outgoing_for(None, None, effects)) if shown_in is not None else None
+        messages = outgoing_for(None, None, effects)
+        if needs_card(state):  # stored first, its card an outbox row: every later message threads under it
+            messages.insert(0, Outgoing(kind="started"))
+        outbox = Outbound(shown_in, messages) if shown_in is not None else None
         version = await self.store.create(state, audit, outbox=outbox, lease=self._lease(state))
         await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)

@@ -8,17 +8,18 @@ import logging
 from agent.errors import ConcurrentUpdate, InvalidDecision, StaleDecision
 from agent.models import Effect, RunState, TimedOut
 from agent.policy import TIMEOUT
-from agent.runtime.engine import Engine
 from agent.runtime.home import at_home
+from agent.runtime.unshown import Unshown
 from agent.weekly import next_post_time, report_outbound, scheduled_post
 
 log = logging.getLogger("tandem.runtime")
 
 
-class Scheduling(Engine):
+class Scheduling(Unshown):
     @at_home
     async def tick(self, now: float | None = None, limit: int = 500) -> int:
-        """Handle reviews whose reminder time or deadline has come; return how many."""
+        """Handle reviews whose reminder time or deadline has come (return how many), and runs whose card
+        could not be posted."""
         now = self.clock() if now is None else now
         handled = 0
         drives = []
@@ -36,6 +37,7 @@ class Scheduling(Engine):
             if isinstance(result, BaseException):
                 log.error("run continued after a timeout failed: %s", result, exc_info=result)
         await self.post_reports(now)
+        await self.stop_unshown()
         return handled
 
     async def post_reports(self, now: float | None = None) -> int:

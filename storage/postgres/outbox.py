@@ -18,6 +18,12 @@ from storage.postgres import rows
 from storage.postgres.base import PoolUser
 
 _COLUMNS = ", ".join(rows.DELIVERY_COLUMNS)
+UNSHOWN = (
+    "SELECT run_id, COALESCE(error, '') FROM outbox AS started WHERE kind = 'started' AND status = 'failed'"
+    " AND NOT EXISTS (SELECT 1 FROM outbox AS told WHERE told.run_id = started.run_id AND told.kind = 'not_started')"
+    " ORDER BY run_id"
+)
+"""Runs whose card (the ``started`` row) was given up on, and whose requester has no ``not_started`` row yet."""
 
 
 async def insert(
@@ -166,7 +172,12 @@ class Outbox(PoolUser):
             [now, run_id],
         )
 
-    async def delivery_status(self, run_id: str, kind: str, review_id: str) -> str | None:
+    async def unshown_runs(self) -> list[tuple[str, str]]:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(UNSHOWN)
+            return [(str(r[0]), str(r[1])) for r in await cur.fetchall()]
+
+    async def delivery_status(self, run_id: str, kind: str, review_id: str | None) -> str | None:
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 "SELECT status, message FROM outbox WHERE run_id = %s AND kind = %s ORDER BY id DESC", [run_id, kind]

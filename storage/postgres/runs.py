@@ -173,10 +173,10 @@ class Runs(PoolUser):
     # --- reads --------------------------------------------------------------
 
     async def load(self, run_id: str) -> Loaded:
-        row = await self.fetch_one("SELECT state, version FROM runs WHERE id = %s", [run_id])
+        row = await self.fetch_one("SELECT state, version, thread FROM runs WHERE id = %s", [run_id])
         if row is None:
             raise UnknownRun(f"No run with id '{run_id}'. List runs with `tandem runs`.")
-        return Loaded(rows.STATE.validate_json(row[0]), int(row[1]))
+        return Loaded(rows.STATE.validate_json(row[0]).at_thread(row[2]), int(row[1]))
 
     async def find(self, prefix: str) -> list[str]:
         # As on SQLite: a % is no wildcard, and the match ignores ASCII case.
@@ -219,6 +219,12 @@ class Runs(PoolUser):
     async def lease(self, run_id: str) -> Lease | None:
         row = await self.fetch_one("SELECT lease_owner, lease_until FROM runs WHERE id = %s", [run_id])
         return None if row is None or row[0] is None else Lease(owner=str(row[0]), until=float(row[1]))
+
+    async def card_posted(self, run_id: str, thread: str) -> bool:
+        """As on SQLite: the run's thread from now on; False when it had one."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute("UPDATE runs SET thread = %s WHERE id = %s AND thread IS NULL", [thread, run_id])
+            return cur.rowcount == 1
 
     async def run_for_thread(self, thread: str) -> str | None:
         row = await self.fetch_one("SELECT id FROM runs WHERE thread = %s", [thread])

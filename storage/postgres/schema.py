@@ -192,6 +192,13 @@ MIGRATIONS: tuple[tuple[str, MigrationStep], ...] = (
         """,
     ),
     ("m007_lesson_keys", _lesson_keys),
+    (
+        "m010_unshown_cards",
+        """
+        -- Run cards given up on (a started row that failed) are looked for at every scheduler tick.
+        CREATE INDEX outbox_unshown ON outbox (run_id) WHERE kind = 'started' AND status = 'failed';
+        """,
+    ),
 )
 
 

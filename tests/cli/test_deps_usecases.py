@@ -8,11 +8,12 @@ from typing import Any, cast
 
 import pytest
 
-from agent.models import Policy, RunState, SlackThread
+from agent.models import Policy, RunState
 from agent.runtime import Runtime
 from agent.tools import ToolRegistry
 from agent.usecases import UseCases
 from bot.deps import Deps
+from bot.origin import SlackThread
 from cli.wiring import Services
 from feishu.deps import FeishuDeps
 from storage.facade import AsyncStore

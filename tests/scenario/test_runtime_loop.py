@@ -23,6 +23,7 @@ async def test_acks_while_a_tool_blocks_the_runtime_loop_answered_at_once(tmp_pa
             assert not blocking_tools.LEFT.is_set(), "every ack came while the runtime's loop was still blocked"
         finally:
             blocking_tools.RELEASE.set()
+        await env.wait(env.cards, within=30)  # the card comes from the outbox, on the loop the tool blocked
         card = env.cards()[0]
         await env.wait(lambda: "Done" in text_of(env.ws.state.message(OPS, card.ts)), within=30)
         assert "released" in text_of(env.ws.state.message(OPS, card.ts))
