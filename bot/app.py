@@ -19,9 +19,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot import messages
 from bot.edge import EdgeApp
 from bot.handlers import Deps, register
+from bot.inbox import SlackInbox
 from bot.settings import SlackSettings
 
-__all__ = ["AsyncApp", "build_app", "build_client", "run_socket_mode"]
+__all__ = ["AsyncApp", "EdgeApp", "build_app", "build_client", "run_socket_mode"]
 
 log = logging.getLogger("tandem.bot")
 
@@ -43,13 +44,14 @@ def build_client(settings: SlackSettings, session: aiohttp.ClientSession | None 
     )
 
 
-def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> AsyncApp:
+def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> EdgeApp:
     """Tandem's listeners on a Bolt app; over HTTP its requests pass :mod:`bot.edge` first."""
     app = EdgeApp(
         client=client,
         signing_secret=settings.secret("signing_secret"),
         process_before_response=False,
         acks=deps.acks,
+        inbox=SlackInbox(deps.store, deps.background, deps.clock, settings.inbox_lease),
     )
     register(app, deps)
     home_team: list[str] = []

@@ -45,3 +45,4 @@ UNREADABLE = (
 )
 BAD_REQUEST = "Tandem could not read this request: {reason}. Nothing changed."
 NO_TEAM = "Tandem refused this request: it names no workspace (team id). Nothing changed."
+ALREADY_RECEIVED = "Tandem already received this command; it is not done twice."

@@ -3,7 +3,8 @@
 The webhook (:mod:`feishu.webhook`) first decrypts the body and checks its signature, age and
 verification token; the long connection (:mod:`feishu.longconn`) is authenticated by the app's
 secret when it connects. Both then go through :func:`foreign` and :func:`answer`, so events and
-card callbacks get the same deduplication, authorization and answers on either path.
+card callbacks are kept in the same inbox (:mod:`feishu.inbox`) and get the same authorization and
+answers on either path.
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ from __future__ import annotations
 import logging
 from typing import Any, assert_never
 
-from feishu.clicks import on_click
+from agent.inbox import let_go
+from feishu import messages
+from feishu.clicks import on_click, toast
 from feishu.deps import FeishuDeps
 from feishu.events import on_message
+from feishu.inbox import keep
 from feishu.payloads import CardCallback, Header, MessageEvent, OtherEvent
 
 log = logging.getLogger("tandem.feishu")
@@ -44,13 +48,32 @@ async def answer(deps: FeishuDeps, model: MessageEvent | CardCallback | OtherEve
     """The answer to an admitted payload: ``{}`` for events (their work runs after it), the
     updated card or a toast for a card callback (never nothing)."""
     match model:
-        case MessageEvent():
-            await on_message(deps, model)
-            return {}
-        case CardCallback():
-            return await on_click(deps, model)
+        case MessageEvent() | CardCallback():
+            kept = await keep(deps, model)  # before the answer: a crash after it replays the request
+            if kept is None:
+                return toast("info", messages.DUPLICATE) if isinstance(model, CardCallback) else {}
+            try:
+                with kept.entered():
+                    answered = await handle(deps, model)
+            except BaseException:
+                kept.release(failed=True)
+                raise
+            await let_go(kept)
+            return answered
         case OtherEvent():
             log.info("ignored a %s event", model.header.event_type[:60])
             return {}
+        case _:
+            assert_never(model)
+
+
+async def handle(deps: FeishuDeps, model: MessageEvent | CardCallback) -> dict[str, Any]:
+    """Do what a kept request asks (the first time, or replayed by :mod:`feishu.inbox`)."""
+    match model:
+        case MessageEvent():
+            on_message(deps, model)
+            return {}
+        case CardCallback():
+            return await on_click(deps, model)
         case _:
             assert_never(model)

@@ -326,3 +326,15 @@ def m010_lesson_keys(db: Database) -> None:
     rows = db.execute("SELECT id, data FROM lessons").fetchall()
     for lesson_id, data in rows:
         db.execute("UPDATE lessons SET key = ? WHERE id = ?", [Lesson.model_validate_json(data).key, lesson_id])
+
+
+@migrations()
+def m012_inbox(db: Database) -> None:
+    """Requests kept before they are acknowledged (see :mod:`agent.inbox`): one row per platform key, pending
+    (held by its process until ``lease_until``) until its work is done."""
+    db.execute(
+        "CREATE TABLE inbox (key TEXT PRIMARY KEY, source TEXT NOT NULL, body TEXT NOT NULL,"
+        " status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,"
+        " received_at REAL NOT NULL, lease_until REAL NOT NULL, settled_at REAL)"
+    )
+    db.execute("CREATE INDEX inbox_pending ON inbox (source, lease_until) WHERE status = 'pending'")
