@@ -162,4 +162,6 @@ def holding(function: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[
         finally:
             receipt.release(failed=failed)
 
+    # Bolt logs a listener by its name (its arguments were read from ``function`` already).
+    listener.__name__ = listener.__qualname__ = getattr(function, "__name__", "listener")
     return listener
