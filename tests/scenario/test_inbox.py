@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -23,8 +24,9 @@ from tests.scenario.feishu_env import FEnv, running_feishu
 from tests.scenario.feishu_env import settings_for as feishu_settings
 from tests.scenario.feishu_env import text as card_of
 from tests.scenario.harness import OPS, Env, running, settings_for, text_of
-from workspace import run_workspace
+from workspace import Workspace, run_workspace
 from workspace.feishu_fake import run_feishu
+from workspace.models import Message
 from workspace.transport import Delivery, send
 
 QUICK = {"inbox_lease": 1.0, "inbox_poll": 0.2}
@@ -56,25 +58,41 @@ async def again(env: Env, delivered: Delivery) -> Delivery:
         )
 
 
+Act = Callable[[Env, Message, Message], Awaitable[Delivery]]
+
+
+async def dies_after_ack(
+    ws: Workspace, db: Path, monkeypatch: pytest.MonkeyPatch, method: str, act: Act
+) -> tuple[Message, Message]:
+    """A bot starts a run; ``act`` (on its card and plan) is acked, and the bot dies inside ``UseCases.<method>``."""
+    async with serving(settings_for(ws, db, **QUICK), port=0) as bot:
+        ws.events_url = f"{bot.url}/slack/events"
+        env = Env(ws=ws, bot=bot, db=db)
+        card = await env.start("restart payments and check errors after")
+        plan = await env.next_review(card)
+        entered = stuck(monkeypatch, method)
+
+        acked = await act(env, card, plan)
+
+        assert acked.status == 200 and acked.error is None  # acked: the person sees it taken
+        assert await asyncio.to_thread(entered.wait, 10)
+        await bot.deps.background.drain(grace=0)  # the process dies before anything is stored
+        monkeypatch.undo()
+        assert "Plan approved" not in text_of(ws.state.message(OPS, plan.ts))
+    return card, plan
+
+
 async def test_click_acked_by_a_process_that_dies_is_applied_by_the_next_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "tandem.db"
     async with run_workspace() as ws:
-        async with serving(settings_for(ws, db, **QUICK), port=0) as bot:
-            ws.events_url = f"{bot.url}/slack/events"
-            env = Env(ws=ws, bot=bot, db=db)
-            card = await env.start("restart payments and check errors after")
-            plan = await env.next_review(card)
-            entered = stuck(monkeypatch, "decide")
 
-            clicked = await env.click("alice", plan, ids.APPROVE)
+        async def click(env: Env, card: Message, plan: Message) -> Delivery:
+            clicked: Delivery = await env.click("alice", plan, ids.APPROVE)
+            return clicked
 
-            assert clicked.status == 200 and clicked.error is None  # acked: alice sees her click taken
-            assert await asyncio.to_thread(entered.wait, 10)
-            await bot.deps.background.drain(grace=0)  # the process dies before the decision is stored
-            monkeypatch.undo()
-            assert "Plan approved" not in text_of(ws.state.message(OPS, plan.ts))
+        card, plan = await dies_after_ack(ws, db, monkeypatch, "decide", click)
 
         async with serving(settings_for(ws, db, **QUICK), port=0) as bot:
             ws.events_url = f"{bot.url}/slack/events"
@@ -166,19 +184,11 @@ async def test_thread_reply_acked_by_a_process_that_dies_is_read_by_the_next_one
 ) -> None:
     db = tmp_path / "tandem.db"
     async with run_workspace() as ws:
-        async with serving(settings_for(ws, db, **QUICK), port=0) as bot:
-            ws.events_url = f"{bot.url}/slack/events"
-            env = Env(ws=ws, bot=bot, db=db)
-            card = await env.start("restart payments and check errors after")
-            plan = await env.next_review(card)
-            entered = stuck(monkeypatch, "say")
 
-            replied = await ws.reply_in_thread("alice", OPS, card.ts, "Looks good, proceed")
+        async def reply(env: Env, card: Message, plan: Message) -> Delivery:
+            return await ws.reply_in_thread("alice", OPS, card.ts, "Looks good, proceed")
 
-            assert replied.status == 200
-            assert await asyncio.to_thread(entered.wait, 10)
-            await bot.deps.background.drain(grace=0)  # the process dies before the reply is read
-            monkeypatch.undo()
+        card, plan = await dies_after_ack(ws, db, monkeypatch, "say", reply)
 
         async with serving(settings_for(ws, db, **QUICK), port=0) as bot:
             ws.events_url = f"{bot.url}/slack/events"
