@@ -6,9 +6,7 @@
    five minutes is a 401; so is a body that cannot be checked (not UTF-8).
 3. The body is read by :mod:`bot.envelope`, not by Bolt's parser: a body Tandem cannot read, or
    whose routing fields Bolt would trip over, is a 400 with a short reason.
-4. A request that changes something is kept in the inbox (:mod:`bot.inbox`) before Bolt acks it;
-   a duplicate (same key) is acked and changes nothing.
-5. Bolt gets the body already read, as a dict, the way Socket Mode hands it over: it neither
+4. Bolt gets the body already read, as a dict, the way Socket Mode hands it over: it neither
    parses the body a second time nor checks a signature already checked in step 2 (on a
    button's ~10 KB form, the two made up half of the edge's time per request). Bolt's own parser
    reads any form containing the substring ``payload`` as an interaction, so
@@ -16,8 +14,10 @@
    text is just a string. A command's fields are all strings, and an interaction is the JSON of
    its ``payload=`` field, exactly as Bolt would have read them.
 
-
 A malformed signed request therefore gets a 200 or a 4xx from here or from Bolt, never a 5xx.
+
+Whichever way a request reaches Bolt (here, or from Socket Mode), :class:`EdgeApp` keeps it in the
+inbox (:mod:`bot.inbox`) before Bolt acks it; a duplicate (same key) is acked and changes nothing.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from aiohttp import web
+from slack_bolt import BoltResponse
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
@@ -37,7 +38,7 @@ from agent import inbox
 from agent.runtime.home import Acks
 from bot import messages
 from bot.envelope import BadRequest, check_envelope, is_ssl_check, read_body
-from bot.inbox import SlackInbox
+from bot.inbox import SlackInbox, kind_of
 
 log = logging.getLogger("tandem.bot")
 
@@ -49,13 +50,10 @@ OFF_LOOP = 64 * 1024
 class Edge:
     """``handle`` is the aiohttp handler for ``/slack/events``; ``app`` answers what passes."""
 
-    def __init__(
-        self, app: AsyncApp, signing_secret: str, acks: Acks | None = None, inbox: SlackInbox | None = None
-    ) -> None:
+    def __init__(self, app: AsyncApp, signing_secret: str, acks: Acks | None = None) -> None:
         self.app = app
         self.verifier = SignatureVerifier(signing_secret)
         self.acks = acks or Acks()
-        self.inbox = inbox
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         """Answer one request; while it is open, work that can wait yields to it (:class:`Acks`)."""
@@ -75,28 +73,16 @@ class Edge:
         headers = {name.lower(): value for name, value in request.headers.items()}
         try:
             if len(raw) > OFF_LOOP:  # decoding a large form is pure Python: let the loop run meanwhile
-                bolt_request, kind = await asyncio.to_thread(self.prepare, raw, headers, request.query_string)
+                bolt_request = await asyncio.to_thread(self.prepare, raw, headers, request.query_string)
             else:
-                bolt_request, kind = self.prepare(raw, headers, request.query_string)
+                bolt_request = self.prepare(raw, headers, request.query_string)
         except BadRequest as exc:
             log.warning("refused a signed request Tandem cannot read (%d bytes): %s", len(raw), exc)
             return web.Response(status=400, text=messages.BAD_REQUEST.format(reason=exc))
-        kept = await self.inbox.keep(bolt_request.body, kind) if self.inbox is not None else True
-        if kept is False:
-            return web.Response(status=200, text=messages.ALREADY_RECEIVED if kind == "slash_command" else "")
-        if kept is True:
-            return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
-        try:
-            with kept.entered():  # the listener and the work it starts are the kept request's
-                response = await self.app.async_dispatch(bolt_request)
-        except BaseException:
-            kept.release(failed=True)
-            raise
-        await inbox.let_go(kept)
-        return await to_aiohttp_response(response)
+        return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
 
-    def prepare(self, raw: bytes, headers: dict[str, str], query: str) -> tuple[AsyncBoltRequest, str]:
-        """The request Bolt gets, and its kind (see the module docstring); pure, so it may run in a worker thread."""
+    def prepare(self, raw: bytes, headers: dict[str, str], query: str) -> AsyncBoltRequest:
+        """The request Bolt gets (see the module docstring); pure, so it may run in a worker thread."""
         body = read_body(raw, headers.get("content-type"))
         kind = check_envelope(body)
         for_bolt: dict[str, str | Sequence[str]] = {
@@ -105,13 +91,12 @@ class Edge:
         try:
             # Bolt logs through the context while it reads (e.g. a modal with several response_urls).
             # "socket_mode": a body handed over as a dict, whose signature was checked here.
-            request = AsyncBoltRequest(
+            return AsyncBoltRequest(
                 body=body, query=query, headers=for_bolt, context={"logger": self.app.logger}, mode="socket_mode"
             )
         except Exception as exc:  # a gap in bot.envelope: say so, and still answer with a 4xx
             log.error("Bolt could not read a %s request the edge let through: %s", kind, exc, exc_info=exc)
             raise BadRequest("Bolt could not read it") from exc
-        return request, kind
 
     def signed(self, raw: bytes, timestamp: str, signature: str) -> bool:
         try:
@@ -123,15 +108,37 @@ class Edge:
 class EdgeApp(AsyncApp):
     """Tandem's Bolt app: served over HTTP (:meth:`web_app`), requests pass :class:`Edge` first.
 
-    Socket Mode hands Bolt parsed bodies and needs no edge. Bolt's own ``start()`` server would
-    bypass it (Bolt still checks signatures there); Tandem serves :meth:`web_app` only.
+    Socket Mode hands Bolt parsed bodies and needs no edge (its requests are kept in the inbox too).
+    Bolt's own ``start()`` server would bypass it (Bolt still checks signatures there); Tandem serves
+    :meth:`web_app` only.
     """
 
     def __init__(
         self, *, signing_secret: str, acks: Acks | None = None, inbox: SlackInbox | None = None, **kwargs: Any
     ) -> None:
         super().__init__(signing_secret=signing_secret, **kwargs)
-        self.edge = Edge(self, signing_secret, acks, inbox)
+        self.edge = Edge(self, signing_secret, acks)
+        self.inbox = inbox
+
+    async def async_dispatch(self, req: AsyncBoltRequest) -> BoltResponse:
+        """Keep the request in the inbox, then let Bolt ack and handle it; a duplicate is acked and goes no
+        further. A replay (already inside its row's context) is not kept again."""
+        if self.inbox is None or inbox.current() is not None:
+            return await super().async_dispatch(req)
+        kind = kind_of(req.body)
+        kept = await self.inbox.keep(req.body, kind)
+        if kept is False:
+            return BoltResponse(status=200, body=messages.ALREADY_RECEIVED if kind == "slash_command" else "")
+        if kept is True:
+            return await super().async_dispatch(req)
+        try:
+            with kept.entered():  # the listener and the work it starts are the kept request's
+                response = await super().async_dispatch(req)
+        except BaseException:
+            kept.release(failed=True)
+            raise
+        await inbox.let_go(kept)
+        return response
 
     def _register_listener(self, *args: Any, **kwargs: Any) -> Any:
         """Each listener holds the inbox row of the request it runs for (:mod:`agent.inbox`) until it returns."""

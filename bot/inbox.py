@@ -34,8 +34,22 @@ SOURCE = "slack"
 REPLAYED = ("block_actions", "view_submission", "event_callback")
 
 
+def kind_of(body: dict[str, Any]) -> str:
+    """A request's ``type``, or ``slash_command``."""
+    kind = body.get("type")
+    return kind if isinstance(kind, str) else "slash_command" if "command" in body else ""
+
+
 def inbox_key(body: dict[str, Any], kind: str) -> str | None:
-    """The key that tells this request from any other, or None for requests that change nothing."""
+    """The key that tells this request from any other, or None for requests that change nothing (or that
+    Bolt will refuse: a body read over Socket Mode has not passed :mod:`bot.envelope`)."""
+    try:
+        return _key(body, kind)
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+
+
+def _key(body: dict[str, Any], kind: str) -> str | None:
     if kind == "slash_command":
         trigger = body.get("trigger_id")
         return f"slack:command:{trigger}" if isinstance(trigger, str) and trigger else None

@@ -127,8 +127,8 @@ async def bot_services(
         runtime.acks = core.delivery.acks = deps.acks  # their work yields to requests being answered
         app = build_app(settings, deps, client)
         bot = Bot(app=app, deps=deps)
-        assert app.edge.inbox is not None
-        replayers = {SLACK_SOURCE: app.edge.inbox.replayer(app)}
+        assert app.inbox is not None
+        replayers = {SLACK_SOURCE: app.inbox.replayer(app)}
         if feishu is not None:
             from feishu.inbox import SOURCE as FEISHU_SOURCE
             from feishu.inbox import replayer
@@ -140,7 +140,7 @@ async def bot_services(
             replayers[FEISHU_SOURCE] = replayer(bot.feishu)
         # Clicks, forms and replies acked by a process that died before it was done are replayed (agent.inbox).
         replaying = inbox.recovering(
-            store, replayers, deps.clock, app.edge.inbox.spawn, poll=settings.inbox_poll, lease=settings.inbox_lease
+            store, replayers, deps.clock, app.inbox.spawn, poll=settings.inbox_poll, lease=settings.inbox_lease
         )
         background.spawn(replaying, name="inbox", service=True)
         # Runs whose process died mid-step resume (risky steps ask a person first), and
