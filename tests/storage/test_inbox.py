@@ -81,3 +81,17 @@ async def test_inbox_claimed_by_two_sqlite_processes_at_once_goes_to_exactly_one
         mine, theirs = await asyncio.gather(claim_all(first, T0 + 10), claim_all(second, T0 + 10))
 
     assert sorted(mine + theirs) == sorted(keys), "every row claimed, none twice"
+
+
+async def test_prune_deletes_inbox_rows_done_before_the_cutoff_and_keeps_pending_ones(store: Store) -> None:
+    for key in ("old-done", "old-pending", "new-done"):
+        await store.receive_inbound(item(key), T0 + 10)
+    await store.settle_inbound("old-done", "done", T0 + 1)
+    await store.settle_inbound("new-done", "done", T0 + 100)
+
+    counts = await store.prune(T0 + 50, dry_run=False)
+
+    assert counts.rows["inbox"] == 1
+    assert [c.key for c in await store.claim_inbound(("slack",), T0 + 200, T0 + 210)] == ["old-pending"]
+    assert not await store.receive_inbound(item("new-done"), T0 + 300)  # still known: a late retry changes nothing
+    assert await store.receive_inbound(item("old-done"), T0 + 300)  # forgotten
