@@ -20,9 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from agent.models.inbox import Inbound
 from agent.ports import InboxStore
@@ -35,6 +35,15 @@ POLL = 2.0
 """Seconds between looks for rows whose process died."""
 MAX_ATTEMPTS = 3
 """Claims of one row before it is given up (a request whose processing fails every time)."""
+
+
+T = TypeVar("T")
+
+
+class Spawns(Protocol):
+    """Background work the app owns (``bot.tasks.Background``)."""
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], *, name: str | None = None, service: bool = False) -> Any: ...
 
 
 _CURRENT: contextvars.ContextVar[Receipt | None] = contextvars.ContextVar("tandem_inbox_receipt", default=None)
@@ -104,13 +113,39 @@ async def settled_now() -> None:
         await receipt.store.settle_inbound(receipt.key, "done", receipt.clock())
 
 
-def watching(receipt: Receipt, spawn: Callable[[Awaitable[None]], object]) -> None:
+def watching(receipt: Receipt, background: Spawns) -> Receipt:
     """Start ``receipt``'s watch outside its own context (the watch is no piece of the row's work)."""
     token = _CURRENT.set(None)
     try:
-        spawn(receipt.watch())
+        background.spawn(receipt.watch(), name="inbox:watch")
     finally:
         _CURRENT.reset(token)
+    return receipt
+
+
+async def keep(
+    store: InboxStore, item: Inbound, clock: Callable[[], float], background: Spawns, lease: float = LEASE
+) -> Receipt | bool:
+    """Store ``item`` before its ack: its receipt (watched), True when it is only remembered (stored done),
+    False when its key was received before (a duplicate: acked, and nothing more)."""
+    if not await store.receive_inbound(item, item.received_at + lease):
+        log.info("ignored a request delivered again (%s)", item.key[:160])
+        return False
+    if item.status != "pending":
+        return True
+    return watching(Receipt(store, item.key, clock, lease), background)
+
+
+async def applying(receipt: Receipt, work: Awaitable[T]) -> T:
+    """Await ``work`` (a dispatch) as the row's: what it starts belongs to the row; then the dispatcher lets go."""
+    try:
+        with receipt.entered():
+            result = await work
+    except BaseException:
+        receipt.release(failed=True)
+        raise
+    await let_go(receipt)
+    return result
 
 
 Replay = Callable[[Inbound], Awaitable[None]]
@@ -121,7 +156,7 @@ async def recover(
     store: InboxStore,
     replayers: Mapping[str, Replay],
     clock: Callable[[], float],
-    spawn: Callable[[Awaitable[None]], object],
+    background: Spawns,
     lease: float = LEASE,
 ) -> int:
     """Claim the rows of ``replayers``' sources whose process died, and replay each; how many were claimed."""
@@ -133,16 +168,11 @@ async def recover(
             await store.settle_inbound(item.key, "failed", clock())
             continue
         log.info("inbox %s: replaying a request whose process died before it was done", item.key)
-        receipt = Receipt(store, item.key, clock, lease)
-        watching(receipt, spawn)
+        receipt = watching(Receipt(store, item.key, clock, lease), background)
         try:
-            with receipt.entered():
-                await replayers[item.source](item)
+            await applying(receipt, replayers[item.source](item))
         except Exception as exc:
             log.error("inbox %s: replaying it failed: %s", item.key, exc, exc_info=exc)
-            receipt.release(failed=True)
-        else:
-            await let_go(receipt)
     return len(claimed)
 
 
@@ -159,7 +189,7 @@ async def recovering(
     store: InboxStore,
     replayers: Mapping[str, Replay],
     clock: Callable[[], float],
-    spawn: Callable[[Awaitable[None]], object],
+    background: Spawns,
     *,
     poll: float = POLL,
     lease: float = LEASE,
@@ -167,7 +197,7 @@ async def recovering(
     """:func:`recover` at once, then every ``poll`` seconds (until cancelled)."""
     while True:
         try:
-            await recover(store, replayers, clock, spawn, lease)
+            await recover(store, replayers, clock, background, lease)
         except Exception:
             log.exception("looking for inbox rows to replay failed; trying again in %s s", poll)
         await asyncio.sleep(poll)

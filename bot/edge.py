@@ -131,14 +131,7 @@ class EdgeApp(AsyncApp):
             return BoltResponse(status=200, body=messages.ALREADY_RECEIVED if kind == "slash_command" else "")
         if kept is True:
             return await super().async_dispatch(req)
-        try:
-            with kept.entered():  # the listener and the work it starts are the kept request's
-                response = await super().async_dispatch(req)
-        except BaseException:
-            kept.release(failed=True)
-            raise
-        await inbox.let_go(kept)
-        return response
+        return await inbox.applying(kept, super().async_dispatch(req))  # the listener's work is the row's
 
     def _register_listener(self, *args: Any, **kwargs: Any) -> Any:
         """Each listener holds the inbox row of the request it runs for (:mod:`agent.inbox`) until it returns."""

@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from collections.abc import Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from agent.inbox import LEASE, Receipt, Replay, watching
+from agent import inbox
+from agent.inbox import LEASE, Receipt, Replay
 from agent.models.inbox import Inbound
 from agent.ports import InboxStore
 from bot.tasks import Background
-
-log = logging.getLogger("tandem.bot")
 
 SOURCE = "slack"
 REPLAYED = ("block_actions", "view_submission", "event_callback")
@@ -87,25 +85,14 @@ class SlackInbox:
         if key is None:
             return True
         replayed = kind in REPLAYED
-        now = self.clock()
         item = Inbound(
             key=key,
             source=SOURCE,
             body=json.dumps(body) if replayed else "",
-            received_at=now,
+            received_at=self.clock(),
             status="pending" if replayed else "done",
         )
-        if not await self.store.receive_inbound(item, now + self.lease):
-            log.info("ignored a %s Slack delivered again (%s)", kind, key[:120])
-            return False
-        if not replayed:
-            return True
-        receipt = Receipt(self.store, key, self.clock, self.lease)
-        watching(receipt, self.spawn)
-        return receipt
-
-    def spawn(self, work: Any) -> None:
-        self.background.spawn(work, name="inbox:watch")
+        return await inbox.keep(self.store, item, self.clock, self.background, self.lease)
 
     def replayer(self, app: AsyncApp) -> Replay:
         async def replay(item: Inbound) -> None:

@@ -130,8 +130,8 @@ async def bot_services(
         assert app.inbox is not None
         replayers = {SLACK_SOURCE: app.inbox.replayer(app)}
         if feishu is not None:
+            from feishu.dispatch import replayer
             from feishu.inbox import SOURCE as FEISHU_SOURCE
-            from feishu.inbox import replayer
             from feishu.service import feishu_services
 
             bot.feishu = await extra.enter_async_context(
@@ -140,7 +140,7 @@ async def bot_services(
             replayers[FEISHU_SOURCE] = replayer(bot.feishu)
         # Clicks, forms and replies acked by a process that died before it was done are replayed (agent.inbox).
         replaying = inbox.recovering(
-            store, replayers, deps.clock, app.inbox.spawn, poll=settings.inbox_poll, lease=settings.inbox_lease
+            store, replayers, deps.clock, background, poll=settings.inbox_poll, lease=settings.inbox_lease
         )
         background.spawn(replaying, name="inbox", service=True)
         # Runs whose process died mid-step resume (risky steps ask a person first), and
@@ -174,14 +174,12 @@ async def scheduler(runtime: Runtime, interval: float, background: Background) -
 
 async def feishu_replaying(settings: FeishuSettings, deps: FeishuDeps, background: Background) -> None:
     """Feishu callbacks and messages acked by a process that died before it was done, replayed (agent.inbox)."""
-    from feishu.inbox import SOURCE, replayer
-
-    def spawn(work: Any) -> None:
-        background.spawn(work, name="inbox:watch")
+    from feishu.dispatch import replayer
+    from feishu.inbox import SOURCE
 
     replayers = {SOURCE: replayer(deps)}
     await inbox.recovering(
-        deps.store, replayers, deps.clock, spawn, poll=settings.inbox_poll, lease=settings.inbox_lease
+        deps.store, replayers, deps.clock, background, poll=settings.inbox_poll, lease=settings.inbox_lease
     )
 
 

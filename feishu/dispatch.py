@@ -9,16 +9,18 @@ answers on either path.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any, assert_never
 
-from agent.inbox import let_go
+from agent.inbox import Replay, applying
+from agent.models.inbox import Inbound
 from feishu import messages
 from feishu.clicks import on_click, toast
 from feishu.deps import FeishuDeps
 from feishu.events import on_message
 from feishu.inbox import keep
-from feishu.payloads import CardCallback, Header, MessageEvent, OtherEvent
+from feishu.payloads import CardCallback, Header, MessageEvent, OtherEvent, inbound
 
 log = logging.getLogger("tandem.feishu")
 
@@ -52,14 +54,7 @@ async def answer(deps: FeishuDeps, model: MessageEvent | CardCallback | OtherEve
             kept = await keep(deps, model)  # before the answer: a crash after it replays the request
             if kept is None:
                 return toast("info", messages.DUPLICATE) if isinstance(model, CardCallback) else {}
-            try:
-                with kept.entered():
-                    answered = await handle(deps, model)
-            except BaseException:
-                kept.release(failed=True)
-                raise
-            await let_go(kept)
-            return answered
+            return await applying(kept, handle(deps, model))
         case OtherEvent():
             log.info("ignored a %s event", model.header.event_type[:60])
             return {}
@@ -77,3 +72,14 @@ async def handle(deps: FeishuDeps, model: MessageEvent | CardCallback) -> dict[s
             return await on_click(deps, model)
         case _:
             assert_never(model)
+
+
+def replayer(deps: FeishuDeps) -> Replay:
+    """Answer a kept request again (the answer goes nowhere: the outbox shows what it changed)."""
+
+    async def replay(item: Inbound) -> None:
+        model = inbound(json.loads(item.body))
+        if isinstance(model, MessageEvent | CardCallback):
+            await handle(deps, model)
+
+    return replay
