@@ -42,6 +42,7 @@ from agent.models import (
     Step,
     TakeoverReading,
 )
+from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
 from agent.tools import ToolRegistry
 
@@ -346,8 +347,36 @@ class MetricsStore(Protocol):
         ...
 
 
+class InboxStore(Protocol):
+    """Requests kept before they are acknowledged, and applied from there (see :mod:`agent.inbox`)."""
+
+    async def receive_inbound(self, item: Inbound, lease_until: float) -> bool:
+        """Keep ``item`` (held until ``lease_until``); False when a row with its key exists (a duplicate)."""
+        ...
+
+    async def claim_inbound(
+        self, sources: tuple[str, ...], now: float, lease_until: float, limit: int = 20
+    ) -> list[Inbound]:
+        """Pending rows of ``sources`` whose lease ran out by ``now``, oldest first, each now held until
+        ``lease_until`` by this caller alone (its ``attempts`` counted)."""
+        ...
+
+    async def renew_inbound(self, key: str, lease_until: float) -> None: ...
+
+    async def settle_inbound(self, key: str, status: Literal["done", "failed"], at: float) -> None: ...
+
+
 class Store(
-    RunsStore, ReviewsStore, RulesStore, LessonsStore, ChatStore, OutboxStore, PostsStore, MetricsStore, Protocol
+    RunsStore,
+    ReviewsStore,
+    RulesStore,
+    LessonsStore,
+    ChatStore,
+    OutboxStore,
+    PostsStore,
+    MetricsStore,
+    InboxStore,
+    Protocol,
 ):
     """Everything the runtime, the channels and the CLI need from storage
     (implemented by ``storage.facade.AsyncStore``; tests/storage/test_contract.py is the contract)."""

@@ -63,6 +63,10 @@ class CoreSettings(LogSettings):
     )
     config: str | None = Field(default=None, description="policy TOML file (TANDEM_CONFIG; default ./tandem.toml)")
     scheduler_interval: float = Field(default=15.0, gt=0, description="seconds between deadline checks")
+    inbox_lease: float = Field(
+        default=10.0, gt=0, description="seconds before a received click whose process died is replayed (renewed)"
+    )
+    inbox_poll: float = Field(default=2.0, gt=0, description="seconds between looks for received clicks to replay")
 
     @field_validator("model", mode="before")
     @classmethod

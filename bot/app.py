@@ -20,9 +20,10 @@ from bot import messages
 from bot.authorization import AuthCheck, kind_of
 from bot.edge import EdgeApp
 from bot.handlers import Deps, register
+from bot.inbox import SlackInbox
 from bot.settings import SlackSettings
 
-__all__ = ["AsyncApp", "build_app", "build_client", "run_socket_mode"]
+__all__ = ["AsyncApp", "EdgeApp", "build_app", "build_client", "run_socket_mode"]
 
 log = logging.getLogger("tandem.bot")
 
@@ -44,7 +45,7 @@ def build_client(settings: SlackSettings, session: aiohttp.ClientSession | None 
     )
 
 
-def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> AsyncApp:
+def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> EdgeApp:
     """Tandem's listeners on a Bolt app; over HTTP its requests pass :mod:`bot.edge` first."""
     app = EdgeApp(
         client=client,
@@ -53,6 +54,7 @@ def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> As
         acks=deps.acks,
         before_authorize=AuthCheck(),  # a failed auth.test is worded by what it is (see bot.authorization)
         user_facing_authorize_error_message=messages.SLACK_NOT_ANSWERING,  # Bolt's own call, after ours answered
+        inbox=SlackInbox(deps.store, deps.background, deps.clock, settings.inbox_lease),
     )
     register(app, deps)
 

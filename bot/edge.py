@@ -15,24 +15,30 @@
    its ``payload=`` field, exactly as Bolt would have read them.
 
 A malformed signed request therefore gets a 200 or a 4xx from here or from Bolt, never a 5xx.
+
+Whichever way a request reaches Bolt (here, or from Socket Mode), :class:`EdgeApp` keeps it in the
+inbox (:mod:`bot.inbox`) before Bolt acks it; a duplicate (same key) is acked and changes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from aiohttp import web
+from slack_bolt import BoltResponse
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 
+from agent import inbox
 from agent.runtime.home import Acks
 from bot import messages
 from bot.envelope import BadRequest, check_envelope, is_ssl_check, read_body
+from bot.inbox import SlackInbox, kind_of
 
 log = logging.getLogger("tandem.bot")
 
@@ -102,15 +108,60 @@ class Edge:
 class EdgeApp(AsyncApp):
     """Tandem's Bolt app: served over HTTP (:meth:`web_app`), requests pass :class:`Edge` first.
 
-    Socket Mode hands Bolt parsed bodies and needs no edge. Bolt's own ``start()`` server would
-    bypass it (Bolt still checks signatures there); Tandem serves :meth:`web_app` only.
+    Socket Mode hands Bolt parsed bodies and needs no edge (its requests are kept in the inbox too).
+    Bolt's own ``start()`` server would bypass it (Bolt still checks signatures there); Tandem serves
+    :meth:`web_app` only.
     """
 
-    def __init__(self, *, signing_secret: str, acks: Acks | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, signing_secret: str, acks: Acks | None = None, inbox: SlackInbox | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(signing_secret=signing_secret, **kwargs)
         self.edge = Edge(self, signing_secret, acks)
+        self.inbox = inbox
+
+    async def async_dispatch(self, req: AsyncBoltRequest) -> BoltResponse:
+        """Keep the request in the inbox, then let Bolt ack and handle it; a duplicate is acked and goes no
+        further. A replay (already inside its row's context) is not kept again."""
+        if self.inbox is None or inbox.current() is not None:
+            return await super().async_dispatch(req)
+        kind = kind_of(req.body)
+        kept = await self.inbox.keep(req.body, kind)
+        if kept is False:
+            return BoltResponse(status=200, body=messages.ALREADY_RECEIVED if kind == "slash_command" else "")
+        if kept is True:
+            return await super().async_dispatch(req)
+        return await inbox.applying(kept, super().async_dispatch(req))  # the listener's work is the row's
+
+    def _register_listener(self, *args: Any, **kwargs: Any) -> Any:
+        """Each listener holds the inbox row of the request it runs for (:mod:`agent.inbox`) until it returns."""
+        registered = super()._register_listener(*args, **kwargs)
+        listener = self._async_listeners[-1]  # its arguments were read from the function itself
+        listener.ack_function = holding(listener.ack_function)
+        return registered
 
     def web_app(self, path: str = "/slack/events", port: int = 3000) -> web.Application:
         application = web.Application()
         application.router.add_post(path, self.edge.handle)
         return application
+
+
+def holding(function: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """``function`` holding the current inbox row (if any) while it runs; failing leaves the row pending."""
+
+    async def listener(**kwargs: Any) -> Any:
+        receipt = inbox.current()
+        if receipt is None:
+            return await function(**kwargs)
+        receipt.hold()
+        failed = True
+        try:
+            result = await function(**kwargs)
+            failed = False
+            return result
+        finally:
+            receipt.release(failed=failed)
+
+    # Bolt logs a listener by its name (its arguments were read from ``function`` already).
+    listener.__name__ = listener.__qualname__ = getattr(function, "__name__", "listener")
+    return listener

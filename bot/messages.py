@@ -58,3 +58,4 @@ CARD_NOT_POSTED = (
     "⚠️ Tandem could not post the card of your run `{run}` in this channel ({error}); the run ended ({status}). "
     "`tandem show {run}` has what it did."
 )
+ALREADY_RECEIVED = "Tandem already received this command; it is not done twice."

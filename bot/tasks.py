@@ -7,6 +7,8 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
+from agent import inbox
+
 log = logging.getLogger("tandem.bot")
 
 
@@ -19,10 +21,15 @@ class Background:
         self, coro: Coroutine[Any, Any, Any], *, name: str | None = None, service: bool = False
     ) -> asyncio.Task[Any]:
         """Run ``coro`` in the background. A ``service`` runs for the app's lifetime
-        (e.g. the scheduler): ``idle`` does not wait for it, ``drain`` stops it."""
+        (e.g. the scheduler): ``idle`` does not wait for it, ``drain`` stops it. Work started for a
+        request kept in the inbox is part of it: the row is done once this ends (:mod:`agent.inbox`)."""
         task = asyncio.get_running_loop().create_task(coro, name=name)
         (self._services if service else self._tasks).add(task)
         task.add_done_callback(self._done)
+        receipt = inbox.current()
+        if receipt is not None and not service:
+            receipt.hold()
+            task.add_done_callback(receipt.task_done)
         return task
 
     def _done(self, task: asyncio.Task[Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent import inbox
 from blocks.help import help_blocks
 from bot import messages
 from bot.commands import start_run
@@ -53,8 +54,10 @@ async def thread_reply(deps: Deps, client: AsyncWebClient, message: MessageEvent
     )
     if run_id is None:
         return  # not a Tandem thread
-    # Slack retries events, and sends both `message` and `app_mention` for one post: act once.
-    if not await deps.store.claim_delivery(f"msg:{message.channel}:{message.ts}", deps.clock()):
+    # Slack retries events, and sends both `message` and `app_mention` for one post: act once. Over HTTP
+    # the inbox kept the post once by that same key (and replays it after a crash, which a claim would refuse).
+    claim = f"msg:{message.channel}:{message.ts}"
+    if inbox.current() is None and not await deps.store.claim_delivery(claim, deps.clock()):
         return
     state, _ = await deps.store.load(run_id)
     if state.finished:  # its thread stays open: a correction reopens it

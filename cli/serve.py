@@ -13,16 +13,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 from aiohttp import web
 
+from agent import inbox
 from agent.delivery import DeliveryWorker
 from agent.errors import ConfigError
 from agent.logs import ctx
 from agent.runtime import Runtime
 from agent.runtime.home import RuntimeLoop, forwarded
 from agent.settings import DEMO_TOOLS, CoreSettings
-from bot.app import AsyncApp, build_app, build_client, run_socket_mode
+from bot.app import EdgeApp, build_app, build_client, run_socket_mode
 from bot.channel import CHANNEL, SlackChannel
 from bot.directory import Directory
 from bot.handlers import Deps
+from bot.inbox import SOURCE as SLACK_SOURCE
 from bot.settings import SlackSettings
 from bot.tasks import Background
 from cli.wiring import Services, open_services
@@ -38,7 +40,7 @@ S = TypeVar("S", bound=CoreSettings)
 
 @dataclass
 class Bot:
-    app: AsyncApp
+    app: EdgeApp
     deps: Deps
     url: str = ""
     feishu: FeishuDeps | None = None
@@ -125,12 +127,22 @@ async def bot_services(
         runtime.acks = core.delivery.acks = deps.acks  # their work yields to requests being answered
         app = build_app(settings, deps, client)
         bot = Bot(app=app, deps=deps)
+        assert app.inbox is not None
+        replayers = {SLACK_SOURCE: app.inbox.replayer(app)}
         if feishu is not None:
+            from feishu.dispatch import replayer
+            from feishu.inbox import SOURCE as FEISHU_SOURCE
             from feishu.service import feishu_services
 
             bot.feishu = await extra.enter_async_context(
                 feishu_services(feishu, runtime, store, background, webhook=feishu_webhook)
             )
+            replayers[FEISHU_SOURCE] = replayer(bot.feishu)
+        # Clicks, forms and replies acked by a process that died before it was done are replayed (agent.inbox).
+        replaying = inbox.recovering(
+            store, replayers, deps.clock, background, poll=settings.inbox_poll, lease=settings.inbox_lease
+        )
+        background.spawn(replaying, name="inbox", service=True)
         # Runs whose process died mid-step resume (risky steps ask a person first), and
         # deadlines that passed while the bot was down are handled now, then periodically.
         background.spawn(scheduler(runtime, settings.scheduler_interval, background), name="scheduler", service=True)
@@ -158,6 +170,17 @@ async def scheduler(runtime: Runtime, interval: float, background: Background) -
         except Exception:
             log.exception("scheduler tick failed; trying again in %s s", interval)
         await asyncio.sleep(interval)
+
+
+async def feishu_replaying(settings: FeishuSettings, deps: FeishuDeps, background: Background) -> None:
+    """Feishu callbacks and messages acked by a process that died before it was done, replayed (agent.inbox)."""
+    from feishu.dispatch import replayer
+    from feishu.inbox import SOURCE
+
+    replayers = {SOURCE: replayer(deps)}
+    await inbox.recovering(
+        deps.store, replayers, deps.clock, background, poll=settings.inbox_poll, lease=settings.inbox_lease
+    )
 
 
 def web_app(bot: Bot) -> web.Application:
@@ -208,6 +231,7 @@ async def _feishu_alone(settings: FeishuSettings, *, webhook: bool) -> AsyncIter
                 background.spawn(
                     scheduler(runtime, settings.scheduler_interval, background), name="scheduler", service=True
                 )
+                background.spawn(feishu_replaying(settings, deps, background), name="inbox", service=True)
                 yield FeishuBot(deps=deps, background=background)
         finally:
             await background.drain()

@@ -41,9 +41,8 @@ def toast(kind: str, text: str) -> dict[str, Any]:
 
 
 async def on_click(deps: FeishuDeps, callback: CardCallback) -> dict[str, Any]:
-    """The callback's answer: always a body (an empty one makes Feishu show an error)."""
-    if not await deps.store.claim_delivery(f"feishu:event:{callback.header.event_id}", deps.clock()):
-        return toast("info", messages.DUPLICATE)
+    """The callback's answer: always a body (an empty one makes Feishu show an error). A callback delivered
+    twice is answered with a toast before it gets here (:func:`feishu.dispatch.answer`)."""
     action = callback.event.action
     try:
         click = Click.model_validate(action.value)

@@ -3,20 +3,25 @@
 The webhook (:mod:`feishu.webhook`) first decrypts the body and checks its signature, age and
 verification token; the long connection (:mod:`feishu.longconn`) is authenticated by the app's
 secret when it connects. Both then go through :func:`foreign` and :func:`answer`, so events and
-card callbacks get the same deduplication, authorization and answers on either path.
+card callbacks are kept in the same inbox (:mod:`feishu.inbox`) and get the same authorization and
+answers on either path.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any, assert_never
 
+from agent.inbox import Replay, applying
+from agent.models.inbox import Inbound
 from feishu import messages
 from feishu.api import FeishuError
-from feishu.clicks import on_click
+from feishu.clicks import on_click, toast
 from feishu.deps import FeishuDeps
 from feishu.events import on_message
-from feishu.payloads import CardCallback, Header, MessageEvent, OtherEvent
+from feishu.inbox import keep
+from feishu.payloads import CardCallback, Header, MessageEvent, OtherEvent, inbound
 
 log = logging.getLogger("tandem.feishu")
 
@@ -57,13 +62,36 @@ async def answer(deps: FeishuDeps, model: MessageEvent | CardCallback | OtherEve
     """The answer to an admitted payload: ``{}`` for events (their work runs after it), the
     updated card or a toast for a card callback (never nothing)."""
     match model:
-        case MessageEvent():
-            await on_message(deps, model)
-            return {}
-        case CardCallback():
-            return await on_click(deps, model)
+        case MessageEvent() | CardCallback():
+            kept = await keep(deps, model)  # before the answer: a crash after it replays the request
+            if kept is None:
+                return toast("info", messages.DUPLICATE) if isinstance(model, CardCallback) else {}
+            return await applying(kept, handle(deps, model))
         case OtherEvent():
             log.info("ignored a %s event", model.header.event_type[:60])
             return {}
         case _:
             assert_never(model)
+
+
+async def handle(deps: FeishuDeps, model: MessageEvent | CardCallback) -> dict[str, Any]:
+    """Do what a kept request asks (the first time, or replayed by :mod:`feishu.inbox`)."""
+    match model:
+        case MessageEvent():
+            on_message(deps, model)
+            return {}
+        case CardCallback():
+            return await on_click(deps, model)
+        case _:
+            assert_never(model)
+
+
+def replayer(deps: FeishuDeps) -> Replay:
+    """Answer a kept request again (the answer goes nowhere: the outbox shows what it changed)."""
+
+    async def replay(item: Inbound) -> None:
+        model = inbound(json.loads(item.body))
+        if isinstance(model, MessageEvent | CardCallback):
+            await handle(deps, model)
+
+    return replay

@@ -1,8 +1,8 @@
 """Messages to the bot: a mention (or a DM) with a task starts a run; a few words are commands;
 a reply in a run's thread is read by the same reader as Slack's.
 
-Feishu re-pushes an event until it is answered, so each is claimed once by its ``event_id``
-and answered at once; the work runs in the background.
+Feishu re-pushes an event until it is answered: each is kept once by its ``event_id`` in the inbox
+(:mod:`feishu.inbox`) and answered at once; the work runs in the background.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import logging
 from typing import assert_never
 
 from agent.follow_up import Unchanged, follow_up
+from agent.inbox import settled_now
 from agent.refusal import Refusal
 from agent.usecases import (
     MIN_PREFIX,
@@ -44,11 +45,8 @@ ALIASES = {"报告": "report"}
 """Words a person may write in Chinese instead."""
 
 
-async def on_message(deps: FeishuDeps, event: MessageEvent) -> None:
-    """Claim the event (a re-push is ignored), then do its work after the answer."""
-    if not await deps.store.claim_delivery(f"feishu:event:{event.header.event_id}", deps.clock()):
-        log.info("ignored a repeated event %s", event.header.event_id[:60])
-        return
+def on_message(deps: FeishuDeps, event: MessageEvent) -> None:
+    """Do the event's work after the answer."""
     deps.spawn(handle_message(deps, event), name="feishu:message")
 
 
@@ -74,6 +72,7 @@ async def handle_message(deps: FeishuDeps, event: MessageEvent) -> None:
     elif word in SUBCOMMANDS:
         await subcommand(deps, event, word, rest.strip())
     else:
+        await settled_now()  # a replay must never start the run a second time
         await start_run(deps, event, text)
 
 

@@ -329,7 +329,19 @@ def m010_lesson_keys(db: Database) -> None:
 
 
 @migrations()
-def m013_unshown_cards(db: Database) -> None:
+def m011_inbox(db: Database) -> None:
+    """Requests kept before they are acknowledged (see :mod:`agent.inbox`): one row per platform key, pending
+    (held by its process until ``lease_until``) until its work is done."""
+    db.execute(
+        "CREATE TABLE inbox (key TEXT PRIMARY KEY, source TEXT NOT NULL, body TEXT NOT NULL,"
+        " status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,"
+        " received_at REAL NOT NULL, lease_until REAL NOT NULL, settled_at REAL)"
+    )
+    db.execute("CREATE INDEX inbox_pending ON inbox (source, lease_until) WHERE status = 'pending'")
+
+
+@migrations()
+def m012_unshown_cards(db: Database) -> None:
     """Run cards given up on (a ``started`` row that failed) are looked for at every scheduler tick: an index of
     those few rows, so the look never reads the whole outbox."""
     db.execute("CREATE INDEX outbox_unshown ON outbox(run_id) WHERE kind = 'started' AND status = 'failed'")

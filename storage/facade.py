@@ -19,7 +19,7 @@ import functools
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from sqlite_utils import Database
 
@@ -46,8 +46,9 @@ from agent.models import (
     RunSummary,
     ScheduledPost,
 )
+from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
-from storage import lessons, metrics
+from storage import inbox, lessons, metrics
 from storage.db import connect
 from storage.outbox import OutboxStore
 from storage.posts import PostStore
@@ -206,6 +207,22 @@ class AsyncStore:
 
     async def claim_delivery(self, key: str, at: float) -> bool:
         return await self._call(self.store.claim_delivery, key, at)
+
+    # --- the inbox ---------------------------------------------------------------
+
+    async def receive_inbound(self, item: Inbound, lease_until: float) -> bool:
+        return await self._call(inbox.receive, self.db, item, lease_until)
+
+    async def claim_inbound(
+        self, sources: tuple[str, ...], now: float, lease_until: float, limit: int = 20
+    ) -> list[Inbound]:
+        return await self._call(inbox.claim, self.db, sources, now, lease_until, limit)
+
+    async def renew_inbound(self, key: str, lease_until: float) -> None:
+        await self._call(inbox.renew, self.db, key, lease_until)
+
+    async def settle_inbound(self, key: str, status: Literal["done", "failed"], at: float) -> None:
+        await self._call(inbox.settle, self.db, key, status, at)
 
     async def metrics(self, query: MetricsQuery) -> Metrics:
         return await self._call(metrics.collect, self.db, query)

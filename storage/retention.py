@@ -2,7 +2,7 @@
 
 A run that finished before the cutoff goes with everything it left behind; a run that
 has not finished is kept whole however old it is (it may be waiting on a person).
-Rows that belong to no run (delivery dedup keys) go once they are older than the cutoff.
+Rows that belong to no run (delivery dedup keys, inbox rows done with) go once they are older than the cutoff.
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ from storage.db import write_transaction
 # A table is one line. Rows that hang off a run (by ``run_id``) and go with it:
 RUN_CHILDREN: tuple[str, ...] = ("events", "reviews", "chat_messages", "outbox")
 # Rows that age out on their own: (table, condition on ``?`` = the cutoff).
-AGED: tuple[tuple[str, str], ...] = (("deliveries", "at < ?"),)
+AGED: tuple[tuple[str, str], ...] = (
+    ("deliveries", "at < ?"),
+    ("inbox", "status <> 'pending' AND settled_at < ?"),  # requests done with (a pending one is kept)
+)
 
 __all__ = ["AGED", "BATCH", "RUN_CHILDREN", "PruneCounts", "prune"]
 

@@ -193,7 +193,25 @@ MIGRATIONS: tuple[tuple[str, MigrationStep], ...] = (
     ),
     ("m007_lesson_keys", _lesson_keys),
     (
-        "m010_unshown_cards",
+        "m008_inbox",
+        """
+        -- Requests kept before they are acknowledged (see agent.inbox): one row per platform key, pending
+        -- (held by its process until lease_until) until its work is done.
+        CREATE TABLE inbox (
+            key text PRIMARY KEY,
+            source text NOT NULL,
+            body text NOT NULL,
+            status text NOT NULL DEFAULT 'pending',
+            attempts integer NOT NULL DEFAULT 0,
+            received_at double precision NOT NULL,
+            lease_until double precision NOT NULL,
+            settled_at double precision
+        );
+        CREATE INDEX inbox_pending ON inbox (source, lease_until) WHERE status = 'pending';
+        """,
+    ),
+    (
+        "m009_unshown_cards",
         """
         -- Run cards given up on (a started row that failed) are looked for at every scheduler tick.
         CREATE INDEX outbox_unshown ON outbox (run_id) WHERE kind = 'started' AND status = 'failed';

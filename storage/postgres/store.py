@@ -25,6 +25,7 @@ from agent.models import PruneCounts
 from agent.models.metrics import Metrics, MetricsQuery
 from storage.postgres import metrics, retention
 from storage.postgres.chat import Chat
+from storage.postgres.inbox import Inbox
 from storage.postgres.lessons import Lessons
 from storage.postgres.outbox import Outbox
 from storage.postgres.posts import Posts
@@ -38,7 +39,7 @@ CLOCK_SKEW_WARNING = 2.0
 CONNECT_TIMEOUT = 10
 
 
-class PgStore(Runs, Outbox, Posts, Chat, Lessons):
+class PgStore(Runs, Outbox, Posts, Chat, Lessons, Inbox):
     """The PostgreSQL :class:`agent.ports.Store` on ``url`` (a libpq URL or conninfo string)."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10) -> None:

@@ -67,7 +67,15 @@ def test_prune_with_json_prints_counts_as_json(tmp_path: Path, capsys: pytest.Ca
     assert tandem(path, "--older-than", "12h", "--json") == 0
     report = json.loads(capsys.readouterr().out)
     assert report["dry_run"] is False
-    assert report["rows"] == {"runs": 2, "events": 2, "reviews": 0, "chat_messages": 0, "outbox": 0, "deliveries": 1}
+    assert report["rows"] == {
+        "runs": 2,
+        "events": 2,
+        "reviews": 0,
+        "chat_messages": 0,
+        "outbox": 0,
+        "deliveries": 1,
+        "inbox": 0,
+    }
     assert report["before"] == pytest.approx(time.time() - 12 * 3600, abs=60)
     assert run_ids(path) == ["old-waiting"]
 

@@ -80,7 +80,15 @@ def test_prune_with_old_finished_run_deletes_it_with_its_children(store: RunStor
     counts = store.prune(CUTOFF, dry_run=False)
     assert rows_of(store, "old") == GONE
     assert rows_of(store, "kept") == WHOLE
-    assert counts.rows == {"runs": 1, "events": 2, "reviews": 1, "chat_messages": 1, "outbox": 1, "deliveries": 0}
+    assert counts.rows == {
+        "runs": 1,
+        "events": 2,
+        "reviews": 1,
+        "chat_messages": 1,
+        "outbox": 1,
+        "deliveries": 0,
+        "inbox": 0,
+    }
     assert not counts.dry_run and counts.before == CUTOFF
 
 
@@ -111,7 +119,15 @@ def test_prune_dry_run_counts_what_a_real_prune_deletes_and_deletes_nothing(stor
     dry = store.prune(CUTOFF, dry_run=True)
     assert dry.dry_run
     assert table_counts(store) == before
-    assert dry.rows == {"runs": 3, "events": 6, "reviews": 3, "chat_messages": 3, "outbox": 3, "deliveries": 1}
+    assert dry.rows == {
+        "runs": 3,
+        "events": 6,
+        "reviews": 3,
+        "chat_messages": 3,
+        "outbox": 3,
+        "deliveries": 1,
+        "inbox": 0,
+    }
     assert store.prune(CUTOFF, dry_run=False).rows == dry.rows
 
 
@@ -121,7 +137,15 @@ def test_prune_with_more_rows_than_a_batch_deletes_them_all(store: RunStore) -> 
         store.claim_delivery(f"key{i}", OLD)
     add_run(store, "waiting", "awaiting_review", OLD)
     counts = store.prune(CUTOFF, dry_run=False, batch=2)
-    assert counts.rows == {"runs": 5, "events": 10, "reviews": 5, "chat_messages": 5, "outbox": 5, "deliveries": 5}
+    assert counts.rows == {
+        "runs": 5,
+        "events": 10,
+        "reviews": 5,
+        "chat_messages": 5,
+        "outbox": 5,
+        "deliveries": 5,
+        "inbox": 0,
+    }
     assert table_counts(store) == {
         "runs": 1,
         "events": 2,
@@ -140,8 +164,9 @@ def test_prune_with_more_rows_than_a_batch_commits_each_batch_on_its_own(store: 
     store.db.conn.set_trace_callback(statements.append)
     store.prune(CUTOFF, dry_run=False, batch=2)
     store.db.conn.set_trace_callback(None)
-    # Runs in batches of 2, 2, 1 and delivery keys in 2, 2, 1: six transactions, none spanning two batches.
-    assert [s for s in statements if s in ("BEGIN IMMEDIATE", "COMMIT")] == ["BEGIN IMMEDIATE", "COMMIT"] * 6
+    # Runs in batches of 2, 2, 1, delivery keys in 2, 2, 1 and the inbox's done rows in one (none here): seven
+    # transactions, none spanning two batches.
+    assert [s for s in statements if s in ("BEGIN IMMEDIATE", "COMMIT")] == ["BEGIN IMMEDIATE", "COMMIT"] * 7
 
 
 def test_prune_with_nothing_old_enough_deletes_nothing(store: RunStore) -> None:
