@@ -219,7 +219,8 @@ async def test_feishu_rate_limited_reply_is_retried_and_arrives(tmp_path: Path) 
 
 async def test_feishu_permanent_failure_is_not_retried_and_shows(tmp_path: Path) -> None:
     async with running_feishu(tmp_path) as env:
-        env.fake.failures.append(("/reply", 400, 230002))  # the bot is not in the chat
+        # the bot is not in the chat: the review is refused as a card, a shorter card and text alike
+        env.fake.failures += [("/reply", 400, 230002)] * 3
         await env.fake.say("alice", OPS, TASK)
         await env.wait(env.cards)
         await env.wait(env.cards)
