@@ -54,7 +54,7 @@ def build_app(settings: SlackSettings, deps: Deps, client: AsyncWebClient) -> Ed
         acks=deps.acks,
         before_authorize=AuthCheck(),  # a failed auth.test is worded by what it is (see bot.authorization)
         user_facing_authorize_error_message=messages.SLACK_NOT_ANSWERING,  # Bolt's own call, after ours answered
-        inbox=SlackInbox(deps.store, deps.background, deps.clock, settings.inbox_lease),
+        inbox=SlackInbox(deps.inbox, deps.background, deps.clock, settings.inbox_lease),
     )
     register(app, deps)
 

@@ -9,7 +9,7 @@ from functools import cached_property
 
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryWorker
-from agent.ports import Store
+from agent.ports import InboxStore, Store
 from agent.runtime import Runtime
 from agent.runtime.home import Acks
 from agent.usecases import UseCases
@@ -31,6 +31,14 @@ class Deps:
     clock: Callable[[], float] = time.time
     acks: Acks = field(default_factory=Acks)
     """The requests the HTTP server is answering now; background work yields to them."""
+    inbox_store: InboxStore | None = None
+    """Where requests are kept before their ack, reached on the loop that acks (None: ``store``). A
+    served bot opens a connection of its own here, so a runtime loop busy with a tool never holds up an ack."""
+
+    @property
+    def inbox(self) -> InboxStore:
+        """The store requests are kept in before their ack."""
+        return self.inbox_store if self.inbox_store is not None else self.store
 
     @property
     def config(self) -> PolicyConfig:

@@ -27,7 +27,7 @@ from bot.handlers import Deps
 from bot.inbox import SOURCE as SLACK_SOURCE
 from bot.settings import SlackSettings
 from bot.tasks import Background
-from cli.wiring import Services, open_services
+from cli.wiring import Services, open_services, open_store
 
 if TYPE_CHECKING:  # Feishu is an optional extra: imported only when its settings are given
     from feishu.deps import FeishuDeps
@@ -114,6 +114,9 @@ async def bot_services(
         runtime = core.services.runtime
         runtime.home = core.delivery.home = home
         store = forwarded(home, core.services.store)  # the store as this loop reaches it
+        # Requests are kept before their ack through a connection of this loop's own: a tool that holds the
+        # runtime's loop never holds up an ack (agent.inbox).
+        kept = await extra.enter_async_context(open_store(settings.db))
         client = build_client(settings, session)
         directory = Directory(client, runtime.config)
         deps = Deps(
@@ -123,6 +126,7 @@ async def bot_services(
             directory=directory,
             delivery=core.delivery,
             background=background,
+            inbox_store=kept,
         )
         runtime.acks = core.delivery.acks = deps.acks  # their work yields to requests being answered
         app = build_app(settings, deps, client)
@@ -135,7 +139,7 @@ async def bot_services(
             from feishu.service import feishu_services
 
             bot.feishu = await extra.enter_async_context(
-                feishu_services(feishu, runtime, store, background, webhook=feishu_webhook)
+                feishu_services(feishu, runtime, store, background, webhook=feishu_webhook, inbox_store=kept)
             )
             replayers[FEISHU_SOURCE] = replayer(bot.feishu)
         # Clicks, forms and replies acked by a process that died before it was done are replayed (agent.inbox).

@@ -10,7 +10,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 from agent.delivery import DeliveryWorker
-from agent.ports import Store
+from agent.ports import InboxStore, Store
 from agent.runtime import Runtime
 from agent.usecases import UseCases
 from feishu.api import FeishuApi, FeishuError
@@ -65,8 +65,15 @@ class FeishuDeps:
     background: Spawner
     directory: Directory
     clock: Callable[[], float] = time.time
+    inbox_store: InboxStore | None = None
+    """Where requests are kept before their answer, reached on the loop that answers (None: ``store``)."""
     _tenant: list[str] = field(default_factory=list)
     _bot: list[str] = field(default_factory=list)
+
+    @property
+    def inbox(self) -> InboxStore:
+        """The store requests are kept in before their answer."""
+        return self.inbox_store if self.inbox_store is not None else self.store
 
     @cached_property
     def usecases(self) -> UseCases:

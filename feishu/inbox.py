@@ -25,5 +25,5 @@ async def keep(deps: FeishuDeps, model: MessageEvent | CardCallback) -> Receipt 
         body=model.model_dump_json(),
         received_at=deps.clock(),
     )
-    kept = await inbox.keep(deps.store, item, deps.clock, deps.background, deps.settings.inbox_lease)
+    kept = await inbox.keep(deps.inbox, item, deps.clock, deps.background, deps.settings.inbox_lease)
     return kept if isinstance(kept, Receipt) else None

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager, suppress
 import aiohttp
 
 from agent.delivery import DeliveryWorker
-from agent.ports import Store
+from agent.ports import InboxStore, Store
 from agent.runtime import Runtime
 from feishu.api import FeishuApi
 from feishu.channel import CHANNEL, FeishuChannel
@@ -22,7 +22,13 @@ log = logging.getLogger("tandem.feishu")
 
 @asynccontextmanager
 async def feishu_services(
-    settings: FeishuSettings, runtime: Runtime, store: Store, background: Spawner, *, webhook: bool = True
+    settings: FeishuSettings,
+    runtime: Runtime,
+    store: Store,
+    background: Spawner,
+    *,
+    webhook: bool = True,
+    inbox_store: InboxStore | None = None,
 ) -> AsyncIterator[FeishuDeps]:
     """The Feishu channel on ``runtime``: its outbox worker runs in ``background`` until the block ends
     (``webhook=False``: for the long connection, which needs only the app id and secret)."""
@@ -43,6 +49,7 @@ async def feishu_services(
             delivery=delivery,
             background=background,
             directory=Directory(api),
+            inbox_store=inbox_store,
         )
         worker = background.spawn(delivery.run(), name="feishu:delivery", service=True)
         try:
