@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agent.logs import ctx
-from agent.models import FORMS, Delivery, Form, Outgoing, OutgoingKind
-from agent.ports import OutboxStore
+from agent.models import FORMS, Delivery, Form, Outgoing, OutgoingKind, Review, RunState
+from agent.ports import OutboxStore, ReviewsStore
 from agent.runtime.home import Acks, RuntimeLoop, at_home
 
 log = logging.getLogger("tandem.delivery")
@@ -62,6 +62,16 @@ class Sender(Protocol):
         """Deliver one row in ``form``. ``uncertain``: an earlier attempt may have gone through (in any
         form); look before sending."""
         ...
+
+
+async def review_of(store: ReviewsStore, state: RunState, review_id: str) -> Review:
+    """The review a row is about: the run's pending one, else as stored (a permanent failure when it is not)."""
+    if state.pending is not None and state.pending.id == review_id:
+        return state.pending
+    record = await store.get_review(review_id)
+    if record is None:
+        raise DeliveryFailed(f"review {review_id} is not in the database", permanent=True)
+    return record.as_review()
 
 
 def backoff(attempts: int) -> float:

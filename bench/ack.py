@@ -57,8 +57,8 @@ from slack_bolt.response import BoltResponse
 from agent.ports import Store
 from blocks import ids
 from bot.app import build_client
-from bot.channel import review_key
 from bot.origin import SlackThread
+from bot.review_posts import review_key
 from bot.settings import SlackSettings
 from cli.serve import Bot, serving
 from workspace import BOT_ID, BOT_TOKEN, BOT_USER_ID, SIGNING_SECRET, run_workspace

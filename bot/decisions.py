@@ -17,11 +17,11 @@ from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton
 from blocks.decided import already_decided
 from blocks.text import Blocks, escape, mention, mention_group
 from bot import messages
-from bot.channel import review_key
 from bot.deps import Deps
 from bot.origin import SlackThread
 from bot.payloads import BlockActions
 from bot.replies import ephemeral
+from bot.review_posts import review_key
 
 
 async def decide_click(

@@ -17,7 +17,7 @@ from typing import Any, assert_never
 
 from agent.card_first import wait_for_card
 from agent.config import PolicyConfig
-from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker
+from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker, review_of
 from agent.logs import ctx
 from agent.models import Decided, Delivery, Form, Reading, Review, RunState
 from agent.outcome import outcome
@@ -128,7 +128,7 @@ class FeishuChannel:
 
         match message.kind:
             case "review":
-                review = await self._review(state, message.review_id or "")
+                review = await review_of(self.store, state, message.review_id or "")
                 view = review_view(state, review, SafetyPolicy(self.config))
                 if form == "text":  # no card to mark decided later: the run card shows the decision
                     await self.api.reply_text(root, review_text(view), uuid=uuid)
@@ -137,14 +137,14 @@ class FeishuChannel:
                 message_id = await reply(card)
                 await self.store.save_message(review_key(review.id), state.id, where.chat_id, message_id, [card])
             case "reassigned" | "escalate":
-                review = await self._review(state, message.review_id or "")
+                review = await review_of(self.store, state, message.review_id or "")
                 await reply(line_card(f"👉 {self._people(state, review)} this now waits on you.", lang))
             case "decided" | "closed":
                 await self._mark(state, delivery)
             case "redrawn":
                 await self._redraw(state, message.review_id or "", form)
             case "remind":
-                review = await self._review(state, message.review_id or "")
+                review = await review_of(self.store, state, message.review_id or "")
                 await reply(line_card(f"⏰ {self._people(state, review)} {prose(message.text, 500)}", lang))
             case "notify":
                 await reply(line_card(prose(message.text, 2900), lang))
@@ -181,14 +181,6 @@ class FeishuChannel:
 
     def review_card(self, state: RunState, review: Review) -> Card:
         return review_card(review_view(state, review, SafetyPolicy(self.config)))
-
-    async def _review(self, state: RunState, review_id: str) -> Review:
-        if state.pending is not None and state.pending.id == review_id:
-            return state.pending
-        record = await self.store.get_review(review_id)
-        if record is None:
-            raise DeliveryFailed(f"review {review_id} is not in the database", permanent=True)
-        return record.as_review()
 
     def _people(self, state: RunState, review: Review) -> str:
         return " ".join(who(p) for p in (review.current_assignees or [state.requester]))

@@ -1,5 +1,5 @@
 """A review card Feishu refuses (too long, a card it cannot take) still reaches the people: a shorter card,
-then a text message that says how to answer."""
+then a text message that says how to answer, answered by a reply in the thread."""
 
 from __future__ import annotations
 
@@ -39,3 +39,22 @@ async def test_feishu_plan_refused_as_every_card_arrives_as_text_that_says_how_t
         assert "restart_service" in said and f"tandem answer {run_id} --review" in said
         assert "reply in this thread: approve" in said
         assert env.reviews(root) == []
+
+
+async def test_feishu_plan_sent_as_text_is_approved_by_a_reply_in_the_thread_and_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    async with running_feishu(tmp_path) as env:
+        env.fake.failures += [TOO_LONG, TOO_LONG]
+        await env.fake.say("alice", OPS, "restart payments and check errors after")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        await env.wait(lambda: any("could not be shown as a card" in m.text for m in env.bot_thread(root)))
+        assert env.reviews(root) == [] and "Plan approved" not in text(root)
+
+        await env.fake.say("alice", OPS, "approve", root_id=root.message_id, mention_bot=False)
+
+        await env.wait(lambda: "Plan approved by <at id=ou_alice></at>" in text(root))  # on the run card
+        assert any("Read as: **Approve**" in text(m) for m in env.bot_thread(root))
+        gate = await env.next_review(root)  # the run went on to its next review, a card again
+        assert "Approval needed before a risky step" in text(gate) and "restart_service" in text(gate)

@@ -1,5 +1,6 @@
 """The outbox under faults: Slack errors, 429 storms, an edit that fails before a post, a message that
-can never go out, and a bot killed between its commit and its post. Nothing is lost, nothing posted twice."""
+can never go out, and a bot killed between its commit and its post (a run's message or the report).
+Nothing is lost, nothing posted twice."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from tests.scenario.harness import (
 )
 from tests.scenario.processes import bot_process
 from workspace import Workspace, WorkspaceState, run_workspace
-from workspace.models import Message
+from workspace.models import ApiCall, Message
 
 TASK = "restart payments and check errors after"
 RECOVERED_WITHIN = 30.0
@@ -128,8 +129,8 @@ async def test_message_that_cannot_be_delivered_is_visible_and_redelivered_by_ha
         assert await env.bot.deps.store.undelivered(run_id) == []
 
 
-def _cli(db: Path, *args: str) -> None:
-    assert tandem_main(list(args), settings_factory=lambda: CoreSettings(db=str(db))) == 0
+def _cli(db: Path, *args: str, config: str | None = None) -> None:
+    assert tandem_main(list(args), settings_factory=lambda: CoreSettings(db=str(db), config=config)) == 0
 
 
 async def _killed_mid_post(tmp_path: Path, *, after_applying: bool) -> None:
@@ -177,6 +178,40 @@ async def test_bot_killed_between_commit_and_post_posts_the_review_once_after_re
 
 async def test_bot_killed_after_slack_took_the_post_does_not_post_it_again(tmp_path: Path) -> None:
     await _killed_mid_post(tmp_path, after_applying=True)
+
+
+def reports(s: WorkspaceState) -> list[Message]:
+    return [m for m in s.history(OPS) if "Tandem report" in text_of(m)]
+
+
+def charts(s: WorkspaceState) -> list[ApiCall]:
+    return [c for c in s.calls_to("files.completeUploadExternal") if c.ok]
+
+
+@pytest.mark.parametrize("after_applying", [False, True], ids=["before-slack-took-it", "after-slack-took-it"])
+async def test_bot_killed_while_posting_the_report_posts_it_once_soon_after_restart(
+    tmp_path: Path, after_applying: bool
+) -> None:
+    db, config = tmp_path / "tandem.db", policy_file(tmp_path, f'[report]\nchannel = "{OPS}"\n')
+    async with run_workspace() as ws:
+        async with bot_process(ws, db, TANDEM_CONFIG=config) as first:
+            ws.state.hold_next("chat.postMessage", after_applying=after_applying)
+            await asyncio.to_thread(_cli, db, "report", "--post", config=config)
+            # the report is in the outbox and its figures' post is on the wire, never answered: the process dies
+            await ws.wait_until(lambda s: not s.holds, within=20)
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        assert len(reports(ws.state)) == int(after_applying) and charts(ws.state) == []
+        restarted = time.monotonic()
+        async with bot_process(ws, db, TANDEM_CONFIG=config):
+            await ws.wait_until(lambda s: bool(charts(s)), within=RECOVERED_WITHIN + 10)  # the chart comes last
+            took = time.monotonic() - restarted
+            print(f"the report was posted {took:.1f} s after the restart")
+            assert took < RECOVERED_WITHIN
+            [report] = reports(ws.state)
+            assert "*Runs:* 0" in text_of(report), text_of(report)
+            posted = [c for c in ws.state.calls_to("chat.postMessage") if c.ok and "Tandem report" in str(c.params)]
+            assert len(posted) == 1 and len(charts(ws.state)) == 1
 
 
 async def test_bot_killed_during_a_read_step_after_an_approval_still_tells_the_decision(tmp_path: Path) -> None:

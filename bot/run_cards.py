@@ -1,0 +1,96 @@
+"""The run card in Slack: its blocks as the run is now, posted once and edited at most once per interval."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from agent.card_first import wait_for_card
+from agent.config import PolicyConfig
+from agent.delivery import DeliveryDeferred
+from agent.models import Delivery, Risk, RunState
+from agent.policy import SafetyPolicy
+from agent.ports import Store
+from blocks.run_card import run_card
+from blocks.text import context, escaped, mention_any
+from bot.opening import post_card, tell_not_started
+from bot.render import decision_lines
+from bot.thread_post import slack_thread
+
+
+class RunCards:
+    """Posts and edits the run cards of Slack runs."""
+
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        store: Store,
+        config: PolicyConfig,
+        *,
+        card_interval: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.client = client
+        self.store = store
+        self.config = config
+        self.card_interval = card_interval
+        self.clock = clock
+        self._card_at: dict[str, float] = {}
+
+    async def open(self, state: RunState, delivery: Delivery, channel: str, uncertain: bool) -> None:
+        """The run's card, as the run is by now (or, given up on, the requester told so)."""
+        if delivery.message.kind == "not_started":
+            await tell_not_started(self.client, state, channel, delivery)
+        elif state.origin.thread is None:  # (posted already: a row given a fresh start by ``tandem redeliver``)
+            text = f"Tandem run: {state.task} ({state.status})"
+            await post_card(
+                self.client, self.store, delivery, channel, await self.card(state), text, uncertain=uncertain
+            )
+            self._card_at[state.id] = self.clock()
+
+    async def refresh(self, state: RunState) -> None:
+        """Edit the card, at most once per interval (later changes join a deferred edit)."""
+        wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
+        if wait > 0:
+            raise DeliveryDeferred(wait)
+        self._card_at[state.id] = self.clock()
+        await self.update_card(state)
+
+    async def update_card(self, state: RunState) -> None:
+        await wait_for_card(self.store, state)
+        await self.client.chat_update(
+            channel=slack_thread(state).channel_id,
+            ts=slack_thread(state).thread_ts or "",
+            blocks=await self.card(state),
+            text=f"Tandem run: {state.task} ({state.status})",
+        )
+
+    async def card(self, state: RunState) -> list[dict[str, Any]]:
+        """The run card's blocks, as the run is now (with a note of what could not be delivered)."""
+        lines = decision_lines(await self.store.events(state.id))
+        undelivered = [d for d in await self.store.undelivered(state.id) if d.message.kind != "started"]
+        safety = SafetyPolicy(self.config)
+        waiting = safety.waiting_on(state, state.pending) if state.pending is not None else ()
+        blocks = run_card(state, lines, approvers=approvers(self.config), waiting_on=waiting)
+        if undelivered:
+            last = undelivered[-1]
+            note = (
+                f"⚠️ {len(undelivered)} message{'s' if len(undelivered) != 1 else ''} of this run could not be "
+                f"delivered ({escaped(last.error or 'unknown error', 200)}); `tandem redeliver {state.id}` retries."
+            )
+            blocks = [*blocks[:49], context(note)]
+        return blocks
+
+
+def approvers(config: PolicyConfig) -> str | None:
+    if not config.has_approvers:
+        return None
+    parts = []
+    for level, people in sorted(config.approvers.items(), key=lambda kv: Risk.parse(kv[0])):
+        if people:
+            names = ", ".join(mention_any(p) for p in people)
+            parts.append(f"{level}+ {names}")
+    return "; ".join(parts)
