@@ -13,11 +13,12 @@ instead of raising, so each channel handles all of them: ``match`` + ``assert_ne
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UnknownRun, UseTheButton
+from agent.commands import Commands, GroupsOf, no_groups
+from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UseTheButton
 from agent.messages import RULE_IN_POLICY, decided_verb, nothing_pending
 from agent.models import (
     Answer,
@@ -40,16 +41,9 @@ from agent.refusal import Refusal
 from agent.runtime import Runtime
 
 log = logging.getLogger("tandem.rules")
-GroupsOf = Callable[[str], Awaitable[Sequence[str]]]
 T = TypeVar("T")
-MIN_PREFIX = 4  # a run id typed in a chat needs at least this many characters
 INTENTS: tuple[Intent, ...] = ("replan", "retry_step", "refine_output")  # the corrections a form may pick
 CANCEL_ATTEMPTS = 5  # a stop that loses a race to another process is tried again on the fresh run this often
-
-
-async def no_groups(_: str) -> Sequence[str]:
-    """Group membership where a channel knows none beyond the policy's own ``[groups]``."""
-    return ()
 
 
 @dataclass(frozen=True)
@@ -134,14 +128,13 @@ class LessonForgotten:
 Outcome = Applied | Asked | Answered | Refused | AlreadyDecided | NeedsButton | NotApplied
 
 
-class UseCases:
+class UseCases(Commands):
     """start, approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel, revoke_rule,
     widen_rule, lessons, forget_lesson, waiting_for, history."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
+        super().__init__(store, runtime.safety, groups_of)
         self.runtime = runtime
-        self.store = store
-        self.groups_of = groups_of
 
     # --- decisions on a review -------------------------------------------------------------
 
@@ -263,30 +256,6 @@ class UseCases:
         except TandemError as exc:
             return NotApplied(str(exc))
 
-    async def find(self, ref: str, where: str | None) -> str | None:
-        """The run a (possibly shortened, possibly back-quoted) id names, if exactly one is visible from
-        ``where`` (a channel sees its own runs; ``None``, the terminal, sees all). In a channel a prefix
-        needs at least :data:`MIN_PREFIX` characters."""
-        ref = ref.strip().strip("`")
-        if where is not None and len(ref) < MIN_PREFIX:
-            return None
-        matches = []
-        for run_id in await self.store.find(ref):
-            state, _ = await self.store.load(run_id)
-            if self.runtime.safety.may_see(state, where):
-                matches.append(run_id)
-        if ref in matches:
-            return ref
-        return matches[0] if len(matches) == 1 else None
-
-    async def see(self, run_id: str, where: str | None) -> RunState | None:
-        """The run, if it exists and may be shown at ``where`` (its details, e.g. a review's evidence)."""
-        try:
-            state, _ = await self.store.load(run_id)
-        except UnknownRun:
-            return None
-        return state if self.runtime.safety.may_see(state, where) else None
-
     async def cancel(self, run_id: str, by: str, reason: str = "") -> Outcome:
         """Stop a run, waiting or working; the requester and whoever may approve it may.
 
@@ -348,10 +317,6 @@ class UseCases:
             return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
         return RuleRevoked(revoked)
 
-    async def rules(self, where: str) -> list[Rule]:
-        """The always-allow rules in force of ``where``: the policy file's, then people's, oldest first."""
-        return [*self.runtime.safety.configured_rules(where), *await self.store.rules(where)]
-
     async def widen_rule(self, rule_id: str, by: str, where: str | None) -> RuleWidened | Refused | NotApplied:
         """Widen a scoped rule of ``where`` to every target of its tool: an explicit choice of whoever may
         revoke it (see ``may_revoke``), checked first; never for a deploy or a tool that needs several
@@ -372,10 +337,6 @@ class UseCases:
             return NotApplied("That rule is unknown here or no longer in force; nothing changed.", "unknown_rule")
         log.info("rule %s (%s) widened to every target by %s", widened.id, widened.tool, by)
         return RuleWidened(widened)
-
-    async def lessons(self, where: str | None = None, limit: int = 100) -> list[Lesson]:
-        """The lessons in force of ``where`` (every place's when ``None``: the terminal), newest first."""
-        return await self.store.lessons(where, limit=limit)
 
     async def forget_lesson(
         self, lesson_id: str, by: str, where: str | None, *, run_id: str | None = None
@@ -405,24 +366,6 @@ class UseCases:
             line = AuditEvent(at=at, actor=by, kind="lesson_forgotten", payload={"lesson": lesson.id})
             await self.store.append_events(run.id, [line])
         return LessonForgotten(forgotten, run.id if run is not None and told else None)
-
-    async def open_runs(self, where: str | None = None, limit: int = 100) -> list[RunState]:
-        """Unfinished runs, newest first, of ``where`` (every place when ``None``)."""
-        states = []
-        for summary in await self.store.list_runs(channel=where, limit=limit):
-            if summary.status not in ("done", "cancelled", "failed"):
-                states.append((await self.store.load(summary.id))[0])
-        return states
-
-    async def waiting_for(self, who: str, where: str | None = None, limit: int = 100) -> list[RunState]:
-        """Runs whose pending review waits on ``who`` (as an approver, an assignee, or the requester)."""
-        groups = await self.groups_of(who)
-        return [s for s in await self.open_runs(where, limit) if self.runtime.safety.waits_on(s, who, groups)]
-
-    async def history(self, run_id: str) -> tuple[RunState, list[AuditEvent]]:
-        """The run and everything that happened to it, oldest first."""
-        state, _ = await self.store.load(run_id)
-        return state, await self.store.events(run_id)
 
     async def _stale(self, review_id: str, exc: StaleDecision) -> AlreadyDecided:
         if exc.decided_by is None:
