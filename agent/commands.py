@@ -7,13 +7,16 @@ another place owns is answered exactly like an unknown one, so a command never t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from agent.errors import UnknownRun
+from agent.errors import ConfigError, UnknownRun
 from agent.models import AuditEvent, Lesson, Rule, RunState
+from agent.models.metrics import MetricsQuery
 from agent.policy import SafetyPolicy
 from agent.ports import Store
+from agent.report import Report, build_report, since_time
 
 GroupsOf = Callable[[str], Awaitable[Sequence[str]]]
 """The user groups a person belongs to (``@oncall``); resolved by the channel's directory."""
@@ -22,6 +25,8 @@ MIN_PREFIX = 4
 """How many characters of a run id a chat command needs (the terminal takes any unambiguous prefix)."""
 
 ENDED = ("done", "cancelled", "failed")
+DEFAULT_SINCE = "7d"
+"""The period a report covers when the asker names none."""
 
 
 async def no_groups(_: str) -> Sequence[str]:
@@ -69,14 +74,28 @@ class LessonList:
     lessons: tuple[Lesson, ...]
 
 
+@dataclass(frozen=True)
+class BadPeriod:
+    """``report PERIOD`` named no period Tandem can read; ``error`` says what is wrong with it."""
+
+    error: str
+
+
 class Commands:
     """The read use cases (:class:`~agent.usecases.UseCases` offers them too). Needs only the store and the
     safety policy, so the terminal's read-only commands run them without a model or tools."""
 
-    def __init__(self, store: Store, safety: SafetyPolicy, groups_of: GroupsOf = no_groups) -> None:
+    def __init__(
+        self,
+        store: Store,
+        safety: SafetyPolicy,
+        groups_of: GroupsOf = no_groups,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.store = store
         self.safety = safety
         self.groups_of = groups_of
+        self.clock = clock
 
     async def list_runs(self, asker: str, where: str | None) -> RunList:
         """The open runs of ``where`` and those waiting on ``asker`` (as approver, assignee or requester)."""
@@ -98,6 +117,18 @@ class Commands:
 
     async def lesson_list(self, where: str | None, limit: int = 100) -> LessonList:
         return LessonList(tuple(await self.lessons(where, limit)))
+
+    async def report(self, since: str, where: str | None, *, requester: str | None = None) -> Report | BadPeriod:
+        """``report [7d|30d|DATE]``: the figures of ``where``'s runs (a chat never sees another's; the terminal,
+        ``None``, sees every place's), or of the runs ``requester`` started, against the period before."""
+        now = self.clock()
+        try:
+            start = since_time(since or DEFAULT_SINCE, now)
+        except ConfigError as exc:
+            return BadPeriod(str(exc))
+        query = MetricsQuery(since=start, until=now, channel=where, requester=requester)
+        current, previous = await self.store.metrics(query), await self.store.metrics(query.previous())
+        return build_report(current, previous, self.safety.config.report)
 
     # --- the queries the commands (and the channels' buttons) are built from ------------------
 

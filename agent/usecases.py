@@ -133,7 +133,7 @@ class UseCases(Commands):
     widen_rule, lessons, forget_lesson, waiting_for, history."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
-        super().__init__(store, runtime.safety, groups_of)
+        super().__init__(store, runtime.safety, groups_of, runtime.clock)
         self.runtime = runtime
 
     # --- decisions on a review -------------------------------------------------------------

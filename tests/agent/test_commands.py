@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.commands import Commands, NoSuchRun, RunStatus
+from agent.commands import BadPeriod, Commands, NoSuchRun, RunStatus
 from agent.config import PolicyConfig, RulesRule
 from agent.config_rules import AlwaysAllow
 from agent.models import Rule
 from agent.policy import SafetyPolicy
+from agent.report import Report
 from bot.origin import SlackThread
 from storage.facade import AsyncStore
 from tests.agent.service_tools import ALICE, BOB, CAROL, OPS
@@ -87,3 +88,22 @@ async def test_rule_list_shows_the_policys_rules_then_only_this_places_own(store
     listed = await uc.rule_list("C0OPS")
     assert [(r.tool, r.from_policy) for r in listed.rules] == [("peek", True), ("bounce", False)]  # one each
     assert [r.id for r in listed.rules if not r.from_policy] == ["r1"]
+
+
+async def test_report_counts_only_the_places_own_runs_and_the_terminal_counts_all(store: AsyncStore) -> None:
+    uc = usecases(store)
+    await uc.runtime.start("bounce api", ALICE, origin=OPS_ROOM)
+    await uc.runtime.start("bounce api", ALICE, origin=OTHER_ROOM)
+    await uc.runtime.start("bounce api", BOB, origin=OTHER_ROOM)
+    here, everywhere, bobs = (
+        await uc.report("", "C0OPS"),
+        await uc.report("30d", None),
+        await uc.report("7d", None, requester=BOB),
+    )
+    assert isinstance(here, Report) and isinstance(everywhere, Report) and isinstance(bobs, Report)
+    assert (here.current.runs, everywhere.current.runs, bobs.current.runs) == (1, 3, 1)
+
+
+async def test_report_of_an_unreadable_period_says_what_is_wrong(store: AsyncStore) -> None:
+    shown = await usecases(store).report("last tuesday", "C0OPS")
+    assert isinstance(shown, BadPeriod) and "last tuesday" in shown.error
