@@ -12,125 +12,64 @@ instead of raising, so each channel handles all of them: ``match`` + ``assert_ne
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable
-from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TypeVar
 
-from agent.commands import Commands, GroupsOf, no_groups
+from agent.commands import GroupsOf, no_groups
 from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UseTheButton
-from agent.messages import RULE_IN_POLICY, decided_verb, nothing_pending
+from agent.messages import decided_verb, nothing_pending
 from agent.models import (
     Answer,
     Approve,
-    AuditEvent,
     Correct,
     Decision,
     Intent,
-    Lesson,
     Origin,
     Reading,
-    Risk,
-    Rule,
     RunState,
 )
-from agent.models.rules import POLICY_RULE
 from agent.offline import cancels
+from agent.outcomes import (
+    AlreadyDecided,
+    Answered,
+    Applied,
+    Asked,
+    LessonForgotten,
+    NeedsButton,
+    NotApplied,
+    Outcome,
+    Refused,
+    RuleRevoked,
+    RuleWidened,
+)
 from agent.ports import Store
-from agent.refusal import Refusal
 from agent.runtime import Runtime
+from agent.standing import StandingChanges
 
-log = logging.getLogger("tandem.rules")
+__all__ = [
+    "INTENTS",
+    "UseCases",
+    "AlreadyDecided",
+    "Answered",
+    "Applied",
+    "Asked",
+    "LessonForgotten",
+    "NeedsButton",
+    "NotApplied",
+    "Outcome",
+    "Refused",
+    "RuleRevoked",
+    "RuleWidened",
+]  # with the outcomes (:mod:`agent.outcomes`), for every channel
 T = TypeVar("T")
 INTENTS: tuple[Intent, ...] = ("replan", "retry_step", "refine_output")  # the corrections a form may pick
 CANCEL_ATTEMPTS = 5  # a stop that loses a race to another process is tried again on the fresh run this often
 
 
-@dataclass(frozen=True)
-class Applied:
-    """The decision took effect; ``state`` is the run as the call left it."""
-
-    state: RunState
-    reading: Reading | None = None
-
-
-@dataclass(frozen=True)
-class Asked:
-    """Free text was not read surely enough to act on: the person is asked what they meant (nothing changed)."""
-
-    reading: Reading
-    text: str
-
-
-@dataclass(frozen=True)
-class Answered:
-    """Free text only asked something: the answer (from the run's plan, reasons and outputs) was posted in
-    the run's thread, and nothing changed; the review is still pending."""
-
-    reading: Reading
-    text: str
-    answer: str
-
-
-@dataclass(frozen=True)
-class Refused:
-    """The policy does not let this person do this; nothing changed (the refusal is audited)."""
-
-    refusal: Refusal
-
-
-@dataclass(frozen=True)
-class AlreadyDecided:
-    """The review was decided before (by ``by``, at ``at``), or the run moved on."""
-
-    message: str
-    by: str | None = None
-    at: float | None = None
-    verb: str = "decided"
-
-
-@dataclass(frozen=True)
-class NeedsButton:
-    """Free text may not approve this review (an exec or deploy gate): its own button or ``--approve`` does."""
-
-    message: str
-    review_id: str
-
-
-@dataclass(frozen=True)
-class NotApplied:
-    """Anything else that stopped the call (an unknown run or review, an unreadable reply…); nothing changed."""
-
-    message: str
-    why: Literal["unknown_review", "unknown_rule", "unknown_lesson", "failed"] = "failed"
-
-
-@dataclass(frozen=True)
-class RuleRevoked:
-    rule: Rule
-
-
-@dataclass(frozen=True)
-class RuleWidened:
-    """The rule covers every target of its tool from now on (who widened it, and when, is kept on it)."""
-
-    rule: Rule
-
-
-@dataclass(frozen=True)
-class LessonForgotten:
-    """The lesson is no longer used: the next plan starts without it. ``run``: the run whose thread was told."""
-
-    lesson: Lesson
-    run: str | None = None
-
-
-Outcome = Applied | Asked | Answered | Refused | AlreadyDecided | NeedsButton | NotApplied
-
-
-class UseCases(Commands):
-    """start, approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel, revoke_rule,
-    widen_rule, lessons, forget_lesson, waiting_for, history."""
+class UseCases(StandingChanges):
+    """start, approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel; the rule
+    and lesson changes of :class:`~agent.standing.StandingChanges`; the read commands of
+    :class:`~agent.commands.Commands` (list, status, rules, lessons, report)."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
         super().__init__(store, runtime.safety, groups_of, runtime.clock)
@@ -301,71 +240,6 @@ class UseCases(Commands):
             if stopped:
                 return AlreadyDecided(f"Run {run_id} was already cancelled.", line.actor, line.at, "cancelled")
         return AlreadyDecided(f"Run {run_id} was already cancelled.")
-
-    async def revoke_rule(self, rule_id: str, by: str, where: str | None) -> RuleRevoked | Refused | NotApplied:
-        """Revoke a standing rule of ``where`` (whoever set it, or any approver; see ``may_revoke``)."""
-        if rule_id.startswith(POLICY_RULE):
-            return NotApplied(RULE_IN_POLICY)
-        rules = await self.store.rules(where or "")
-        rule = next((r for r in rules if r.id == rule_id), None)
-        if rule is None:
-            return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
-        if not self.runtime.safety.may_revoke(rule, by, await self.groups_of(by)):
-            return Refused(Refusal(by, "revoke this rule", (rule.created_by,), note=" (or an approver)"))
-        revoked = await self.store.revoke_rule(rule_id, by, self.runtime.clock())
-        if revoked is None:
-            return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
-        return RuleRevoked(revoked)
-
-    async def widen_rule(self, rule_id: str, by: str, where: str | None) -> RuleWidened | Refused | NotApplied:
-        """Widen a scoped rule of ``where`` to every target of its tool: an explicit choice of whoever may
-        revoke it (see ``may_revoke``), checked first; never for a deploy or a tool that needs several
-        approvals (see ``may_widen``). Who widened it, and when, is kept on the rule."""
-        rule = next((r for r in await self.rules(where or "") if r.id == rule_id.strip().strip("`")), None)
-        if rule is None:
-            return NotApplied("That rule is unknown here or no longer in force; nothing changed.", "unknown_rule")
-        if rule.from_policy:
-            return NotApplied(RULE_IN_POLICY)
-        if not self.runtime.safety.may_revoke(rule, by, await self.groups_of(by)):
-            return Refused(Refusal(by, "widen this rule", (rule.created_by,), note=" (or an approver)"))
-        risk = self.runtime.tools.get(rule.tool).risk if rule.tool in self.runtime.tools else Risk.DEPLOY
-        why_not = self.runtime.safety.may_widen(rule, risk)
-        if why_not is not None:
-            return NotApplied(why_not)
-        widened = await self.store.widen_rule(rule.id, by, self.runtime.clock())
-        if widened is None:
-            return NotApplied("That rule is unknown here or no longer in force; nothing changed.", "unknown_rule")
-        log.info("rule %s (%s) widened to every target by %s", widened.id, widened.tool, by)
-        return RuleWidened(widened)
-
-    async def forget_lesson(
-        self, lesson_id: str, by: str, where: str | None, *, run_id: str | None = None
-    ) -> LessonForgotten | Refused | NotApplied:
-        """Stop using a lesson of ``where`` (who taught it, an approver, or the requester of ``run_id`` when
-        that run used it; see ``may_forget``). Audited on that run when one is named."""
-        lesson = await self.store.get_lesson(lesson_id.strip().strip("`"))
-        unknown = NotApplied("That lesson is unknown here or was already forgotten; nothing changed.", "unknown_lesson")
-        if lesson is None or not lesson.active or (where is not None and lesson.scope != where):
-            return unknown
-        run = None
-        if run_id is not None:
-            try:
-                run, _ = await self.store.load(run_id)
-            except TandemError:
-                run = None
-        if not self.runtime.safety.may_forget(lesson, by, await self.groups_of(by), run):
-            return Refused(Refusal(by, "forget this lesson", (lesson.by,), note=" (or an approver)"))
-        at = self.runtime.clock()
-        forgotten = await self.store.forget_lesson(lesson.id, by, at)
-        if forgotten is None:
-            return unknown
-        told = run is not None and any(u.id == lesson.id for u in run.lessons_applied)
-        if run is not None and told:  # its thread is told, and its review and card lose the button
-            await self.runtime.forgot_lesson(run.id, lesson.id, by, at)
-        elif run is not None:
-            line = AuditEvent(at=at, actor=by, kind="lesson_forgotten", payload={"lesson": lesson.id})
-            await self.store.append_events(run.id, [line])
-        return LessonForgotten(forgotten, run.id if run is not None and told else None)
 
     async def _stale(self, review_id: str, exc: StaleDecision) -> AlreadyDecided:
         if exc.decided_by is None:
