@@ -1,5 +1,5 @@
 """The read commands every channel offers (``list``, ``status``, ``rules``, ``lessons``): one use case each,
-returning a channel-neutral outcome that Slack, Feishu and the terminal only render.
+returning a channel-neutral outcome that every chat platform and the terminal only render.
 
 Who may see what is decided here, once: a chat sees the runs, rules and lessons of its own place; the terminal
 (``where`` is ``None``) sees every one on its machine (see :meth:`~agent.policy.SafetyPolicy.may_see`). A run

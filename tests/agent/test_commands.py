@@ -16,8 +16,7 @@ from agent.policy import SafetyPolicy
 from agent.report import Report
 from bot.origin import SlackThread
 from storage.facade import AsyncStore
-from tests.agent.service_tools import ALICE, BOB, CAROL, OPS
-from tests.agent.test_usecases import usecases
+from tests.agent.service_tools import ALICE, BOB, CAROL, OPS, usecases
 
 OPS_ROOM = SlackThread(channel_id="C0OPS", thread_ts="1.0")
 OTHER_ROOM = SlackThread(channel_id="C0OTHER", thread_ts="2.0")
