@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TypeVar
 
-from agent.commands import GroupsOf, no_groups
+from agent.commands import GroupsOf, NoSuchRun, no_groups
 from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UseTheButton
 from agent.messages import decided_verb, nothing_pending
 from agent.models import (
@@ -220,6 +220,12 @@ class UseCases(StandingChanges):
                 return NotApplied(str(exc))
             return Applied(state)
         raise AssertionError("unreachable")
+
+    async def cancel_named(self, ref: str, where: str | None, by: str, reason: str = "") -> Outcome | NoSuchRun:
+        """``cancel RUN`` typed in a chat or the terminal: the run ``ref`` names, if ``where`` may see it (another
+        place's run is unknown there and nothing is written); then :meth:`cancel`'s own checks."""
+        run_id = await self.find(ref, where)
+        return NoSuchRun(ref.strip().strip("`")) if run_id is None else await self.cancel(run_id, by, reason)
 
     async def stop_asked(self, run_id: str, text: str, by: str) -> Outcome | None:
         """A reply that asks to stop ("just cancel this", "取消吧") while the run works and nothing waits for a

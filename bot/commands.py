@@ -83,20 +83,18 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
     if not arg:
         await ephemeral(client, channel, user, f"Say which run: `/tandem {word} <run>`.")
         return
+    unknown = messages.UNKNOWN_RUN.format(run=escape(arg[:40]), min=MIN_PREFIX)
     if word == "status":
         match await usecases.status(arg, channel):
             case RunStatus(state=state, events=events):
                 await ephemeral(client, channel, user, blocks=status_blocks(state, decision_lines(list(events))))
             case NoSuchRun():
-                await ephemeral(client, channel, user, messages.UNKNOWN_RUN.format(run=arg, min=MIN_PREFIX))
+                await ephemeral(client, channel, user, unknown)
         return
-    run_id = await usecases.find(arg, channel)
-    if run_id is None:
-        await ephemeral(client, channel, user, messages.UNKNOWN_RUN.format(run=arg, min=MIN_PREFIX))
-        return
-    if word == "cancel":
-        outcome = await usecases.cancel(run_id, user, "cancelled with /tandem cancel")
-        if isinstance(outcome, Applied):
-            await ephemeral(client, channel, user, messages.CANCELLED.format(run=run_id))
-        else:  # what did not take effect is worded as for a click (one place for every outcome)
-            await tell(client, channel, user, outcome)
+    outcome = await usecases.cancel_named(arg, channel, user, "cancelled with /tandem cancel")
+    if isinstance(outcome, NoSuchRun):
+        await ephemeral(client, channel, user, unknown)
+    elif isinstance(outcome, Applied):
+        await ephemeral(client, channel, user, messages.CANCELLED.format(run=outcome.state.id))
+    else:  # what did not take effect is worded as for a click (one place for every outcome)
+        await tell(client, channel, user, outcome)

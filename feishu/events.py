@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import assert_never
 
-from agent.commands import MIN_PREFIX, RunStatus
+from agent.commands import MIN_PREFIX, NoSuchRun, RunStatus
 from agent.follow_up import Unchanged, follow_up
 from agent.inbox import settled_now
 from agent.refusal import Refusal
@@ -120,12 +120,11 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
         shown = await usecases.status(arg, chat)
         await tell(deps, event, status_text(shown) if isinstance(shown, RunStatus) else unknown)
         return
-    run_id = await usecases.find(arg, chat)
-    if run_id is None:
-        await tell(deps, event, unknown)
-        return
-    outcome = await usecases.cancel(run_id, user, "cancelled with the cancel command")
-    text = messages.CANCELLED.format(run=run_id) if isinstance(outcome, Applied) else said(outcome)
+    outcome = await usecases.cancel_named(arg, chat, user, "cancelled with the cancel command")
+    if isinstance(outcome, Applied):
+        text = messages.CANCELLED.format(run=outcome.state.id)
+    else:
+        text = unknown if isinstance(outcome, NoSuchRun) else said(outcome)
     await tell(deps, event, text)
 
 

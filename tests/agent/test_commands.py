@@ -14,6 +14,7 @@ from agent.config_rules import AlwaysAllow
 from agent.models import Rule
 from agent.policy import SafetyPolicy
 from agent.report import Report
+from agent.usecases import Applied
 from bot.origin import SlackThread
 from storage.facade import AsyncStore
 from tests.agent.service_tools import ALICE, BOB, CAROL, OPS, usecases
@@ -106,3 +107,13 @@ async def test_report_counts_only_the_places_own_runs_and_the_terminal_counts_al
 async def test_report_of_an_unreadable_period_says_what_is_wrong(store: AsyncStore) -> None:
     shown = await usecases(store).report("last tuesday", "C0OPS")
     assert isinstance(shown, BadPeriod) and "last tuesday" in shown.error
+
+
+async def test_cancel_named_from_another_place_is_unknown_there_and_changes_nothing(store: AsyncStore) -> None:
+    uc = usecases(store)
+    state = await uc.runtime.start("bounce api", ALICE, origin=OTHER_ROOM)
+    before = await store.events(state.id)
+    assert await uc.cancel_named(state.id, "C0OPS", ALICE) == NoSuchRun(state.id)
+    assert await store.events(state.id) == before and (await store.load(state.id))[0].status == state.status
+    done = await uc.cancel_named(f"`{state.id[:6]}`", "C0OTHER", ALICE, "not now")
+    assert isinstance(done, Applied) and done.state.status == "cancelled"
