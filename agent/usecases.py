@@ -12,136 +12,68 @@ instead of raising, so each channel handles all of them: ``match`` + ``assert_ne
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal, TypeVar
+from collections.abc import Awaitable
+from typing import TypeVar
 
-from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UnknownRun, UseTheButton
-from agent.messages import RULE_IN_POLICY, decided_verb, nothing_pending
+from agent.commands import GroupsOf, NoSuchRun, no_groups
+from agent.errors import ConcurrentUpdate, NotAllowed, StaleDecision, TandemError, UseTheButton
+from agent.messages import decided_verb, nothing_pending
 from agent.models import (
     Answer,
     Approve,
-    AuditEvent,
     Correct,
     Decision,
     Intent,
-    Lesson,
     Origin,
     Reading,
-    Risk,
-    Rule,
     RunState,
 )
-from agent.models.rules import POLICY_RULE
 from agent.offline import cancels
+from agent.outcomes import (
+    AlreadyDecided,
+    Answered,
+    Applied,
+    Asked,
+    LessonForgotten,
+    NeedsButton,
+    NotApplied,
+    Outcome,
+    Refused,
+    RuleRevoked,
+    RuleWidened,
+)
 from agent.ports import Store
-from agent.refusal import Refusal
 from agent.runtime import Runtime
+from agent.standing import StandingChanges
 
-log = logging.getLogger("tandem.rules")
-GroupsOf = Callable[[str], Awaitable[Sequence[str]]]
+__all__ = [
+    "INTENTS",
+    "UseCases",
+    "AlreadyDecided",
+    "Answered",
+    "Applied",
+    "Asked",
+    "LessonForgotten",
+    "NeedsButton",
+    "NotApplied",
+    "Outcome",
+    "Refused",
+    "RuleRevoked",
+    "RuleWidened",
+]  # with the outcomes (:mod:`agent.outcomes`), for every channel
 T = TypeVar("T")
-MIN_PREFIX = 4  # a run id typed in a chat needs at least this many characters
 INTENTS: tuple[Intent, ...] = ("replan", "retry_step", "refine_output")  # the corrections a form may pick
 CANCEL_ATTEMPTS = 5  # a stop that loses a race to another process is tried again on the fresh run this often
 
 
-async def no_groups(_: str) -> Sequence[str]:
-    """Group membership where a channel knows none beyond the policy's own ``[groups]``."""
-    return ()
-
-
-@dataclass(frozen=True)
-class Applied:
-    """The decision took effect; ``state`` is the run as the call left it."""
-
-    state: RunState
-    reading: Reading | None = None
-
-
-@dataclass(frozen=True)
-class Asked:
-    """Free text was not read surely enough to act on: the person is asked what they meant (nothing changed)."""
-
-    reading: Reading
-    text: str
-
-
-@dataclass(frozen=True)
-class Answered:
-    """Free text only asked something: the answer (from the run's plan, reasons and outputs) was posted in
-    the run's thread, and nothing changed; the review is still pending."""
-
-    reading: Reading
-    text: str
-    answer: str
-
-
-@dataclass(frozen=True)
-class Refused:
-    """The policy does not let this person do this; nothing changed (the refusal is audited)."""
-
-    refusal: Refusal
-
-
-@dataclass(frozen=True)
-class AlreadyDecided:
-    """The review was decided before (by ``by``, at ``at``), or the run moved on."""
-
-    message: str
-    by: str | None = None
-    at: float | None = None
-    verb: str = "decided"
-
-
-@dataclass(frozen=True)
-class NeedsButton:
-    """Free text may not approve this review (an exec or deploy gate): its own button or ``--approve`` does."""
-
-    message: str
-    review_id: str
-
-
-@dataclass(frozen=True)
-class NotApplied:
-    """Anything else that stopped the call (an unknown run or review, an unreadable reply…); nothing changed."""
-
-    message: str
-    why: Literal["unknown_review", "unknown_rule", "unknown_lesson", "failed"] = "failed"
-
-
-@dataclass(frozen=True)
-class RuleRevoked:
-    rule: Rule
-
-
-@dataclass(frozen=True)
-class RuleWidened:
-    """The rule covers every target of its tool from now on (who widened it, and when, is kept on it)."""
-
-    rule: Rule
-
-
-@dataclass(frozen=True)
-class LessonForgotten:
-    """The lesson is no longer used: the next plan starts without it. ``run``: the run whose thread was told."""
-
-    lesson: Lesson
-    run: str | None = None
-
-
-Outcome = Applied | Asked | Answered | Refused | AlreadyDecided | NeedsButton | NotApplied
-
-
-class UseCases:
-    """start, approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel, revoke_rule,
-    widen_rule, lessons, forget_lesson, waiting_for, history."""
+class UseCases(StandingChanges):
+    """start, approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel; the rule
+    and lesson changes of :class:`~agent.standing.StandingChanges`; the read commands of
+    :class:`~agent.commands.Commands` (list, status, rules, lessons, report)."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
+        super().__init__(store, runtime.safety, groups_of, runtime.clock)
         self.runtime = runtime
-        self.store = store
-        self.groups_of = groups_of
 
     # --- decisions on a review -------------------------------------------------------------
 
@@ -263,30 +195,6 @@ class UseCases:
         except TandemError as exc:
             return NotApplied(str(exc))
 
-    async def find(self, ref: str, where: str | None) -> str | None:
-        """The run a (possibly shortened, possibly back-quoted) id names, if exactly one is visible from
-        ``where`` (a channel sees its own runs; ``None``, the terminal, sees all). In a channel a prefix
-        needs at least :data:`MIN_PREFIX` characters."""
-        ref = ref.strip().strip("`")
-        if where is not None and len(ref) < MIN_PREFIX:
-            return None
-        matches = []
-        for run_id in await self.store.find(ref):
-            state, _ = await self.store.load(run_id)
-            if self.runtime.safety.may_see(state, where):
-                matches.append(run_id)
-        if ref in matches:
-            return ref
-        return matches[0] if len(matches) == 1 else None
-
-    async def see(self, run_id: str, where: str | None) -> RunState | None:
-        """The run, if it exists and may be shown at ``where`` (its details, e.g. a review's evidence)."""
-        try:
-            state, _ = await self.store.load(run_id)
-        except UnknownRun:
-            return None
-        return state if self.runtime.safety.may_see(state, where) else None
-
     async def cancel(self, run_id: str, by: str, reason: str = "") -> Outcome:
         """Stop a run, waiting or working; the requester and whoever may approve it may.
 
@@ -313,6 +221,12 @@ class UseCases:
             return Applied(state)
         raise AssertionError("unreachable")
 
+    async def cancel_named(self, ref: str, where: str | None, by: str, reason: str = "") -> Outcome | NoSuchRun:
+        """``cancel RUN`` typed in a chat or the terminal: the run ``ref`` names, if ``where`` may see it (another
+        place's run is unknown there and nothing is written); then :meth:`cancel`'s own checks."""
+        run_id = await self.find(ref, where)
+        return NoSuchRun(ref.strip().strip("`")) if run_id is None else await self.cancel(run_id, by, reason)
+
     async def stop_asked(self, run_id: str, text: str, by: str) -> Outcome | None:
         """A reply that asks to stop ("just cancel this", "取消吧") while the run works and nothing waits for a
         decision: the stop, as :meth:`cancel` does it (same rules). None for any other text."""
@@ -332,97 +246,6 @@ class UseCases:
             if stopped:
                 return AlreadyDecided(f"Run {run_id} was already cancelled.", line.actor, line.at, "cancelled")
         return AlreadyDecided(f"Run {run_id} was already cancelled.")
-
-    async def revoke_rule(self, rule_id: str, by: str, where: str | None) -> RuleRevoked | Refused | NotApplied:
-        """Revoke a standing rule of ``where`` (whoever set it, or any approver; see ``may_revoke``)."""
-        if rule_id.startswith(POLICY_RULE):
-            return NotApplied(RULE_IN_POLICY)
-        rules = await self.store.rules(where or "")
-        rule = next((r for r in rules if r.id == rule_id), None)
-        if rule is None:
-            return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
-        if not self.runtime.safety.may_revoke(rule, by, await self.groups_of(by)):
-            return Refused(Refusal(by, "revoke this rule", (rule.created_by,), note=" (or an approver)"))
-        revoked = await self.store.revoke_rule(rule_id, by, self.runtime.clock())
-        if revoked is None:
-            return NotApplied("That rule is unknown here or was already revoked; nothing changed.", "unknown_rule")
-        return RuleRevoked(revoked)
-
-    async def rules(self, where: str) -> list[Rule]:
-        """The always-allow rules in force of ``where``: the policy file's, then people's, oldest first."""
-        return [*self.runtime.safety.configured_rules(where), *await self.store.rules(where)]
-
-    async def widen_rule(self, rule_id: str, by: str, where: str | None) -> RuleWidened | Refused | NotApplied:
-        """Widen a scoped rule of ``where`` to every target of its tool: an explicit choice of whoever may
-        revoke it (see ``may_revoke``), checked first; never for a deploy or a tool that needs several
-        approvals (see ``may_widen``). Who widened it, and when, is kept on the rule."""
-        rule = next((r for r in await self.rules(where or "") if r.id == rule_id.strip().strip("`")), None)
-        if rule is None:
-            return NotApplied("That rule is unknown here or no longer in force; nothing changed.", "unknown_rule")
-        if rule.from_policy:
-            return NotApplied(RULE_IN_POLICY)
-        if not self.runtime.safety.may_revoke(rule, by, await self.groups_of(by)):
-            return Refused(Refusal(by, "widen this rule", (rule.created_by,), note=" (or an approver)"))
-        risk = self.runtime.tools.get(rule.tool).risk if rule.tool in self.runtime.tools else Risk.DEPLOY
-        why_not = self.runtime.safety.may_widen(rule, risk)
-        if why_not is not None:
-            return NotApplied(why_not)
-        widened = await self.store.widen_rule(rule.id, by, self.runtime.clock())
-        if widened is None:
-            return NotApplied("That rule is unknown here or no longer in force; nothing changed.", "unknown_rule")
-        log.info("rule %s (%s) widened to every target by %s", widened.id, widened.tool, by)
-        return RuleWidened(widened)
-
-    async def lessons(self, where: str | None = None, limit: int = 100) -> list[Lesson]:
-        """The lessons in force of ``where`` (every place's when ``None``: the terminal), newest first."""
-        return await self.store.lessons(where, limit=limit)
-
-    async def forget_lesson(
-        self, lesson_id: str, by: str, where: str | None, *, run_id: str | None = None
-    ) -> LessonForgotten | Refused | NotApplied:
-        """Stop using a lesson of ``where`` (who taught it, an approver, or the requester of ``run_id`` when
-        that run used it; see ``may_forget``). Audited on that run when one is named."""
-        lesson = await self.store.get_lesson(lesson_id.strip().strip("`"))
-        unknown = NotApplied("That lesson is unknown here or was already forgotten; nothing changed.", "unknown_lesson")
-        if lesson is None or not lesson.active or (where is not None and lesson.scope != where):
-            return unknown
-        run = None
-        if run_id is not None:
-            try:
-                run, _ = await self.store.load(run_id)
-            except TandemError:
-                run = None
-        if not self.runtime.safety.may_forget(lesson, by, await self.groups_of(by), run):
-            return Refused(Refusal(by, "forget this lesson", (lesson.by,), note=" (or an approver)"))
-        at = self.runtime.clock()
-        forgotten = await self.store.forget_lesson(lesson.id, by, at)
-        if forgotten is None:
-            return unknown
-        told = run is not None and any(u.id == lesson.id for u in run.lessons_applied)
-        if run is not None and told:  # its thread is told, and its review and card lose the button
-            await self.runtime.forgot_lesson(run.id, lesson.id, by, at)
-        elif run is not None:
-            line = AuditEvent(at=at, actor=by, kind="lesson_forgotten", payload={"lesson": lesson.id})
-            await self.store.append_events(run.id, [line])
-        return LessonForgotten(forgotten, run.id if run is not None and told else None)
-
-    async def open_runs(self, where: str | None = None, limit: int = 100) -> list[RunState]:
-        """Unfinished runs, newest first, of ``where`` (every place when ``None``)."""
-        states = []
-        for summary in await self.store.list_runs(channel=where, limit=limit):
-            if summary.status not in ("done", "cancelled", "failed"):
-                states.append((await self.store.load(summary.id))[0])
-        return states
-
-    async def waiting_for(self, who: str, where: str | None = None, limit: int = 100) -> list[RunState]:
-        """Runs whose pending review waits on ``who`` (as an approver, an assignee, or the requester)."""
-        groups = await self.groups_of(who)
-        return [s for s in await self.open_runs(where, limit) if self.runtime.safety.waits_on(s, who, groups)]
-
-    async def history(self, run_id: str) -> tuple[RunState, list[AuditEvent]]:
-        """The run and everything that happened to it, oldest first."""
-        state, _ = await self.store.load(run_id)
-        return state, await self.store.events(run_id)
 
     async def _stale(self, review_id: str, exc: StaleDecision) -> AlreadyDecided:
         if exc.decided_by is None:

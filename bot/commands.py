@@ -8,7 +8,8 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.usecases import MIN_PREFIX, Applied, NotApplied
+from agent.commands import MIN_PREFIX, NoSuchRun, RunStatus
+from agent.usecases import Applied, NotApplied
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.lessons import lessons_blocks
 from blocks.rules import rules_blocks
@@ -65,17 +66,16 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
     usecases = deps.usecases
     channel, user = cmd.channel_id, cmd.user_id
     if word == "list":
-        groups = await deps.directory.groups_of(user)
-        states = await usecases.open_runs(channel)
-        open_rows = await run_rows(deps, client, states)
-        mine = [row for s, row in zip(states, open_rows, strict=True) if deps.runtime.safety.waits_on(s, user, groups)]
+        listed = await usecases.list_runs(user, channel)
+        open_rows = await run_rows(deps, client, listed.runs)
+        mine = [row for row in open_rows if row.id in listed.waiting_on_asker]
         await ephemeral(client, channel, user, blocks=list_blocks(open_rows, mine))
         return
     if word == "rules":
-        await ephemeral(client, channel, user, blocks=rules_blocks(await usecases.rules(channel)))
+        await ephemeral(client, channel, user, blocks=rules_blocks((await usecases.rule_list(channel)).rules))
         return
     if word == "lessons":
-        await ephemeral(client, channel, user, blocks=lessons_blocks(await usecases.lessons(channel)))
+        await ephemeral(client, channel, user, blocks=lessons_blocks((await usecases.lesson_list(channel)).lessons))
         return
     if word == "report":
         await ephemeral(client, channel, user, blocks=await channel_report(deps, channel, arg))
@@ -83,16 +83,18 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
     if not arg:
         await ephemeral(client, channel, user, f"Say which run: `/tandem {word} <run>`.")
         return
-    run_id = await usecases.find(arg, channel)
-    if run_id is None:
-        await ephemeral(client, channel, user, messages.UNKNOWN_RUN.format(run=arg, min=MIN_PREFIX))
-        return
+    unknown = messages.UNKNOWN_RUN.format(run=escape(arg[:40]), min=MIN_PREFIX)
     if word == "status":
-        state, events = await usecases.history(run_id)
-        await ephemeral(client, channel, user, blocks=status_blocks(state, decision_lines(events)))
-    elif word == "cancel":
-        outcome = await usecases.cancel(run_id, user, "cancelled with /tandem cancel")
-        if isinstance(outcome, Applied):
-            await ephemeral(client, channel, user, messages.CANCELLED.format(run=run_id))
-        else:  # what did not take effect is worded as for a click (one place for every outcome)
-            await tell(client, channel, user, outcome)
+        match await usecases.status(arg, channel):
+            case RunStatus(state=state, events=events):
+                await ephemeral(client, channel, user, blocks=status_blocks(state, decision_lines(list(events))))
+            case NoSuchRun():
+                await ephemeral(client, channel, user, unknown)
+        return
+    outcome = await usecases.cancel_named(arg, channel, user, "cancelled with /tandem cancel")
+    if isinstance(outcome, NoSuchRun):
+        await ephemeral(client, channel, user, unknown)
+    elif isinstance(outcome, Applied):
+        await ephemeral(client, channel, user, messages.CANCELLED.format(run=outcome.state.id))
+    else:  # what did not take effect is worded as for a click (one place for every outcome)
+        await tell(client, channel, user, outcome)

@@ -28,7 +28,7 @@ def lesson_line(lesson: Lesson) -> str:
 async def lessons_command(args: argparse.Namespace, usecases: UseCases) -> int:
     """List the lessons in force (every place's: the terminal sees all), or forget one."""
     if args.action is None:
-        found = await usecases.lessons(None)
+        found = (await usecases.lesson_list(None)).lessons
         if args.json:
             print(json.dumps([lesson_json(x) for x in found], indent=2, ensure_ascii=False))
         elif not found:

@@ -19,8 +19,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import cli.platforms  # noqa: F401  (registers the installed chat platforms before any policy or run loads)
+from agent.commands import Commands, NoSuchRun
 from agent.config import parse_duration
-from agent.errors import InvalidDecision, PolicyError, TandemError
+from agent.errors import InvalidDecision, PolicyError, TandemError, UnknownRun
 from agent.logs import configure
 from agent.messages import plural
 from agent.models import RunState
@@ -142,12 +143,14 @@ async def _read_only(args: argparse.Namespace, settings: CoreSettings) -> int:
                 said += f"  · {why}" if why else ""
                 print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}{said}{note}")
             return 0
-        state, _ = await store.load(await resolve(store, args.run_id))
-        events = await store.events(state.id)
+        safety = SafetyPolicy(checked_policy(settings.config, announce=False))
+        shown = await Commands(store, safety).status(args.run_id, None)  # the terminal sees every run
+        if isinstance(shown, NoSuchRun):
+            raise UnknownRun(f"No run with id '{shown.ref}'. List runs with `tandem runs`.")
+        state, events = shown.state, list(shown.events)
         if args.json:
             print(json.dumps(run_json(state, events), indent=2, ensure_ascii=False, default=str))
             return 0
-        safety = SafetyPolicy(checked_policy(settings.config, announce=False))
         print(show_text(state, await store.undelivered(state.id), events, safety, color=use_color(sys.stdout)))
         return 0
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import logging
 from typing import assert_never
 
+from agent.commands import MIN_PREFIX, NoSuchRun, RunStatus
 from agent.follow_up import Unchanged, follow_up
 from agent.inbox import settled_now
 from agent.refusal import Refusal
 from agent.usecases import (
-    MIN_PREFIX,
     AlreadyDecided,
     Answered,
     Applied,
@@ -31,7 +31,7 @@ from feishu.cards import line_card
 from feishu.deps import FeishuDeps
 from feishu.elements import Card
 from feishu.lessons import lessons_card
-from feishu.lines import decision_lines
+from feishu.listing import list_text, status_text
 from feishu.origin import FeishuChat
 from feishu.payloads import MessageEvent
 from feishu.report import chat_report
@@ -99,9 +99,7 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
     chat, user = event.event.message.chat_id, event.event.sender.sender_id.open_id
     usecases = deps.usecases
     if word == "list":
-        states = await usecases.open_runs(chat)
-        rows = [f"• `{s.id}` {escape(s.task[:80])} · {s.status.replace('_', ' ')}" for s in states]
-        await tell(deps, event, "\n".join(rows) or "No open runs here.")
+        await tell(deps, event, list_text(await usecases.list_runs(user, chat)))
         return
     if word == "report":
         answer = await chat_report(deps, chat, arg, lang_of(event.event.message.text))
@@ -114,20 +112,19 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
         if arg.split(" ", 1)[0].lower() == "forget":
             await tell(deps, event, await forget_text(deps, chat, user, arg.partition(" ")[2]))
         else:
-            await show(deps, event, lessons_card(await usecases.lessons(chat), lang_of(event.event.message.text)))
+            listed = await usecases.lesson_list(chat)
+            await show(deps, event, lessons_card(listed.lessons, lang_of(event.event.message.text)))
         return
-    run_id = await usecases.find(arg, chat)
-    if run_id is None:
-        await tell(deps, event, messages.UNKNOWN_RUN.format(run=escape(arg[:40]), min=MIN_PREFIX))
-        return
+    unknown = messages.UNKNOWN_RUN.format(run=escape(arg[:40]), min=MIN_PREFIX)
     if word == "status":
-        state, events = await usecases.history(run_id)
-        lines = decision_lines(events)[-8:]
-        status = f"**{escape(state.task[:200])}** · `{state.id}` · {state.status.replace('_', ' ')}"
-        await tell(deps, event, "\n".join([status, *lines]))
+        shown = await usecases.status(arg, chat)
+        await tell(deps, event, status_text(shown) if isinstance(shown, RunStatus) else unknown)
         return
-    outcome = await usecases.cancel(run_id, user, "cancelled with the cancel command")
-    text = messages.CANCELLED.format(run=run_id) if isinstance(outcome, Applied) else said(outcome)
+    outcome = await usecases.cancel_named(arg, chat, user, "cancelled with the cancel command")
+    if isinstance(outcome, Applied):
+        text = messages.CANCELLED.format(run=outcome.state.id)
+    else:
+        text = unknown if isinstance(outcome, NoSuchRun) else said(outcome)
     await tell(deps, event, text)
 
 

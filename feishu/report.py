@@ -6,14 +6,11 @@ The figures are the same :class:`agent.report.Report` that ``tandem report`` and
 
 from __future__ import annotations
 
-from agent.errors import ConfigError
-from agent.models.metrics import MetricsQuery
-from agent.report import Report, build_report, percent, since_time, stamp
+from agent.commands import BadPeriod
+from agent.report import Report, percent, stamp
 from feishu.deps import FeishuDeps
 from feishu.elements import Card, card, md, note
 from feishu.wording import Lang, escape
-
-DEFAULT_SINCE = "7d"
 
 LABELS: dict[str, tuple[str, str]] = {
     "title": ("Tandem report", "Tandem 协作报告"),
@@ -110,12 +107,7 @@ def report_card(report: Report, lang: Lang) -> Card:
 
 async def chat_report(deps: FeishuDeps, chat: str, since: str, lang: Lang) -> Card | str:
     """``report [7d|30d|DATE]``: this chat's runs over the period, or what is wrong with the period."""
-    now = deps.runtime.clock()
-    try:
-        start = since_time(since or DEFAULT_SINCE, now)
-    except ConfigError as exc:
-        return _say("bad_since", lang, error=escape(str(exc)))
-    query = MetricsQuery(since=start, until=now, channel=chat)
-    current = await deps.store.metrics(query)
-    previous = await deps.store.metrics(query.previous())
-    return report_card(build_report(current, previous, deps.runtime.config.report), lang)
+    report = await deps.usecases.report(since, chat)
+    if isinstance(report, BadPeriod):
+        return _say("bad_since", lang, error=escape(report.error))
+    return report_card(report, lang)

@@ -21,8 +21,8 @@ async def rules_text(usecases: UseCases, chat: str, user: str, arg: str) -> str:
         return _outcome(outcome, verb)
     if verb:
         return messages.RULES_USAGE
-    rules = await usecases.rules(chat)
-    return "\n".join(_row(r) for r in rules) or messages.NO_RULES
+    listed = await usecases.rule_list(chat)
+    return "\n".join(_row(r) for r in listed.rules) or messages.NO_RULES
 
 
 def _row(rule: Rule) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +13,11 @@ from agent.models import (
     Approve,
     AuditEvent,
     Cancel,
-    Policy,
     Reading,
     Rule,
     RunState,
 )
 from agent.review_view import review_view
-from agent.runtime import Runtime
 from agent.usecases import (
     AlreadyDecided,
     Answered,
@@ -29,15 +27,10 @@ from agent.usecases import (
     NotApplied,
     Refused,
     RuleRevoked,
-    UseCases,
 )
 from bot.origin import SlackThread
 from storage.facade import AsyncStore
-from tests.agent.service_tools import ALICE, BOB, CAROL, OPS, RAN, TOOLS
-from tests.fakes.brain import FixedBrain
-
-STEPS = [("peek", {"service": "api"}), ("bounce", {"service": "api"})]
-YES = Reading(intent="approve", reason="a yes", confidence=0.95)
+from tests.agent.service_tools import ALICE, BOB, CAROL, OPS, RAN, usecases
 
 
 @pytest.fixture
@@ -45,15 +38,6 @@ async def store(tmp_path: Path) -> AsyncIterator[AsyncStore]:
     RAN.clear()
     async with AsyncStore(tmp_path / "t.db") as s:
         yield s
-
-
-def usecases(store: AsyncStore, config: PolicyConfig | None = None, reading: Reading = YES) -> UseCases:
-    runtime = Runtime(store, FixedBrain(STEPS, reading), TOOLS, policy=Policy(), config=config or PolicyConfig())
-
-    async def groups_of(user: str) -> Sequence[str]:
-        return [OPS] if user == BOB else []
-
-    return UseCases(runtime, store, groups_of)
 
 
 WHERE = SlackThread(channel_id="C0OPS", thread_ts="1.0")

@@ -42,6 +42,19 @@ async def test_feishu_words_after_the_mention_list_status_cancel_rules_help(tmp_
         assert (await env.bot.deps.store.list_runs())[0].status == "cancelled"
 
 
+async def test_feishu_list_marks_the_runs_waiting_on_the_asker_as_slack_does(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        await env.fake.say("alice", OPS, "restart payments and check errors after")
+        await env.wait(env.cards)
+        await env.next_review(env.cards()[0])
+        run_id = (await env.bot.deps.store.list_runs())[0].id
+        for person in ("alice", "carol"):
+            await env.fake.say(person, OPS, "list")
+            await env.wait(lambda p=person: any(run_id in t for t in _told(env, f"ou_{p}")))  # type: ignore[misc]
+        assert any("waits on you" in t for t in _told(env, "ou_alice")), "its plan waits on its requester"
+        assert not any("waits on you" in t for t in _told(env, "ou_carol"))
+
+
 async def test_feishu_group_message_without_the_bot_mentioned_is_ignored(tmp_path: Path) -> None:
     async with running_feishu(tmp_path) as env:
         await env.fake.say("alice", OPS, "restart payments", mention_bot=False)

@@ -1,0 +1,27 @@
+"""Feishu's rendering of the ``list`` and ``status`` commands' outcomes (the use cases are in :mod:`agent.commands`)."""
+
+from __future__ import annotations
+
+from agent.commands import RunList, RunStatus
+from feishu import messages
+from feishu.lines import decision_lines
+from feishu.wording import escape
+
+STATUS_LINES = 8
+"""How many of the run's latest decisions ``status`` shows."""
+
+
+def list_text(listed: RunList) -> str:
+    """One line per open run of the chat; those waiting on the asker say so."""
+    rows = [
+        f"• `{s.id}` {escape(s.task[:80])} · {s.status.replace('_', ' ')}"
+        + (messages.WAITS_ON_YOU if s.id in listed.waiting_on_asker else "")
+        for s in listed.runs
+    ]
+    return "\n".join(rows) or messages.NO_OPEN_RUNS
+
+
+def status_text(shown: RunStatus) -> str:
+    state = shown.state
+    head = f"**{escape(state.task[:200])}** · `{state.id}` · {state.status.replace('_', ' ')}"
+    return "\n".join([head, *decision_lines(list(shown.events))[-STATUS_LINES:]])
