@@ -478,7 +478,24 @@ async def start_runs(session: aiohttp.ClientSession, bot: Bot, count: int, concu
     async with asyncio.TaskGroup() as group:
         for _ in range(concurrency):
             group.create_task(sender())
-    await settle(bot)
+    # A run is started after its ack, and its plan review is posted only after its card: wait until every
+    # run waits at its posted review (the positive signal), settling the bot's work between looks.
+    deadline = time.perf_counter() + 120.0
+    while len(await paused_runs(bot.deps.store)) < count and time.perf_counter() < deadline:
+        await settle(bot)
+        await asyncio.sleep(0.05)
+
+
+async def paused_runs(store: Store) -> list[str]:
+    """The runs waiting at a review whose message is posted."""
+    runs = await store.list_runs(channel=OPS, limit=100_000)
+    return [
+        run.id
+        for run in runs
+        if run.status == "awaiting_review"
+        and run.pending_review is not None
+        and await store.message(review_key(run.pending_review)) is not None
+    ]
 
 
 async def paused_clicks(store: Store, expected: int) -> list[Click]:

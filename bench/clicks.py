@@ -29,6 +29,7 @@ from agent.runtime import Runtime
 from bench.demo import demo_runtime
 from bench.results import BenchFailure
 from bot.origin import SlackThread
+from cli import platforms  # noqa: F401  (an entry point: registers every installed platform, as tandem does)
 
 ALICE, BOB, DAVE = "U0ALICE", "U0BOB", "U0DAVE"
 NAMES = {ALICE: "alice", BOB: "bob", DAVE: "dave"}
