@@ -54,6 +54,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
+from agent.models import PostedMessage, RunSummary
 from agent.ports import Store
 from blocks import ids
 from bot.app import build_client
@@ -481,38 +482,33 @@ async def start_runs(session: aiohttp.ClientSession, bot: Bot, count: int, concu
     # A run is started after its ack, and its plan review is posted only after its card: wait until every
     # run waits at its posted review (the positive signal), settling the bot's work between looks.
     deadline = time.perf_counter() + 120.0
-    while len(await paused_runs(bot.deps.store)) < count and time.perf_counter() < deadline:
+    while len(await paused_reviews(bot.deps.store, count + 100)) < count and time.perf_counter() < deadline:
         await settle(bot)
         await asyncio.sleep(0.05)
 
 
-async def paused_runs(store: Store) -> list[str]:
-    """The runs waiting at a review whose message is posted."""
-    runs = await store.list_runs(channel=OPS, limit=100_000)
-    return [
-        run.id
-        for run in runs
-        if run.status == "awaiting_review"
-        and run.pending_review is not None
-        and await store.message(review_key(run.pending_review)) is not None
-    ]
+async def paused_reviews(store: Store, limit: int) -> list[tuple[int, RunSummary, PostedMessage]]:
+    """The runs (of the newest ``limit``) waiting at a review whose message is posted: each with its place in
+    that list and the review's message."""
+    found = []
+    for n, run in enumerate(await store.list_runs(channel=OPS, limit=limit)):
+        if run.status != "awaiting_review" or run.pending_review is None:
+            continue
+        posted = await store.message(review_key(run.pending_review))
+        if posted is not None:
+            found.append((n, run, posted))
+    return found
 
 
 async def paused_clicks(store: Store, expected: int) -> list[Click]:
-    runs = await store.list_runs(channel=OPS, limit=expected + 100)
     clicks = []
-    for n, run in enumerate(runs):
-        review_id = run.pending_review
-        if run.status != "awaiting_review":
-            continue
-        posted = await store.message(review_key(review_id)) if review_id else None
-        if review_id is None or posted is None:
-            continue
+    for n, run, posted in await paused_reviews(store, expected + 100):
+        assert run.pending_review is not None
         state, _ = await store.load(run.id)
-        if not isinstance(state.origin, SlackThread):
+        if not isinstance(state.origin, SlackThread) or state.origin.thread_ts is None:
             continue
-        body = click_body(review_id, run.id, posted.ts, state.origin.thread_ts, posted.blocks, n)
-        clicks.append(Click(review_id, run.id, body))
+        body = click_body(run.pending_review, run.id, posted.ts, state.origin.thread_ts, posted.blocks, n)
+        clicks.append(Click(run.pending_review, run.id, body))
     if len(clicks) != expected:
         raise BenchFailure(f"expected {expected} runs paused at a review in Slack, found {len(clicks)}")
     return clicks
