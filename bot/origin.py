@@ -8,10 +8,10 @@ policy or a run.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import ClassVar, Literal
 
 from agent.models import Origin
-from agent.models.platforms import Platform, PrincipalKind, register
+from agent.models.platforms import Platform, PrincipalKind, ThreadedOrigin, register
 
 SLACK = "slack"
 """The platform's name: the delivery worker's channel and the ``platform`` of Slack principals."""
@@ -21,7 +21,7 @@ _GROUP = re.compile(r"S[A-Z0-9]{2,}")  # a user group
 _CHANNEL = re.compile(r"[CG][A-Z0-9]{2,}")  # a public (C…) or private (G…) channel
 
 
-class SlackThread(Origin):
+class SlackThread(ThreadedOrigin):
     """A run started in a Slack channel: its card is the thread's parent message (``thread_ts`` is ``None``
     until the card is posted)."""
 
@@ -29,20 +29,9 @@ class SlackThread(Origin):
     channel_id: str
     thread_ts: str | None = None
 
-    @property
-    def channel(self) -> str | None:
-        return SLACK
-
-    @property
-    def scope(self) -> str | None:
-        return self.channel_id
-
-    @property
-    def thread(self) -> str | None:
-        return f"{self.channel_id}:{self.thread_ts}" if self.thread_ts is not None else None
-
-    def at_thread(self, thread: str) -> SlackThread:
-        return self.model_copy(update={"thread_ts": thread.partition(":")[2]})
+    PLATFORM: ClassVar[str] = SLACK
+    PLACE: ClassVar[str] = "channel_id"
+    ROOT: ClassVar[str] = "thread_ts"
 
 
 class SlackChannel(Origin):

@@ -8,10 +8,9 @@ policy or a run. Feishu posts no weekly report, so it names no report destinatio
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import ClassVar, Literal
 
-from agent.models import Origin
-from agent.models.platforms import Platform, PrincipalKind, register
+from agent.models.platforms import Platform, PrincipalKind, ThreadedOrigin, register
 
 FEISHU = "feishu"
 """The platform's name: the delivery worker's channel and the ``platform`` of Feishu principals."""
@@ -21,27 +20,16 @@ _DEPARTMENT = re.compile(r"od[-_][A-Za-z0-9]+")  # od-… as Feishu's docs write
 _CHAT = re.compile(r"oc_[A-Za-z0-9]+")
 
 
-class FeishuChat(Origin):
+class FeishuChat(ThreadedOrigin):
     """A run started in a Feishu/Lark chat: its card is the root of the reply thread."""
 
     kind: Literal["feishu"] = "feishu"
     chat_id: str
     root_id: str | None = None
 
-    @property
-    def channel(self) -> str | None:
-        return FEISHU
-
-    @property
-    def scope(self) -> str | None:
-        return self.chat_id
-
-    @property
-    def thread(self) -> str | None:
-        return f"{self.chat_id}:{self.root_id}" if self.root_id is not None else None
-
-    def at_thread(self, thread: str) -> FeishuChat:
-        return self.model_copy(update={"root_id": thread.partition(":")[2]})
+    PLATFORM: ClassVar[str] = FEISHU
+    PLACE: ClassVar[str] = "chat_id"
+    ROOT: ClassVar[str] = "root_id"
 
 
 def parse_id(entry: str) -> PrincipalKind | None:

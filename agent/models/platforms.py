@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import ModelWrapValidatorHandler, model_validator
 
@@ -173,6 +173,32 @@ class Origin(Tagged):
                 "the channel package that stores it must be installed and imported"
             )
         return variant.model_validate(data)
+
+
+class ThreadedOrigin(Origin):
+    """A place in a chat platform with the run's thread in it, rooted at the run's card. A platform's variant
+    names its fields: ``PLACE`` (the channel or chat id, the rules' scope) and ``ROOT`` (the card's message id,
+    None until it is posted), and the ``PLATFORM`` whose delivery worker shows it."""
+
+    PLATFORM: ClassVar[str]
+    PLACE: ClassVar[str]
+    ROOT: ClassVar[str]
+
+    @property
+    def channel(self) -> str | None:
+        return self.PLATFORM
+
+    @property
+    def scope(self) -> str | None:
+        return str(getattr(self, self.PLACE))
+
+    @property
+    def thread(self) -> str | None:
+        root = getattr(self, self.ROOT)
+        return f"{self.scope}:{root}" if root is not None else None
+
+    def at_thread(self, thread: str) -> Self:
+        return self.model_copy(update={self.ROOT: thread.partition(":")[2]})
 
 
 class Terminal(Origin):
