@@ -22,9 +22,24 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from agent.decision_lines import DecisionLine, closing_line
 from agent.logs import ctx
-from agent.models import FORMS, Delivery, Form, Outgoing, OutgoingKind, Review, RunState
-from agent.ports import OutboxStore, ReviewsStore
+from agent.models import (
+    FORMS,
+    CardRefresh,
+    Delivery,
+    Form,
+    Outgoing,
+    OutgoingKind,
+    PostedMessage,
+    Review,
+    ReviewClosed,
+    ReviewDecided,
+    RunState,
+    Undelivered,
+    WeeklyReport,
+)
+from agent.ports import OutboxStore, ReviewsStore, Store
 from agent.runtime.home import Acks, RuntimeLoop, at_home
 
 log = logging.getLogger("tandem.delivery")
@@ -72,6 +87,21 @@ async def review_of(store: ReviewsStore, state: RunState, review_id: str) -> Rev
     if record is None:
         raise DeliveryFailed(f"review {review_id} is not in the database", permanent=True)
     return record.as_review()
+
+
+async def closing_of(
+    store: Store, state: RunState, message: ReviewDecided | ReviewClosed, at: float, key: str
+) -> tuple[PostedMessage, DecisionLine] | None:
+    """The review's posted message (kept under ``key``) and the line it gains now that ``message``, written at
+    ``at``, closes it; None when the review was never shown. A review still on its way is retried."""
+    posted = await store.message(key)
+    if posted is None or not posted.blocks:
+        status = await store.delivery_status(state.id, "review", message.review_id)
+        if status in ("pending", "sending"):
+            raise DeliveryFailed("the review's own message is not posted yet")
+        return None
+    review = await review_of(store, state, message.review_id)
+    return posted, closing_line(message, review.anchor, review.step, at)
 
 
 def backoff(attempts: int) -> float:
@@ -224,13 +254,12 @@ class DeliveryWorker:
         if exc.permanent or attempts >= self.max_attempts:
             await self.store.fail_delivery(row.id, attempts, exc.error)
             log.error("gave up delivering %s after %d attempts: %s", row.message.kind, attempts, exc.error, extra=ids)
-            if row.message.kind == "weekly_report":
+            if isinstance(row.message, WeeklyReport):
                 return  # no run to show it on: the log line above is where it shows
-            follow = [] if row.message.kind == "card" else [Outgoing(kind="card")]
-            if self.escalate and row.message.kind not in ("undelivered", "card"):
-                follow.append(
-                    Outgoing(kind="undelivered", review_id=row.message.review_id, text=exc.error, data={"of": row.id})
-                )
+            message = row.message
+            follow: list[Outgoing] = [] if isinstance(message, CardRefresh) else [CardRefresh()]
+            if self.escalate and not isinstance(message, Undelivered | CardRefresh):
+                follow.append(Undelivered(review_id=row.message.review_id, error=exc.error, of=row.id))
             if follow:
                 await self.store.add_outgoing(row.run_id, self.channel, follow, self.clock())
             return

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from agent.config import WEEKDAYS, ReportRule
 from agent.errors import ConfigError
-from agent.models import Outbound, Outgoing, platforms
+from agent.models import Outbound, WeeklyReport, platforms
 from agent.models.store import ScheduledPost
 from agent.ports import PostsStore
 
@@ -63,20 +63,17 @@ def post_run_id(key: str) -> str:
     return f"report:{key}"
 
 
-def post_message(post: ScheduledPost, rule: ReportRule, at: float) -> Outgoing:
+def post_message(post: ScheduledPost, rule: ReportRule, at: float) -> WeeklyReport:
     """The outbox row of ``post``, claimed at ``at`` (late when well after its time)."""
     late = 0.0 if post.manual else max(0.0, at - post.until)
-    return Outgoing(
-        kind="weekly_report",
-        text=post.key,
-        data={
-            "channel": post.channel,
-            "since": post.since,
-            "until": post.until,
-            "late_by": late if late > LATE_AFTER else 0.0,
-            "timezone": rule.timezone,
-            "manual": post.manual,
-        },
+    return WeeklyReport(
+        key=post.key,
+        channel=post.channel,
+        since=post.since,
+        until=post.until,
+        late_by=late if late > LATE_AFTER else 0.0,
+        timezone=rule.timezone,
+        manual=post.manual,
     )
 
 

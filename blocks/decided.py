@@ -8,36 +8,13 @@ context line: ``✅ Plan approved by @ana · 14:02``. The same
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, assert_never
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from agent.messages import DECISION_SUBJECTS
-from agent.models import Answer, Approve, Cancel, Correct, Decided, Finish, HandBack, Instruct, Reading, Review
+from agent.decision_lines import OUTCOME_ICONS, DecisionLine
+from agent.models import Reading
 from blocks import ids
 from blocks.limits import MAX_MESSAGE_BLOCKS
-from blocks.text import Blocks, actions, as_text, button, clip, context, escaped, mention, section, when
-
-Outcome = Literal["approved", "rejected", "changes", "cancelled", "info"]
-OUTCOME_ICONS: dict[Outcome, str] = {
-    "approved": "✅",
-    "rejected": "❌",
-    "changes": "❌",
-    "cancelled": "🛑",
-    "info": "ℹ️",
-}
-
-
-class DecisionLine(BaseModel):
-    """One decision as people see it: ``✅ Plan approved by @ana · 14:02: detail``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    actor: str | None
-    verb: str
-    at: float
-    detail: str = ""
-    outcome: Outcome = "info"
+from blocks.text import Blocks, actions, button, clip, context, escaped, mention, section, when
 
 
 def decision_text(line: DecisionLine, *, detail_limit: int = 300) -> str:
@@ -46,38 +23,6 @@ def decision_text(line: DecisionLine, *, detail_limit: int = 300) -> str:
     if line.detail:
         text += f": {clip(' '.join(line.detail.split()), detail_limit).text}"
     return text
-
-
-def line_for(event: Decided, review: Review | None = None) -> DecisionLine:
-    """The line for a decision on ``review`` (the review it answered, if known)."""
-    subject = "Review"
-    if review is not None:
-        subject = DECISION_SUBJECTS[review.anchor].format(n=review.step if review.step is not None else "?")
-    decision = event.decision
-    match decision:
-        case Approve():
-            verb = "Continued past failed step" if review and review.anchor == "step_failed" else f"{subject} approved"
-            return DecisionLine(actor=event.by, verb=verb, at=event.at, outcome="approved")
-        case Correct():
-            return DecisionLine(
-                actor=event.by, verb="Changes requested", at=event.at, detail=decision.feedback, outcome="changes"
-            )
-        case Cancel():
-            return DecisionLine(
-                actor=event.by, verb="Cancelled", at=event.at, detail=decision.reason, outcome="cancelled"
-            )
-        case Instruct():
-            return DecisionLine(actor=event.by, verb="Instruction", at=event.at, detail=decision.text)
-        case Finish():
-            return DecisionLine(actor=event.by, verb="Asked to finish", at=event.at)
-        case HandBack():
-            return DecisionLine(actor=event.by, verb="Handed back", at=event.at, detail=decision.note)
-        case Answer():
-            return DecisionLine(
-                actor=event.by, verb="Answered", at=event.at, detail=as_text(decision.value), outcome="approved"
-            )
-        case _:
-            assert_never(decision)
 
 
 def _without_buttons(block: Mapping[str, Any]) -> dict[str, Any] | None:

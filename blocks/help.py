@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from agent.decision_lines import DecisionLine
 from agent.models import RunState, Status
-from blocks.decided import DecisionLine
 from blocks.limits import MAX_SECTION_TEXT
 from blocks.run_card import run_card
 from blocks.text import STATUS_LABELS, Blocks, clip, context, escape, mention, pack, section, when

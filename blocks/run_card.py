@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent.card_view import status_detail
+from agent.decision_lines import DecisionLine
 from agent.models import RunState, Step
 from agent.outcome import outcome
-from blocks.decided import DecisionLine, decision_text
+from blocks.decided import decision_text
 from blocks.lessons import applied_lessons
 from blocks.limits import MAX_SECTION_TEXT
 from blocks.markdown import output_blocks
@@ -30,7 +32,6 @@ from blocks.text import (
     status_label,
     step_icon,
     truncate,
-    waiting_for,
     when,
 )
 
@@ -60,28 +61,6 @@ def step_sections(steps: Sequence[Step], budget: int = STEPS_BUDGET) -> Blocks:
         return []
     per_line = max(60, min(STEP_LINE_MAX, budget // len(steps)))
     return [section(chunk) for chunk in pack([step_line(s, per_line) for s in steps], limit=MAX_SECTION_TEXT)]
-
-
-def status_detail(state: RunState) -> str:
-    """What the run is doing right now, in a few words."""
-    if state.pending is not None and not state.finished:
-        return waiting_for(state.pending)
-    running = next((s.number for s in state.plan if s.status == "running"), None)
-    match state.phase:
-        case "planning":
-            return "drafting a plan"
-        case "replanning":
-            return "drafting a new plan after feedback"
-        case "retrying":
-            return f"retrying step {state.retry_step}" if state.retry_step is not None else "retrying"
-        case "summarizing":
-            return "writing up the result"
-        case "refining":
-            return "reworking the result"
-        case "executing" if running is not None:
-            return f"running step {running} of {state.plan[-1].number}"
-        case _:
-            return ""
 
 
 def _status(state: RunState, waiting_on: Sequence[str]) -> Block:

@@ -26,7 +26,7 @@ from slack_sdk.models.blocks import (
 )
 
 from agent.evidence import Chip, chips
-from agent.models import Anchor, Principal, Review, Risk, RunState, Status, Step, StepStatus, render_mentions
+from agent.models import Principal, Review, Risk, RunState, Status, Step, StepStatus, render_mentions
 from blocks import ids
 
 Block = dict[str, Any]
@@ -187,26 +187,6 @@ def step_of(state: RunState, review: Review) -> Step | None:
     if review.step is None:
         return None
     return next((s for s in state.plan if s.number == review.step), None)
-
-
-_WAITING: dict[Anchor, str] = {
-    "handoff": "an answer to step {n}'s question",
-    "after_plan": "plan review",
-    "before_risky_step": "approval of step {n}",
-    "after_risky_step": "check of step {n}'s outcome",
-    "before_result": "result review",
-    "step_failed": "decision on failed step {n}",
-    "recovery": "decision on interrupted step {n}",
-    "takeover": "instructions in the thread",
-    "takeover_step": "approval of proposed step {n}",
-}
-
-
-def waiting_for(review: Review) -> str:
-    """What a pending review waits on, e.g. ``approval of step 2``."""
-    if review.anchor == "handoff" and review.step is None:
-        return "an answer to the planner's question"
-    return _WAITING[review.anchor].format(n=review.step if review.step is not None else "?")
 
 
 # --- people and time ---------------------------------------------------------

@@ -21,7 +21,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from agent.card_first import wait_for_card
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryFailed, DeliveryWorker
-from agent.models import Delivery, Form, Reading, RunState
+from agent.models import Delivery, Form, RunState
+from agent.models import outbox as out
 from agent.outcome import outcome
 from agent.ports import Change, Store
 from blocks.decided import classified_reply
@@ -88,55 +89,52 @@ class SlackChannel:
             raise DeliveryFailed(f"connection failed: {type(exc).__name__}") from None
 
     async def _send(self, delivery: Delivery, uncertain: bool, form: Form) -> None:
-        if delivery.message.kind == "weekly_report":  # a report post belongs to no run
-            await self.reports.send(delivery, uncertain=uncertain)
+        message = delivery.message
+        if isinstance(message, out.WeeklyReport):  # a report post belongs to no run
+            await self.reports.send(delivery, message, uncertain=uncertain)
             return
         state, _ = await self.store.load(delivery.run_id)
         where = slack_thread(state)
-        message = delivery.message
-        if message.kind in ("started", "not_started"):  # no thread yet: the run's card starts it
-            await self.cards.open(state, delivery, where.channel_id, uncertain)
+        if isinstance(message, out.RunStarted | out.NotStarted):  # no thread yet: the run's card starts it
+            await self.cards.open(state, delivery, message, where.channel_id, uncertain)
             return
         await wait_for_card(self.store, state)
         assert where.thread_ts is not None
         post = ThreadPost(self.client, delivery, where.channel_id, where.thread_ts)
-        if uncertain and message.kind != "card":
+        if uncertain and not isinstance(message, out.CardRefresh):
             earlier = await post.already_there()
             if earlier is not None:  # the earlier attempt went through before its worker stopped
-                if message.kind == "review" and message.review_id:
+                if isinstance(message, out.ReviewAsked):
                     await self.reviews.found(state, message.review_id, where.channel_id, earlier)
                 return
-        review_id = message.review_id or ""
-        match message.kind:
-            case "review":
-                await self.reviews.post(state, post, review_id, form)
-            case "reassigned":
-                await self.reviews.reassigned(state, post, review_id)
-            case "escalate":
-                await self.reviews.escalate(state, post, review_id, form)
-            case "decided" | "closed":
-                await self.reviews.mark(state, delivery)
-            case "redrawn":
-                await self.reviews.redraw(state, review_id, form)
-            case "remind":
+        match message:
+            case out.ReviewAsked():
+                await self.reviews.post(state, post, message.review_id, form)
+            case out.ReviewReassigned():
+                await self.reviews.reassigned(state, post, message.review_id)
+            case out.ReviewEscalated():
+                await self.reviews.escalate(state, post, message.review_id, form)
+            case out.ReviewDecided() | out.ReviewClosed():
+                await self.reviews.mark(state, delivery, message)
+            case out.ReviewRedrawn():
+                await self.reviews.redraw(state, message.review_id, form)
+            case out.Reminder():
                 await self.reviews.remind(state, post, message)
-            case "notify":
+            case out.NewsLine():
                 await post.line(escaped(message.text, 2900))
-            case "read_as":
-                reading = Reading.model_validate(message.data["reading"])
-                await post.blocks(classified_reply(reading, review_id), f"Read as: {reading.intent}")
-            case "clarify":
+            case out.ReadAs():
+                blocks = classified_reply(message.reading, message.review_id)
+                await post.blocks(blocks, f"Read as: {message.reading.intent}")
+            case out.ClarifyAsked():
                 await self.reviews.ask(state, post, message)
-            case "finished":
-                await self._finished(state, post, str(message.data.get("status", state.status)))
-            case "card":
+            case out.RunEnded():
+                await self._finished(state, post, message.status)
+            case out.CardRefresh():
                 await self.cards.refresh(state)
-            case "undelivered":
-                await self._undelivered(state, delivery)
-            case "weekly_report" | "started" | "not_started":
-                raise AssertionError(f"{message.kind} is sent before the run's thread is looked up")
+            case out.Undelivered():
+                await self._undelivered(state, message)
             case _:
-                assert_never(message.kind)
+                assert_never(message)
 
     async def _finished(self, state: RunState, post: ThreadPost, status: str) -> None:
         error = f" {escaped(state.error, 2000)}" if state.error else ""
@@ -147,12 +145,12 @@ class SlackChannel:
         details = [result_details_button(state.id)] if ok and state.output else []
         await post.blocks([context(line), *details, *votes], line)
 
-    async def _undelivered(self, state: RunState, delivery: Delivery) -> None:
+    async def _undelivered(self, state: RunState, message: out.Undelivered) -> None:
         channel = self.config.escalation_channel
         if channel is None:
             return
         text = (
             f"⚠️ Tandem could not deliver a message of run `{state.id}` in <#{slack_thread(state).channel_id}>: "
-            f"{escaped(delivery.message.text, 300)}. `tandem redeliver {state.id}` tries again."
+            f"{escaped(message.error, 300)}. `tandem redeliver {state.id}` tries again."
         )
         await self.client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])

@@ -9,6 +9,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.commands import MIN_PREFIX, NoSuchRun, RunStatus
+from agent.decision_lines import decision_lines
 from agent.usecases import Applied, NotApplied
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.lessons import lessons_blocks
@@ -20,7 +21,6 @@ from bot.deps import Deps
 from bot.intake import read_before_ack
 from bot.origin import SlackThread
 from bot.payloads import SlashCommand
-from bot.render import decision_lines
 from bot.replies import ephemeral
 from bot.reports import channel_report
 from bot.runs import run_rows

@@ -8,7 +8,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from agent.models import Delivery, RunState
+from agent.models import Delivery, NotStarted, RunState
 from agent.ports import Store
 from blocks.text import escaped, section
 from bot import messages
@@ -52,11 +52,11 @@ async def _earlier(client: AsyncWebClient, channel: str, delivery: Delivery) -> 
     return None
 
 
-async def tell_not_started(client: AsyncWebClient, state: RunState, channel: str, delivery: Delivery) -> None:
+async def tell_not_started(client: AsyncWebClient, state: RunState, channel: str, message: NotStarted) -> None:
     """Tell the requester, privately in the channel, that the run's card could not be posted (and that the
     run did not start, when it was stopped for it); in a direct message when the channel refuses even that."""
-    error = escaped(delivery.message.text or "unknown error", 200)
-    if delivery.message.data.get("stopped", True):
+    error = escaped(message.error or "unknown error", 200)
+    if message.stopped:
         text = messages.NOT_STARTED.format(error=error, run=state.id, task=escaped(state.task, 300))
     else:
         text = messages.CARD_NOT_POSTED.format(error=error, run=state.id, status=state.status)

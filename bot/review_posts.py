@@ -6,17 +6,18 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.card_view import waiting_for
 from agent.config import PolicyConfig
-from agent.delivery import DeliveryFailed, review_of
-from agent.models import CancelRequested, Decided, Delivery, Form, Outgoing, Reading, Review, RunState, TimedOut
+from agent.delivery import closing_of, review_of
+from agent.models import ClarifyAsked, Delivery, Form, Reminder, Review, ReviewClosed, ReviewDecided, RunState
 from agent.policy import SafetyPolicy
 from agent.ports import Store
 from agent.review_view import review_view
 from blocks import review_blocks
 from blocks.clarify import clarify, resolved
-from blocks.decided import DecisionLine, decided, decision_text, line_for
+from blocks.decided import decided, decision_text
 from blocks.shorter import review_in
-from blocks.text import escaped, mention_any, section, waiting_for
+from blocks.text import escaped, mention_any, section
 from bot.thread_post import ThreadPost, slack_thread
 
 
@@ -58,8 +59,8 @@ class ReviewPosts:
         review = await self.review(state, review_id)
         await post.line(f"👉 {self._people(state, review)} this now waits on you.")
 
-    async def remind(self, state: RunState, post: ThreadPost, message: Outgoing) -> None:
-        review = await self.review(state, message.review_id or "")
+    async def remind(self, state: RunState, post: ThreadPost, message: Reminder) -> None:
+        review = await self.review(state, message.review_id)
         await post.line(f"⏰ {self._people(state, review)} {escaped(message.text, 500)}")
 
     async def escalate(self, state: RunState, post: ThreadPost, review_id: str, form: Form) -> None:
@@ -76,13 +77,11 @@ class ReviewPosts:
             return
         await self.client.chat_postMessage(channel=channel, blocks=[section(text), *blocks][:50], text=text)
 
-    async def ask(self, state: RunState, post: ThreadPost, message: Outgoing) -> None:
+    async def ask(self, state: RunState, post: ThreadPost, message: ClarifyAsked) -> None:
         """Ask what a reply meant; one open question per review (an earlier one is closed)."""
-        reading = Reading.model_validate(message.data["reading"])
-        text, anchor = str(message.data.get("text", "")), str(message.data.get("anchor", ""))
-        approve = bool(message.data.get("can_approve", True))
-        blocks = clarify(reading, message.review_id or "", text, anchor, can_approve=approve)
-        key = clarify_key(message.review_id or "")
+        m = message
+        blocks = clarify(m.reading, m.review_id, m.text, m.anchor, can_approve=m.can_approve)
+        key = clarify_key(m.review_id)
         asked_before = await self.store.message(key)
         ts = await post.blocks(blocks, "Not sure what you meant")
         await self.store.save_message(key, state.id, post.channel, ts, blocks)
@@ -92,17 +91,13 @@ class ReviewPosts:
                 channel=asked_before.channel, ts=asked_before.ts, blocks=done, text="Asked again"
             )
 
-    async def mark(self, state: RunState, delivery: Delivery) -> None:
+    async def mark(self, state: RunState, delivery: Delivery, message: ReviewDecided | ReviewClosed) -> None:
         """Show who decided on a review's message (or that it is moot), without its buttons."""
-        review_id = delivery.message.review_id or ""
-        posted = await self.store.message(review_key(review_id))
-        if posted is None:
-            status = await self.store.delivery_status(state.id, "review", review_id)
-            if status in ("pending", "sending"):
-                raise DeliveryFailed("the review's own message is not posted yet")
+        review_id = message.review_id
+        closing = await closing_of(self.store, state, message, delivery.created_at, review_key(review_id))
+        if closing is None:
             return  # the review was never shown (e.g. answered at once by a deadline)
-        review = await self.review(state, review_id)
-        line = decision_line(delivery, review)
+        posted, line = closing
         await self.client.chat_update(
             channel=posted.channel, ts=posted.ts, blocks=decided(posted.blocks, line), text=line.verb
         )
@@ -137,17 +132,3 @@ class ReviewPosts:
 def live(blocks: list[dict[str, Any]]) -> bool:
     """Whether a message still offers buttons."""
     return any(b.get("type") == "actions" for b in blocks)
-
-
-def decision_line(delivery: Delivery, review: Review) -> DecisionLine:
-    data = delivery.message.data.get("event")
-    kind = data.get("kind") if isinstance(data, dict) else None
-    if kind == "decided":
-        return line_for(Decided.model_validate(data), review)
-    if kind == "cancel_requested":
-        cancel = CancelRequested.model_validate(data)
-        return DecisionLine(actor=cancel.by, verb="Cancelled", at=cancel.at, detail=cancel.reason, outcome="cancelled")
-    if kind == "timed_out":
-        late = TimedOut.model_validate(data)
-        return DecisionLine(actor=None, verb="Decided by the deadline: nobody answered in time", at=late.at)
-    return DecisionLine(actor=None, verb="No longer open: the run moved on", at=delivery.created_at)

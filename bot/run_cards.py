@@ -9,15 +9,15 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.card_first import wait_for_card
+from agent.card_view import run_card_view
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred
-from agent.models import Delivery, Risk, RunState
+from agent.models import Delivery, NotStarted, Risk, RunStarted, RunState
 from agent.policy import SafetyPolicy
 from agent.ports import Store
 from blocks.run_card import run_card
 from blocks.text import context, escaped, mention_any
 from bot.opening import post_card, tell_not_started
-from bot.render import decision_lines
 from bot.thread_post import slack_thread
 
 
@@ -40,10 +40,12 @@ class RunCards:
         self.clock = clock
         self._card_at: dict[str, float] = {}
 
-    async def open(self, state: RunState, delivery: Delivery, channel: str, uncertain: bool) -> None:
+    async def open(
+        self, state: RunState, delivery: Delivery, message: RunStarted | NotStarted, channel: str, uncertain: bool
+    ) -> None:
         """The run's card, as the run is by now (or, given up on, the requester told so)."""
-        if delivery.message.kind == "not_started":
-            await tell_not_started(self.client, state, channel, delivery)
+        if isinstance(message, NotStarted):
+            await tell_not_started(self.client, state, channel, message)
         elif state.origin.thread is None:  # (posted already: a row given a fresh start by ``tandem redeliver``)
             text = f"Tandem run: {state.task} ({state.status})"
             await post_card(
@@ -70,19 +72,10 @@ class RunCards:
 
     async def card(self, state: RunState) -> list[dict[str, Any]]:
         """The run card's blocks, as the run is now (with a note of what could not be delivered)."""
-        lines = decision_lines(await self.store.events(state.id))
-        undelivered = [d for d in await self.store.undelivered(state.id) if d.message.kind != "started"]
-        safety = SafetyPolicy(self.config)
-        waiting = safety.waiting_on(state, state.pending) if state.pending is not None else ()
-        blocks = run_card(state, lines, approvers=approvers(self.config), waiting_on=waiting)
-        if undelivered:
-            last = undelivered[-1]
-            note = (
-                f"⚠️ {len(undelivered)} message{'s' if len(undelivered) != 1 else ''} of this run could not be "
-                f"delivered ({escaped(last.error or 'unknown error', 200)}); `tandem redeliver {state.id}` retries."
-            )
-            blocks = [*blocks[:49], context(note)]
-        return blocks
+        view = await run_card_view(self.store, state, SafetyPolicy(self.config))
+        blocks = run_card(state, view.decisions, approvers=approvers(self.config), waiting_on=view.waiting_on)
+        note = view.undelivered_note(lambda error: escaped(error, 200))
+        return [*blocks[:49], context(f"⚠️ {note}")] if note else blocks
 
 
 def approvers(config: PolicyConfig) -> str | None:

@@ -9,10 +9,10 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.card_view import waiting_for
 from agent.models import RunState
 from agent.outcome import outcome
 from blocks.help import RunRow
-from blocks.text import waiting_for
 from bot.deps import Deps
 from bot.origin import SlackThread
 

@@ -21,7 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.chart import chart_png
 from agent.config import PolicyConfig
-from agent.models import Delivery
+from agent.models import Delivery, WeeklyReport
 from agent.models.metrics import MetricsQuery
 from agent.ports import Store
 from agent.report import build_report, stamp
@@ -48,20 +48,18 @@ class ReportPoster:
         self.store = store
         self.config = config
 
-    async def send(self, delivery: Delivery, *, uncertain: bool) -> None:
-        data = delivery.message.data
-        channel = str(data["channel"])
-        query = MetricsQuery(since=float(data["since"]), until=float(data["until"]))
+    async def send(self, delivery: Delivery, message: WeeklyReport, *, uncertain: bool) -> None:
+        channel = message.channel
+        query = MetricsQuery(since=message.since, until=message.until)
         report = build_report(
             await self.store.metrics(query), await self.store.metrics(query.previous()), self.config.report
         )
-        late_by = float(data.get("late_by") or 0.0)
-        late = _due(query.until, str(data.get("timezone") or "UTC")) if late_by else None
+        late = _due(query.until, message.timezone) if message.late_by else None
         text_sent, chart_sent = False, False
         if uncertain or delivery.attempts:  # an earlier attempt may have sent one or both
             text_sent, chart_sent = await self._already_there(channel, delivery)
         if not text_sent:
-            blocks = weekly_blocks(report, late=late, manual=bool(data.get("manual")))
+            blocks = weekly_blocks(report, late=late, manual=message.manual)
             await self.client.chat_postMessage(
                 channel=channel,
                 blocks=blocks,

@@ -16,10 +16,12 @@ from collections.abc import Callable
 from typing import Any, assert_never
 
 from agent.card_first import wait_for_card
+from agent.card_view import run_card_view
 from agent.config import PolicyConfig
-from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker, review_of
+from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker, closing_of, review_of
 from agent.logs import ctx
-from agent.models import Decided, Delivery, Form, Reading, Review, RunState
+from agent.models import Decided, Delivery, Form, Review, RunState
+from agent.models import outbox as out
 from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
@@ -27,11 +29,11 @@ from agent.review_view import review_view
 from feishu.api import FeishuApi, FeishuError
 from feishu.cards import clarify_card, finished_card, line_card, read_as_card, review_card, run_card
 from feishu.elements import Card, decided
-from feishu.lines import decision_lines, delivery_line, status_detail
+from feishu.lines import line_text
 from feishu.opening import post_card, tell_not_started
 from feishu.origin import FEISHU, FeishuChat
 from feishu.shorter import review_text, short_card
-from feishu.wording import clip, escape, lang_of, prose, who
+from feishu.wording import escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
 
@@ -107,15 +109,17 @@ class FeishuChannel:
             raise DeliveryFailed(str(exc), retry_after=exc.retry_after, permanent=exc.permanent) from None
 
     async def _send(self, delivery: Delivery, form: Form) -> None:
+        message = delivery.message
+        if isinstance(message, out.WeeklyReport):  # a report post belongs to no run, and no Feishu chat takes one
+            raise DeliveryFailed("report posts go to Slack", permanent=True)
         state, _ = await self.store.load(delivery.run_id)
         where = feishu_chat(state)
-        message = delivery.message
         lang = lang_of(state.task)
         uuid = uuid_for(delivery, form)
-        if message.kind == "not_started":
-            await tell_not_started(self.api, state, where.chat_id, delivery)
+        if isinstance(message, out.NotStarted):
+            await tell_not_started(self.api, state, where.chat_id, message)
             return
-        if message.kind == "started":  # no thread yet: the run's card starts it
+        if isinstance(message, out.RunStarted):  # no thread yet: the run's card starts it
             if where.root_id is None:  # (posted already: a row given a fresh start by ``tandem redeliver``)
                 await post_card(self.api, self.store, where.chat_id, await self.card(state), uuid, state.id)
                 self._card_at[state.id] = self.clock()
@@ -126,9 +130,9 @@ class FeishuChannel:
         async def reply(card: Card) -> str:
             return await self.api.reply_card(root, card, uuid=uuid)
 
-        match message.kind:
-            case "review":
-                review = await review_of(self.store, state, message.review_id or "")
+        match message:
+            case out.ReviewAsked():
+                review = await review_of(self.store, state, message.review_id)
                 view = review_view(state, review, SafetyPolicy(self.config))
                 if form == "text":  # no card to mark decided later: the run card shows the decision
                     await self.api.reply_text(root, review_text(view), uuid=uuid)
@@ -136,48 +140,42 @@ class FeishuChannel:
                 card = review_card(view) if form == "full" else short_card(view)
                 message_id = await reply(card)
                 await self.store.save_message(review_key(review.id), state.id, where.chat_id, message_id, [card])
-            case "reassigned" | "escalate":
-                review = await review_of(self.store, state, message.review_id or "")
+            case out.ReviewReassigned() | out.ReviewEscalated():
+                review = await review_of(self.store, state, message.review_id)
                 await reply(line_card(f"👉 {self._people(state, review)} this now waits on you.", lang))
-            case "decided" | "closed":
-                await self._mark(state, delivery)
-            case "redrawn":
-                await self._redraw(state, message.review_id or "", form)
-            case "remind":
-                review = await review_of(self.store, state, message.review_id or "")
+            case out.ReviewDecided() | out.ReviewClosed():
+                await self._mark(state, delivery, message)
+            case out.ReviewRedrawn():
+                await self._redraw(state, message.review_id, form)
+            case out.Reminder():
+                review = await review_of(self.store, state, message.review_id)
                 await reply(line_card(f"⏰ {self._people(state, review)} {prose(message.text, 500)}", lang))
-            case "notify":
+            case out.NewsLine():
                 await reply(line_card(prose(message.text, 2900), lang))
-            case "read_as":
-                reading = Reading.model_validate(message.data["reading"])
-                await reply(read_as_card(reading, message.review_id or "", state.id, lang))
-            case "clarify":
-                reading = Reading.model_validate(message.data["reading"])
-                text, anchor = str(message.data.get("text", "")), str(message.data.get("anchor", ""))
-                approve = bool(message.data.get("can_approve", True))
-                review_id = message.review_id or ""
-                await reply(clarify_card(reading, review_id, state.id, text, anchor, lang, can_approve=approve))
-            case "finished":
-                status = str(message.data.get("status", state.status))
+            case out.ReadAs():
+                await reply(read_as_card(message.reading, message.review_id, state.id, lang))
+            case out.ClarifyAsked():
+                m = message
+                await reply(
+                    clarify_card(m.reading, m.review_id, state.id, m.text, m.anchor, lang, can_approve=m.can_approve)
+                )
+            case out.RunEnded():
                 error = f" {prose(state.error, 2000)}" if state.error else ""
                 ended = outcome(state)  # its detail may quote the task's words
+                status = message.status
                 line = prose(ended.line(lang == "zh"), 2000) if ended is not None else _OUTCOME.get(status, status)
                 votes_on = state.id if status == "done" else ""
                 await reply(finished_card(line + error, votes_on, lang))
-            case "card":
+            case out.CardRefresh():
                 wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
                 if wait > 0:
                     raise DeliveryDeferred(wait)  # one edit per interval; later changes join this one
                 self._card_at[state.id] = self.clock()
                 await self.update_card(state)
-            case "undelivered":
-                log.error("a message could not be delivered: %s", message.text[:300], extra=ctx(run=state.id))
-            case "weekly_report":  # written for the Slack worker only ([report] channel is a Slack channel)
-                raise DeliveryFailed("report posts go to Slack", permanent=True)
-            case "started" | "not_started":
-                raise AssertionError(f"{message.kind} is sent before the run's thread is looked up")
+            case out.Undelivered():
+                log.error("a message could not be delivered: %s", message.error[:300], extra=ctx(run=state.id))
             case _:
-                assert_never(message.kind)
+                assert_never(message)
 
     def review_card(self, state: RunState, review: Review) -> Card:
         return review_card(review_view(state, review, SafetyPolicy(self.config)))
@@ -185,18 +183,14 @@ class FeishuChannel:
     def _people(self, state: RunState, review: Review) -> str:
         return " ".join(who(p) for p in (review.current_assignees or [state.requester]))
 
-    async def _mark(self, state: RunState, delivery: Delivery) -> None:
+    async def _mark(self, state: RunState, delivery: Delivery, message: out.ReviewDecided | out.ReviewClosed) -> None:
         """Show who decided on a review's card (or that it is moot), without its buttons."""
-        review_id = delivery.message.review_id or ""
-        posted = await self.store.message(review_key(review_id))
-        if posted is None or not posted.blocks:
-            status = await self.store.delivery_status(state.id, "review", review_id)
-            if status in ("pending", "sending"):
-                raise DeliveryFailed("the review's own card is not posted yet")
+        key = review_key(message.review_id)
+        closing = await closing_of(self.store, state, message, delivery.created_at, key)
+        if closing is None:
             return  # the review was never shown (e.g. answered at once by a deadline)
-        record = await self.store.get_review(review_id)
-        card = decided(posted.blocks[0], delivery_line(delivery, record))
-        await self.api.patch_card(posted.ts, card)
+        posted, line = closing
+        await self.api.patch_card(posted.ts, decided(posted.blocks[0], line_text(line)))
 
     async def _redraw(self, state: RunState, review_id: str, form: Form) -> None:
         """Draw the pending review's card again from the run as it is now (once answered, it has no buttons);
@@ -215,16 +209,9 @@ class FeishuChannel:
 
     async def card(self, state: RunState) -> Card:
         """The run card, as the run is now (with a warning of what could not be delivered)."""
-        lines = decision_lines(await self.store.events(state.id))
-        undelivered = [d for d in await self.store.undelivered(state.id) if d.message.kind != "started"]
-        warning = ""
-        if undelivered:
-            n, last = len(undelivered), undelivered[-1]
-            warning = (
-                f"{n} message{'s' if n != 1 else ''} of this run could not be delivered "
-                f"({escape(clip(last.error or 'unknown error', 200))}); `tandem redeliver {state.id}` retries."
-            )
-        return run_card(state, lines, status_detail(state), warning)
+        view = await run_card_view(self.store, state, SafetyPolicy(self.config))
+        lines = [line_text(line) for line in view.decisions]
+        return run_card(state, lines, view.doing, view.undelivered_note(escape))
 
 
 def card_data(card: Card) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.decision_lines import record_line
 from agent.logs import ctx
 from agent.models import Approve, Cancel, Correct, Decision, Finish, HandBack
 from agent.usecases import INTENTS, Answered, Applied, Asked, LessonForgotten, NotApplied, Outcome
@@ -26,7 +27,7 @@ from feishu.deps import FeishuDeps
 from feishu.elements import decided
 from feishu.events import said
 from feishu.lessons import lessons_card
-from feishu.lines import record_line
+from feishu.lines import line_text
 from feishu.payloads import CardCallback, Click
 from feishu.wording import lang_of, plain
 
@@ -174,4 +175,4 @@ async def _decided_answer(deps: FeishuDeps, review_id: str, clicked: str) -> dic
         if state.pending is not None and state.pending.id == review_id:
             return {**toast("success", "✅"), "card": card_data(deps.channel.review_card(state, state.pending))}
         return toast("success", messages.WORKING)
-    return {**toast("success", "✅"), "card": card_data(decided(posted.blocks[0], record_line(record)))}
+    return {**toast("success", "✅"), "card": card_data(decided(posted.blocks[0], line_text(record_line(record))))}

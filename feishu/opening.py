@@ -3,7 +3,7 @@ told privately when it could never be posted."""
 
 from __future__ import annotations
 
-from agent.models import Delivery, RunState
+from agent.models import NotStarted, RunState
 from agent.ports import Store
 from feishu import messages
 from feishu.api import FeishuApi, FeishuError
@@ -20,11 +20,11 @@ async def post_card(api: FeishuApi, store: Store, chat_id: str, card: Card, uuid
     await store.card_posted(run_id, FeishuChat(chat_id=chat_id, root_id=root).thread or "")
 
 
-async def tell_not_started(api: FeishuApi, state: RunState, chat_id: str, delivery: Delivery) -> None:
+async def tell_not_started(api: FeishuApi, state: RunState, chat_id: str, message: NotStarted) -> None:
     """Tell the requester, privately in the chat, that the run's card could not be posted (and that the run
     did not start, when it was stopped for it); in a direct message when the chat refuses even that."""
-    error = escape(clip(delivery.message.text or "unknown error", 200))
-    if delivery.message.data.get("stopped", True):
+    error = escape(clip(message.error or "unknown error", 200))
+    if message.stopped:
         text = messages.NOT_STARTED.format(error=error, run=state.id, task=escape(clip(state.task, 300)))
     else:
         text = messages.CARD_NOT_POSTED.format(error=error, run=state.id, status=state.status)

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agent.models import Claim, Delivery, Outgoing
+from agent.models import CardRefresh, Claim, Delivery, Outgoing, decode_outgoing, encode_outgoing
 
 UNSHOWN = (
     "SELECT run_id, COALESCE(error, '') FROM outbox AS started WHERE kind = 'started' AND status = 'failed'"
@@ -34,7 +34,7 @@ _COLUMNS = "id, run_id, channel, message, status, attempts, created_at, next_at,
 def _delivery(row: Sequence[Any]) -> Delivery:
     keys = ("id", "run_id", "channel", "message", "status", "attempts", "created_at", "next_at", "sent_at", "error")
     data = dict(zip(keys, row, strict=True))
-    data["message"] = Outgoing.model_validate_json(data["message"])
+    data["message"] = decode_outgoing(data["message"])
     if data["status"] == "sending":
         data["status"] = "pending"
     return Delivery.model_validate(data)
@@ -51,7 +51,7 @@ def insert(
         db.execute(
             f"{verb} INTO outbox (run_id, channel, kind, message, status, created_at, next_at)"
             " VALUES (?, ?, ?, ?, ?, ?, 0)",
-            [run_id, channel, message.kind, message.model_dump_json(exclude_defaults=True), status, at],
+            [run_id, channel, message.kind, encode_outgoing(message), status, at],
         )
 
 
@@ -76,7 +76,7 @@ def redraw(db: Database, run_id: str, channel: str, at: float) -> None:
         "INSERT OR IGNORE INTO outbox (run_id, channel, kind, message, created_at, next_at)"
         " SELECT ?, ?, 'card', ?, ?, 0"
         " WHERE EXISTS (SELECT 1 FROM outbox WHERE run_id = ? AND status = 'held' AND kind = 'card')",
-        [run_id, channel, Outgoing(kind="card").model_dump_json(exclude_defaults=True), at, run_id],
+        [run_id, channel, encode_outgoing(CardRefresh()), at, run_id],
     )
     db.execute("DELETE FROM outbox WHERE run_id = ? AND status = 'held' AND kind = 'card'", [run_id])
 
@@ -197,6 +197,6 @@ class OutboxStore:
             "SELECT status, message FROM outbox WHERE run_id = ? AND kind = ? ORDER BY id DESC", [run_id, kind]
         ).fetchall()
         for status, message in rows:
-            if Outgoing.model_validate_json(message).review_id == review_id:
+            if decode_outgoing(message).review_id == review_id:
                 return str(status)
         return None

@@ -1,48 +1,226 @@
 """Messages a transition causes, as data: written in the transition's own transaction, delivered after.
 
-They are channel-neutral: what happened, not how it looks. Each channel renders them
-its own way when it delivers them (and reads the run's state as it is by then).
+They are channel-neutral: what happened, not how it looks. Each kind is its own typed model, decoded
+once when a row is read (:func:`decode_outgoing`); each channel renders them its own way when it
+delivers them (and reads the run's state as it is by then).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field, TypeAdapter
 
-from agent.models.base import Model
+from agent.models.base import Model, Tagged
+from agent.models.decisions import Reading
+from agent.models.events import Event
 
-OutgoingKind = Literal[
-    "started",  # the run card, posted where the run was asked for: the run's first message, its thread's root
-    "not_started",  # the run card could not be posted: tell the requester, out of the thread that never was
-    "review",  # a new review to show, with its buttons
-    "reassigned",  # the pending review now waits on someone else
-    "escalate",  # nobody decided in time: tell the escalation channel
-    "decided",  # a review was answered: show who decided, drop its buttons
-    "closed",  # a review became moot (the run moved on): drop its buttons
-    "redrawn",  # the pending review's message is drawn again from the run as it is now (a lesson was forgotten)
-    "remind",  # nudge the people a review waits on
-    "notify",  # a line of news in the run's thread
-    "read_as",  # how a person's free text was read (before what it caused)
-    "finished",  # the run ended
-    "card",  # the run card shows the run as it is now (coalesced)
-    "clarify",  # Tandem was not sure what a reply meant and asks
-    "undelivered",  # tell the escalation channel that a message could not be delivered
-    "weekly_report",  # the collaboration report with its chart, in the policy's report channel (no run)
+
+class RunStarted(Tagged):
+    """The run card, posted where the run was asked for: the run's first message, its thread's root."""
+
+    kind: Literal["started"] = "started"
+    review_id: None = None
+
+
+class NotStarted(Tagged):
+    """The run card could not be posted: tell the requester, out of the thread that never was."""
+
+    kind: Literal["not_started"] = "not_started"
+    review_id: None = None
+    error: str
+    stopped: bool = True  # the run was stopped for it (False: it had ended on its own meanwhile)
+
+
+class ReviewAsked(Tagged):
+    """A new review to show, with its buttons."""
+
+    kind: Literal["review"] = "review"
+    review_id: str
+
+
+class ReviewReassigned(Tagged):
+    """The pending review now waits on someone else."""
+
+    kind: Literal["reassigned"] = "reassigned"
+    review_id: str
+
+
+class ReviewEscalated(Tagged):
+    """Nobody decided in time: tell the escalation channel."""
+
+    kind: Literal["escalate"] = "escalate"
+    review_id: str
+
+
+class ReviewDecided(Tagged):
+    """A review was answered: show who decided (``event``, the transition's own event), drop its buttons."""
+
+    kind: Literal["decided"] = "decided"
+    review_id: str
+    event: Event | None = None
+
+
+class ReviewClosed(Tagged):
+    """A review became moot (the run moved on): drop its buttons."""
+
+    kind: Literal["closed"] = "closed"
+    review_id: str
+
+
+class ReviewRedrawn(Tagged):
+    """The pending review's message is drawn again from the run as it is now (a lesson was forgotten)."""
+
+    kind: Literal["redrawn"] = "redrawn"
+    review_id: str
+
+
+class Reminder(Tagged):
+    """Nudge the people a review waits on."""
+
+    kind: Literal["remind"] = "remind"
+    review_id: str
+    text: str
+
+
+class NewsLine(Tagged):
+    """A line of news in the run's thread (about a review, when it answers one)."""
+
+    kind: Literal["notify"] = "notify"
+    review_id: str | None = None
+    text: str
+
+
+class ReadAs(Tagged):
+    """How a person's free text was read (before what it caused)."""
+
+    kind: Literal["read_as"] = "read_as"
+    review_id: str
+    reading: Reading
+    by: str = ""
+
+
+class ClarifyAsked(Tagged):
+    """Tandem was not sure what a reply meant and asks."""
+
+    kind: Literal["clarify"] = "clarify"
+    review_id: str
+    reading: Reading
+    text: str = ""  # what the person wrote
+    anchor: str = ""
+    can_approve: bool = True  # the question's own "Approve" (never where a reply may not approve)
+
+
+class RunEnded(Tagged):
+    """The run ended."""
+
+    kind: Literal["finished"] = "finished"
+    review_id: None = None
+    status: Literal["done", "cancelled", "failed"]
+
+
+class CardRefresh(Tagged):
+    """The run card shows the run as it is now (coalesced: one pending refresh per run)."""
+
+    kind: Literal["card"] = "card"
+    review_id: None = None
+
+
+class Undelivered(Tagged):
+    """Tell the escalation channel that a message (row ``of``) could not be delivered."""
+
+    kind: Literal["undelivered"] = "undelivered"
+    review_id: str | None = None
+    error: str
+    of: int | None = None
+
+
+class WeeklyReport(Tagged):
+    """The collaboration report with its chart, in a report channel (no run)."""
+
+    kind: Literal["weekly_report"] = "weekly_report"
+    review_id: None = None
+    key: str
+    channel: str
+    since: float
+    until: float
+    late_by: float = 0.0
+    timezone: str = "UTC"
+    manual: bool = False
+
+
+_RENAMED_TEXT = {"not_started": "error", "undelivered": "error", "weekly_report": "key"}
+"""Kinds whose ``text`` had a meaning of its own before messages were typed."""
+
+
+def _from_older_rows(raw: Any) -> Any:
+    """Rows written before messages were typed carry ``text`` and a ``data`` dict: lift them into fields."""
+    if not isinstance(raw, dict) or ("data" not in raw and raw.get("kind") not in _RENAMED_TEXT):
+        return raw
+    kind = str(raw.get("kind"))
+    lifted = {k: v for k, v in raw.items() if k != "data"}
+    lifted.update(raw.get("data") or {})
+    if kind in _RENAMED_TEXT and _RENAMED_TEXT[kind] not in raw:
+        lifted[_RENAMED_TEXT[kind]] = lifted.pop("text", "")
+    return lifted
+
+
+Outgoing = Annotated[
+    RunStarted
+    | NotStarted
+    | ReviewAsked
+    | ReviewReassigned
+    | ReviewEscalated
+    | ReviewDecided
+    | ReviewClosed
+    | ReviewRedrawn
+    | Reminder
+    | NewsLine
+    | ReadAs
+    | ClarifyAsked
+    | RunEnded
+    | CardRefresh
+    | Undelivered
+    | WeeklyReport,
+    Field(discriminator="kind"),
+    BeforeValidator(_from_older_rows),
 ]
+OutgoingKind = Literal[
+    "started",
+    "not_started",
+    "review",
+    "reassigned",
+    "escalate",
+    "decided",
+    "closed",
+    "redrawn",
+    "remind",
+    "notify",
+    "read_as",
+    "finished",
+    "card",
+    "clarify",
+    "undelivered",
+    "weekly_report",
+]
+
+_ADAPTER: TypeAdapter[Outgoing] = TypeAdapter(Outgoing)
+
+
+def decode_outgoing(raw: str | bytes) -> Outgoing:
+    """An outbox row's message, typed (rows of older releases included)."""
+    return _ADAPTER.validate_json(raw)
+
+
+def encode_outgoing(message: Outgoing) -> str:
+    """How an outbox row stores ``message`` (its ``kind`` always kept)."""
+    return message.model_dump_json(exclude_defaults=True)
 
 
 Form = Literal["full", "short", "text"]
 """How much of a message a channel renders: all of it; a summary with the choices and *Show details*;
 text alone that says how to answer (no buttons). Shorter forms are for messages a channel refused."""
 FORMS: tuple[Form, ...] = ("full", "short", "text")
-
-
-class Outgoing(Model):
-    kind: OutgoingKind
-    review_id: str | None = None
-    text: str = ""
-    data: dict[str, Any] = Field(default_factory=dict)
 
 
 class Delivery(Model):

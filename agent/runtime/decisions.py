@@ -14,14 +14,15 @@ from agent.models import (
     Anchor,
     Answer,
     AuditEvent,
+    ClarifyAsked,
     Correct,
     Decided,
     Decision,
     Event,
     Handoff,
     Instruct,
+    NewsLine,
     Outbound,
-    Outgoing,
     Reading,
     RunState,
 )
@@ -162,7 +163,7 @@ class Decisions(Engine):
             at=at, actor=by, kind="question_answered", payload={"review": review_id, "text": text[:500], "step": step}
         )
         shown_in = delivery_channel(state)
-        message = Outgoing(kind="notify", review_id=review_id, text=asked_line(by, text, reply))
+        message = NewsLine(review_id=review_id, text=asked_line(by, text, reply))
         await self.store.append_events(run_id, [line], Outbound(shown_in, [message]) if shown_in is not None else None)
         await self._notify(Change(state, [], None, by))
         return reply
@@ -197,14 +198,14 @@ class Decisions(Engine):
             raise NotAllowed(refusal)
         asked: dict[str, object] = {"text": text[:500], "intent": reading.intent, "confidence": reading.confidence}
         shown_in = delivery_channel(state)
-        data = {
-            "reading": reading.model_dump(mode="json"),
-            "text": text[:1500],
-            "anchor": state.pending.anchor,
+        message = ClarifyAsked(
+            review_id=review_id,
+            reading=reading,
+            text=text[:1500],
+            anchor=state.pending.anchor,
             # the prompt's own "Approve" may not open what a reply could not (an exec or deploy gate)
-            "can_approve": not rejecting and self.safety.text_may_approve(state, state.pending),
-        }
-        message = Outgoing(kind="clarify", review_id=review_id, data=data)
+            can_approve=not rejecting and self.safety.text_may_approve(state, state.pending),
+        )
         await self.store.append_events(
             run_id,
             [AuditEvent(at=at, actor=by, kind="clarify_asked", payload=asked)],

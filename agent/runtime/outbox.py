@@ -4,14 +4,24 @@ from __future__ import annotations
 
 from agent.models import (
     AskHuman,
+    CardRefresh,
     CloseReview,
     Decided,
     Effect,
     Event,
     Finished,
+    NewsLine,
     Notify,
     Outgoing,
+    ReadAs,
     Remind,
+    Reminder,
+    ReviewAsked,
+    ReviewClosed,
+    ReviewDecided,
+    ReviewEscalated,
+    ReviewReassigned,
+    RunEnded,
     RunState,
 )
 
@@ -31,29 +41,27 @@ def outgoing_for(before: RunState | None, event: Event | None, effects: list[Eff
     """The messages one transition causes, in the order people should read them; the card comes last."""
     out: list[Outgoing] = []
     if isinstance(event, Decided) and event.reading is not None:
-        reading = event.reading.model_dump(mode="json")
-        out.append(Outgoing(kind="read_as", review_id=event.review_id, data={"reading": reading, "by": event.by}))
+        out.append(ReadAs(review_id=event.review_id, reading=event.reading, by=event.by))
     was = before.pending.id if before is not None and before.pending is not None else None
     for e in effects:
         match e:
             case CloseReview() if e.by is not None:
-                data = {"event": event.model_dump(mode="json")} if event is not None else {}
-                out.append(Outgoing(kind="decided", review_id=e.review_id, data=data))
+                out.append(ReviewDecided(review_id=e.review_id, event=event))
             case CloseReview():
-                out.append(Outgoing(kind="closed", review_id=e.review_id))
+                out.append(ReviewClosed(review_id=e.review_id))
             case AskHuman() if e.review.escalated:
-                out.append(Outgoing(kind="escalate", review_id=e.review.id))
+                out.append(ReviewEscalated(review_id=e.review.id))
             case AskHuman() if e.review.id == was:
-                out.append(Outgoing(kind="reassigned", review_id=e.review.id))
+                out.append(ReviewReassigned(review_id=e.review.id))
             case AskHuman():
-                out.append(Outgoing(kind="review", review_id=e.review.id))
+                out.append(ReviewAsked(review_id=e.review.id))
             case Remind():
-                out.append(Outgoing(kind="remind", review_id=e.review.id, text=e.text))
+                out.append(Reminder(review_id=e.review.id, text=e.text))
             case Notify():
-                out.append(Outgoing(kind="notify", text=e.text))
+                out.append(NewsLine(text=e.text))
             case Finished():
-                out.append(Outgoing(kind="finished", data={"status": e.status}))
+                out.append(RunEnded(status=e.status))
             case _:
                 pass
-    out.append(Outgoing(kind="card"))
+    out.append(CardRefresh())
     return out

@@ -9,7 +9,17 @@ from agent import machine
 from agent.errors import ConcurrentUpdate, InvalidDecision, NotAllowed, StaleDecision, TandemError
 from agent.logs import ctx
 from agent.machine import lessons
-from agent.models import AuditEvent, CancelRequested, Origin, Outbound, Outgoing, Recovered, RunState, Terminal
+from agent.models import (
+    AuditEvent,
+    CancelRequested,
+    Origin,
+    Outbound,
+    Recovered,
+    ReviewRedrawn,
+    RunStarted,
+    RunState,
+    Terminal,
+)
 from agent.ports import Change
 from agent.review_view import lessons_shown
 from agent.runtime.home import at_home
@@ -35,7 +45,7 @@ class Runtime(Reopening, Scheduling):
         shown_in = delivery_channel(state)
         messages = outgoing_for(None, None, effects)
         if needs_card(state):  # stored first, its card an outbox row: every later message threads under it
-            messages.insert(0, Outgoing(kind="started"))
+            messages.insert(0, RunStarted())
         outbox = Outbound(shown_in, messages) if shown_in is not None else None
         version = await self.store.create(state, audit, outbox=outbox, lease=self._lease(state))
         await self._notify(Change(state, effects, None, requester))
@@ -108,7 +118,7 @@ class Runtime(Reopening, Scheduling):
                 messages = outgoing_for(state, None, effects)
                 review = new.pending
                 if review is not None and any(u.id == lesson_id for u in lessons_shown(new, review)):
-                    messages.insert(-1, Outgoing(kind="redrawn", review_id=review.id))
+                    messages.insert(-1, ReviewRedrawn(review_id=review.id))
                 channel = delivery_channel(new)
                 outbox = Outbound(channel, messages) if channel is not None else None
                 if state.inflight is not None:

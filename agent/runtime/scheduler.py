@@ -10,7 +10,7 @@ from agent.models import Effect, RunState, TimedOut
 from agent.policy import TIMEOUT
 from agent.runtime.home import at_home
 from agent.runtime.unshown import Unshown
-from agent.weekly import next_post_time, report_outbound, scheduled_post
+from agent.weekly import next_post_time, post_message, report_outbound, scheduled_post
 
 log = logging.getLogger("tandem.runtime")
 
@@ -55,7 +55,7 @@ class Scheduling(Unshown):
                 continue
             if await self.store.claim_post(post.key, outbound, now):
                 posted += 1
-                late = outbound.messages[0].data["late_by"]
+                late = post_message(post, rule, now).late_by  # (pure: the same as the claimed row's)
                 log.info("report post %s claimed%s", post.key, f" ({late / 3600:.1f} h late)" if late else "")
         if rule.channel is not None:
             await self.store.schedule_post(scheduled_post(rule.channel, next_post_time(rule, now)), now)

@@ -15,7 +15,7 @@ import logging
 from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
 from agent.logs import ctx
 from agent.messages import card_not_posted
-from agent.models import AuditEvent, CancelRequested, Outbound, Outgoing
+from agent.models import AuditEvent, CancelRequested, NotStarted, Outbound
 from agent.runtime.engine import Engine
 from agent.runtime.outbox import needs_card
 
@@ -48,7 +48,7 @@ class Unshown(Engine):
             if await self.store.delivery_status(run_id, "not_started", None) is not None:
                 return 0  # told already (by another process, between its look and ours)
             at = self.clock()
-            notice = Outgoing(kind="not_started", text=error, data={"stopped": not state.finished})
+            notice = NotStarted(error=error, stopped=not state.finished)
             if state.finished:
                 line = AuditEvent(at=at, actor=SYSTEM, kind="card_undelivered", payload={"error": error[:300]})
                 await self.store.append_events(run_id, [line], Outbound(channel, [notice]))

@@ -13,7 +13,7 @@ from typing import Any
 
 from psycopg import AsyncConnection
 
-from agent.models import Claim, Delivery, Outgoing
+from agent.models import CardRefresh, Claim, Delivery, Outgoing, decode_outgoing, encode_outgoing
 from storage.postgres import rows
 from storage.postgres.base import PoolUser
 
@@ -43,7 +43,7 @@ async def insert(
         await conn.execute(
             "INSERT INTO outbox (run_id, channel, kind, message, status, created_at, next_at)"
             f" VALUES (%s, %s, %s, %s, %s, %s, 0){conflict}",
-            [run_id, channel, message.kind, message.model_dump_json(exclude_defaults=True), status, at],
+            [run_id, channel, message.kind, encode_outgoing(message), status, at],
         )
 
 
@@ -68,7 +68,7 @@ async def redraw(conn: AsyncConnection[Any], run_id: str, channel: str, at: floa
         "INSERT INTO outbox (run_id, channel, kind, message, created_at, next_at) SELECT %s, %s, 'card', %s, %s, 0"
         " WHERE EXISTS (SELECT 1 FROM outbox WHERE run_id = %s AND status = 'held' AND kind = 'card')"
         " ON CONFLICT DO NOTHING",
-        [run_id, channel, Outgoing(kind="card").model_dump_json(exclude_defaults=True), at, run_id],
+        [run_id, channel, encode_outgoing(CardRefresh()), at, run_id],
     )
     await conn.execute("DELETE FROM outbox WHERE run_id = %s AND status = 'held' AND kind = 'card'", [run_id])
 
@@ -183,7 +183,7 @@ class Outbox(PoolUser):
                 "SELECT status, message FROM outbox WHERE run_id = %s AND kind = %s ORDER BY id DESC", [run_id, kind]
             )
             for status, message in await cur.fetchall():
-                if Outgoing.model_validate_json(message).review_id == review_id:
+                if decode_outgoing(message).review_id == review_id:
                     return str(status)
         return None
 

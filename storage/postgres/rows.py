@@ -14,7 +14,7 @@ from pydantic import TypeAdapter
 
 from agent.errors import StaleDecision
 from agent.messages import decided_verb
-from agent.models import Delivery, Outgoing, ReviewRecord, RunState, RunSummary, mention
+from agent.models import Delivery, ReviewRecord, RunState, RunSummary, decode_outgoing, mention
 
 STATE = TypeAdapter(RunState)
 
@@ -55,7 +55,7 @@ def review(row: Sequence[Any]) -> ReviewRecord:
 
 def delivery(row: Sequence[Any]) -> Delivery:
     data = dict(zip(DELIVERY_COLUMNS, row, strict=True))
-    data["message"] = Outgoing.model_validate_json(data["message"])
+    data["message"] = decode_outgoing(data["message"])
     if data["status"] == "sending":  # being sent by a worker whose claim may have died: still to deliver
         data["status"] = "pending"
     return Delivery.model_validate(data)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.delivery import DeliveryFailed, DeliveryWorker
-from agent.models import Delivery, Form, Outgoing, OutgoingKind
+from agent.models import Delivery, Form, NewsLine, OutgoingKind, ReviewAsked
 from storage.facade import AsyncStore
 
 CHANNEL = "slack"
@@ -52,7 +52,7 @@ async def store(tmp_path: Path) -> AsyncIterator[AsyncStore]:
 
 async def test_review_refused_in_full_is_sent_short_and_delivered(store: AsyncStore) -> None:
     sender = Refusing(refuse={"full"})
-    await store.add_outgoing("r1", CHANNEL, [Outgoing(kind="review", review_id="rv1")], time.time())
+    await store.add_outgoing("r1", CHANNEL, [ReviewAsked(review_id="rv1")], time.time())
     assert await DeliveryWorker(store, CHANNEL, sender).pass_once() == 1
     assert sender.tried == [("review", "full", False), ("review", "short", False)]
     assert await store.undelivered("r1") == []
@@ -60,7 +60,7 @@ async def test_review_refused_in_full_is_sent_short_and_delivered(store: AsyncSt
 
 async def test_review_refused_in_every_form_fails_and_says_so_on_the_card_and_escalation(store: AsyncStore) -> None:
     sender = Refusing(refuse={"full", "short", "text"})
-    await store.add_outgoing("r1", CHANNEL, [Outgoing(kind="review", review_id="rv1")], time.time())
+    await store.add_outgoing("r1", CHANNEL, [ReviewAsked(review_id="rv1")], time.time())
     await DeliveryWorker(store, CHANNEL, sender, escalate=True).pass_once()
     assert [form for _, form, _ in sender.tried] == ["full", "short", "text"]
     [failed] = await store.undelivered("r1")
@@ -72,7 +72,7 @@ async def test_review_refused_in_every_form_fails_and_says_so_on_the_card_and_es
 
 async def test_notice_refused_has_no_shorter_form_and_fails_at_once(store: AsyncStore) -> None:
     sender = Refusing(refuse={"full"})
-    await store.add_outgoing("r1", CHANNEL, [Outgoing(kind="notify", text="hi")], time.time())
+    await store.add_outgoing("r1", CHANNEL, [NewsLine(text="hi")], time.time())
     await DeliveryWorker(store, CHANNEL, sender).pass_once()
     assert sender.tried == [("notify", "full", False)]
     assert [d.error for d in await store.undelivered("r1")] == ["full too long"]
@@ -81,7 +81,7 @@ async def test_notice_refused_has_no_shorter_form_and_fails_at_once(store: Async
 async def test_send_longer_than_the_lease_is_renewed_and_never_taken_over(store: AsyncStore) -> None:
     lease = 0.4
     slow, other = Slow(), Refusing()
-    await store.add_outgoing("r1", CHANNEL, [Outgoing(kind="notify", text="hi")], time.time())
+    await store.add_outgoing("r1", CHANNEL, [NewsLine(text="hi")], time.time())
     owner = DeliveryWorker(store, CHANNEL, slow, lease=lease)
     rival = DeliveryWorker(store, CHANNEL, other, lease=lease)
     sending = asyncio.create_task(owner.pass_once())
@@ -98,7 +98,7 @@ async def test_send_longer_than_the_lease_is_renewed_and_never_taken_over(store:
 
 async def test_claim_of_a_dead_worker_is_taken_over_after_the_lease_uncertain(store: AsyncStore) -> None:
     lease = 0.3
-    await store.add_outgoing("r1", CHANNEL, [Outgoing(kind="review", review_id="rv1")], time.time())
+    await store.add_outgoing("r1", CHANNEL, [ReviewAsked(review_id="rv1")], time.time())
     [row] = await store.due_deliveries(CHANNEL, time.time(), lease)
     assert (await store.claim_delivery_row(row.id, time.time(), lease)).claimed  # its worker then dies
     sender = Refusing()

@@ -21,6 +21,7 @@ from agent.models import (
     Policy,
     RunState,
     ScheduledPost,
+    WeeklyReport,
 )
 from agent.models.platforms import Platform, PrincipalKind, register
 from agent.runtime import Runtime
@@ -155,4 +156,8 @@ def test_report_for_a_toy_room_goes_to_the_toy_delivery_worker() -> None:
     rule = ReportRule(channel="tr-ops")
     post = ScheduledPost(key="tr-ops@1", channel="tr-ops", since=0.0, until=1.0)
     outbound = report_outbound(post, rule, 1.0)
-    assert outbound is not None and outbound.channel == TOY and outbound.messages[0].data["channel"] == "tr-ops"
+    assert (
+        outbound is not None
+        and outbound.channel == TOY
+        and outbound.messages[0] == WeeklyReport(key=post.key, channel="tr-ops", since=post.since, until=post.until)
+    )

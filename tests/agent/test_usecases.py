@@ -13,6 +13,7 @@ from agent.models import (
     Approve,
     AuditEvent,
     Cancel,
+    ClarifyAsked,
     Reading,
     Rule,
     RunState,
@@ -213,8 +214,9 @@ async def test_request_changes_read_as_approval_asks_and_never_approves(store: A
     assert isinstance(outcome, Asked) and outcome.reading.intent == "approve"
     after, _ = await store.load(state.id)
     assert after.pending == state.pending, "nothing was approved"
-    asked = [d.message for d in await store.due_deliveries("slack", 10**10, 60) if d.message.kind == "clarify"]
-    assert asked and asked[-1].data["can_approve"] is False, "the question offers no Approve"
+    rows = await store.due_deliveries("slack", 10**10, 60)
+    asked = [d.message for d in rows if isinstance(d.message, ClarifyAsked)]
+    assert asked and asked[-1].can_approve is False, "the question offers no Approve"
     # the same words as a plain thread reply are an approval
     assert isinstance(await uc.say(state.id, "looks fine", ALICE), Applied)
 

@@ -21,7 +21,7 @@ import pytest
 from agent.brain import LLMBrain
 from agent.config import PolicyConfig, ReportRule, load_config
 from agent.errors import ConfigError, PolicyError
-from agent.models import Delivery
+from agent.models import WeeklyReport
 from agent.offline import OfflineModel
 from agent.ports import Store
 from agent.runtime import Runtime
@@ -71,10 +71,10 @@ def test_next_post_time_across_summer_time_is_an_hour_shorter_in_utc() -> None:
 def test_post_message_well_after_its_time_says_it_is_late() -> None:
     post = scheduled_post("C0OPS", MONDAY_NINE)
     assert post.since == MONDAY_NINE - PERIOD and post.until == MONDAY_NINE
-    assert post_message(post, RULE, MONDAY_NINE + 3 * 3600).data["late_by"] == 3 * 3600
-    assert post_message(post, RULE, MONDAY_NINE + LATE_AFTER - 1).data["late_by"] == 0.0
+    assert post_message(post, RULE, MONDAY_NINE + 3 * 3600).late_by == 3 * 3600
+    assert post_message(post, RULE, MONDAY_NINE + LATE_AFTER - 1).late_by == 0.0
     manual = manual_post("C0OPS", SUNDAY_NOON - PERIOD, SUNDAY_NOON, "x")
-    assert post_message(manual, RULE, SUNDAY_NOON + 3 * 3600).data["late_by"] == 0.0
+    assert post_message(manual, RULE, SUNDAY_NOON + 3 * 3600).late_by == 0.0
 
 
 def runtime(store: Store, now: list[float], rule: ReportRule = RULE) -> Runtime:
@@ -82,9 +82,9 @@ def runtime(store: Store, now: list[float], rule: ReportRule = RULE) -> Runtime:
     return Runtime(store, LLMBrain(OfflineModel()), ToolRegistry(), config=config, clock=lambda: now[0])
 
 
-async def report_rows(store: Store) -> list[Delivery]:
+async def report_rows(store: Store) -> list[WeeklyReport]:
     rows = await store.due_deliveries("slack", MONDAY_NINE + 10 * PERIOD, 60.0)
-    return [r for r in rows if r.message.kind == "weekly_report"]
+    return [r.message for r in rows if isinstance(r.message, WeeklyReport)]
 
 
 async def test_tick_at_the_posts_time_writes_one_post_and_schedules_the_next(tmp_path: Path) -> None:
@@ -97,8 +97,8 @@ async def test_tick_at_the_posts_time_writes_one_post_and_schedules_the_next(tmp
         await rt.tick()
         await rt.tick()
         rows = await report_rows(store)
-        assert [r.message.data["until"] for r in rows] == [MONDAY_NINE]
-        assert rows[0].message.data["since"] == MONDAY_NINE - PERIOD and rows[0].message.data["late_by"] == 0.0
+        assert [r.until for r in rows] == [MONDAY_NINE]
+        assert rows[0].since == MONDAY_NINE - PERIOD and rows[0].late_by == 0.0
         assert [p.until for p in await store.due_posts(MONDAY_NINE + PERIOD)] == [MONDAY_NINE + PERIOD]
 
 
@@ -126,7 +126,7 @@ async def test_post_now_writes_a_post_of_its_own_beside_the_scheduled_one(tmp_pa
         now[0] = MONDAY_NINE
         await runtime(store, now).tick()
         rows = await report_rows(store)
-        assert [(r.message.data["manual"], r.message.data["until"]) for r in rows] == [
+        assert [(r.manual, r.until) for r in rows] == [
             (True, SUNDAY_NOON),
             (False, MONDAY_NINE),
         ]
@@ -181,7 +181,7 @@ async def test_weekly_post_missed_while_the_process_was_killed_goes_out_once_lat
         assert await third.wait() == 0
     async with AsyncStore(db) as store:
         rows = await report_rows(store)
-        assert [(r.message.data["until"], r.message.data["late_by"]) for r in rows] == [(MONDAY_NINE, 3 * 3600)]
+        assert [(r.until, r.late_by) for r in rows] == [(MONDAY_NINE, 3 * 3600)]
         assert [p.until for p in await store.due_posts(MONDAY_NINE + PERIOD)] == [MONDAY_NINE + PERIOD]
 
 
@@ -200,7 +200,7 @@ async def test_weekly_post_with_two_processes_on_one_sqlite_file_goes_out_once(t
     db = str(tmp_path / "two.db")
     await two_processes_at_once(db, tmp_path)
     async with AsyncStore(db) as store:
-        assert [r.message.data["until"] for r in await report_rows(store)] == [MONDAY_NINE]
+        assert [r.until for r in await report_rows(store)] == [MONDAY_NINE]
 
 
 async def test_weekly_post_with_two_processes_on_one_postgres_database_goes_out_once(
@@ -209,7 +209,7 @@ async def test_weekly_post_with_two_processes_on_one_postgres_database_goes_out_
     url = pg_server.schema()
     await two_processes_at_once(url, tmp_path)
     async with PgStore(url) as store:
-        assert [r.message.data["until"] for r in await report_rows(store)] == [MONDAY_NINE]
+        assert [r.until for r in await report_rows(store)] == [MONDAY_NINE]
 
 
 # --- the policy --------------------------------------------------------------------

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.decision_lines import DecisionLine, line_for
 from agent.models import (
     Anchor,
     Approve,
@@ -15,8 +16,8 @@ from agent.models import (
     Reading,
 )
 from blocks import ids, review_blocks
-from blocks.decided import DecisionLine, already_decided, classified_reply, decided, decision_text, line_for
-from tests.blocks.states import ANCHORS, T0, action_elements, all_text, assert_valid_message, review, reviewing
+from blocks.decided import already_decided, classified_reply, decided, decision_text
+from tests.blocks.states import ANCHORS, T0, action_elements, all_text, assert_valid_message, reviewing
 
 STAMP = "<!date^1700000000^{time}|22:13 UTC>"
 
@@ -93,7 +94,7 @@ def test_line_for_each_decision_kind_has_verb_and_outcome(
     decision: Decision, anchor: Anchor, step: int | None, verb: str, outcome: str, detail: str
 ) -> None:
     event = Decided(at=T0, review_id="rv1", decision=decision, by="U1")
-    line = line_for(event, review(anchor, step))
+    line = line_for(event, anchor, step)
     assert (line.actor, line.verb, line.outcome, line.detail, line.at) == ("U1", verb, outcome, detail, T0)
 
 

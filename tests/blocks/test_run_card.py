@@ -4,8 +4,8 @@ from typing import get_args
 
 import pytest
 
+from agent.decision_lines import DecisionLine
 from agent.models import Phase, Risk, StepStatus
-from blocks.decided import DecisionLine
 from blocks.limits import json_size
 from blocks.run_card import run_card, step_line
 from tests.blocks.states import T0, action_ids, all_text, assert_valid_message, long_plan, review, state, step

@@ -6,9 +6,10 @@ import re
 
 import pytest
 
+from agent.decision_lines import DecisionLine
 from agent.models import Reading
 from blocks import review_blocks
-from blocks.decided import DecisionLine, already_decided, classified_reply, decided
+from blocks.decided import already_decided, classified_reply, decided
 from blocks.help import RunRow, help_blocks, list_blocks, status_blocks
 from blocks.modals import feedback_modal, review_details
 from blocks.run_card import run_card

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agent.models import WeeklyReport
 from storage.facade import AsyncStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,10 +28,10 @@ def environment(tmp_path: Path, policy: str) -> dict[str, str]:
     return {**environ, "TANDEM_DB": str(db), "TANDEM_MODEL": "offline", "TANDEM_CONFIG": str(config)}
 
 
-async def posts(db: str) -> list[dict[str, object]]:
+async def posts(db: str) -> list[WeeklyReport]:
     async with AsyncStore(db) as store:
         rows = await store.due_deliveries("slack", 4e9, 60.0)
-        return [r.message.data for r in rows if r.message.kind == "weekly_report"]
+        return [r.message for r in rows if isinstance(r.message, WeeklyReport)]
 
 
 def test_report_post_writes_one_post_to_the_policys_channel(tmp_path: Path) -> None:
@@ -41,8 +42,8 @@ def test_report_post_writes_one_post_to_the_policys_channel(tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr
     assert "Posting it with its chart to channel C0OPS" in proc.stdout and "Runs                1" in proc.stdout
     [post] = asyncio.run(posts(env["TANDEM_DB"]))
-    assert post["channel"] == "C0OPS" and post["manual"] is True
-    assert float(str(post["until"])) - float(str(post["since"])) == 30 * 86_400
+    assert post.channel == "C0OPS" and post.manual is True
+    assert post.until - post.since == 30 * 86_400
 
 
 def test_report_post_without_a_report_channel_says_how_and_writes_nothing(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from agent.models import Delivery, Outgoing
+from agent.models import Delivery, NewsLine
 from tests.scenario.feishu_env import OPS, FEnv, running_feishu, text
 from tests.scenario.harness import policy_file
 from workspace.feishu_fake import ENCRYPT_KEY, VERIFICATION_TOKEN, Posted, button_values, envelope, sign
@@ -185,7 +185,7 @@ async def test_feishu_uncertain_resend_posts_one_message(tmp_path: Path) -> None
             id=10_000,
             run_id=run_id,
             channel="feishu",
-            message=Outgoing(kind="notify", text="disk is at 91%"),
+            message=NewsLine(text="disk is at 91%"),
             status="pending",
             created_at=0.0,
             next_at=0.0,

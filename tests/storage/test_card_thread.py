@@ -3,7 +3,7 @@ and runs whose card was given up on are found until their requester is told (eve
 
 from __future__ import annotations
 
-from agent.models import AuditEvent, Outbound, Outgoing, RunState
+from agent.models import AuditEvent, CardRefresh, NotStarted, Outbound, RunStarted, RunState
 from agent.ports import Store
 from bot.origin import SlackThread
 
@@ -24,7 +24,7 @@ def unposted(**fields: object) -> RunState:
 
 
 async def test_card_posted_run_loads_with_its_thread_even_after_a_commit_read_before(store: Store) -> None:
-    await store.create(unposted(), [], outbox=Outbound(SLACK, [Outgoing(kind="started")]))
+    await store.create(unposted(), [], outbox=Outbound(SLACK, [RunStarted()]))
     before, version = await store.load("r1")
     assert before.origin.thread is None and await store.run_for_thread("C1:111.1") is None
     assert await store.card_posted("r1", "C1:111.1")
@@ -37,7 +37,7 @@ async def test_card_posted_run_loads_with_its_thread_even_after_a_commit_read_be
 
 
 async def test_unshown_runs_lists_a_given_up_card_until_the_requester_is_told(store: Store) -> None:
-    await store.create(unposted(), [], outbox=Outbound(SLACK, [Outgoing(kind="started"), Outgoing(kind="card")]))
+    await store.create(unposted(), [], outbox=Outbound(SLACK, [RunStarted(), CardRefresh()]))
     assert await store.unshown_runs() == []
     [started] = [d for d in await store.due_deliveries(SLACK, T0 + 1, 60) if d.message.kind == "started"]
     assert await store.delivery_status("r1", "started", None) == "pending"
@@ -45,5 +45,5 @@ async def test_unshown_runs_lists_a_given_up_card_until_the_requester_is_told(st
     await store.fail_delivery(started.id, 8, "internal_error")
     assert await store.unshown_runs() == [("r1", "internal_error")]
     told = AuditEvent(at=T0 + 2, actor="tandem", kind="card_undelivered", payload={})
-    await store.append_events("r1", [told], Outbound(SLACK, [Outgoing(kind="not_started", text="internal_error")]))
+    await store.append_events("r1", [told], Outbound(SLACK, [NotStarted(error="internal_error")]))
     assert await store.unshown_runs() == []

@@ -13,16 +13,19 @@ from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
 from agent.models import (
     Answered,
     AuditEvent,
+    CardRefresh,
     Claim,
     Delivery,
     DueReview,
     GateDecision,
     Lease,
     Lesson,
+    NewsLine,
     Outgoing,
     OutgoingKind,
     PostedMessage,
     Review,
+    ReviewAsked,
     Rule,
     RuleSuspension,
     RunState,
@@ -66,7 +69,8 @@ async def paused(store: Store, run_id: str = "r1", review_id: str = "rv1", **fie
 
 
 async def one_row(store: Store, run_id: str = "r1", kind: OutgoingKind = "notify", at: float = T0) -> int:
-    await store.add_outgoing(run_id, SLACK, [Outgoing(kind=kind, text=kind)], at)
+    message = CardRefresh() if kind == "card" else NewsLine(text=kind)
+    await store.add_outgoing(run_id, SLACK, [message], at)
     [row] = [d for d in await store.due_deliveries(SLACK, at + 1, 60) if d.message.kind == kind]
     return row.id
 
@@ -117,7 +121,7 @@ async def test_commit_with_stale_version_raises_concurrent_update_and_writes_not
             1,
             [event("late")],
             rules=[Rule(id="ru1", channel="C1", tool="restart", created_by="U1", created_at=T0)],
-            outbox=(SLACK, [Outgoing(kind="notify")]),
+            outbox=(SLACK, [NewsLine(text="")]),
         )
     state, version = await store.load("r1")
     assert (state.phase, version) == ("executing", 2)
@@ -168,11 +172,11 @@ async def test_runs_in_flight_with_mixed_runs_returns_only_working_ones(store: S
 
 async def test_append_events_with_outbox_writes_both_and_keeps_the_version(store: Store) -> None:
     await store.create(run(), [event("started")])
-    await store.append_events("r1", [event("refused", T0 + 5)], (SLACK, [Outgoing(kind="notify", text="no")]))
+    await store.append_events("r1", [event("refused", T0 + 5)], (SLACK, [NewsLine(text="no")]))
     assert [e.kind for e in await store.events("r1")] == ["started", "refused"]
     assert (await store.load("r1"))[1] == 1
     [row] = await store.due_deliveries(SLACK, T0 + 5, 60)
-    assert (row.run_id, row.message.text, row.created_at) == ("r1", "no", T0 + 5)
+    assert (row.run_id, row.message, row.created_at) == ("r1", NewsLine(text="no"), T0 + 5)
 
 
 async def test_run_for_thread_with_known_thread_returns_its_run(store: Store) -> None:
@@ -438,7 +442,7 @@ async def test_claim_delivery_racing_on_one_key_has_one_winner(store: Store) -> 
 
 
 async def test_create_with_outbox_writes_due_rows_in_order(store: Store) -> None:
-    messages = [Outgoing(kind="review", review_id="rv1"), Outgoing(kind="card"), Outgoing(kind="notify", text="hi")]
+    messages: list[Outgoing] = [ReviewAsked(review_id="rv1"), CardRefresh(), NewsLine(text="hi")]
     await store.create(run(), [], outbox=(SLACK, messages))
     rows = await store.due_deliveries(SLACK, T0, 60)
     assert [r.message for r in rows] == messages
@@ -449,27 +453,28 @@ async def test_create_with_outbox_writes_due_rows_in_order(store: Store) -> None
 
 
 async def test_outbox_with_one_pending_card_coalesces_the_next(store: Store) -> None:
-    await store.create(run(), [], outbox=(SLACK, [Outgoing(kind="card")]))
-    await store.commit(run(updated_at=T0 + 1), 1, [], outbox=(SLACK, [Outgoing(kind="card"), Outgoing(kind="card")]))
-    await store.add_outgoing("r1", SLACK, [Outgoing(kind="card")], T0 + 2)
+    await store.create(run(), [], outbox=(SLACK, [CardRefresh()]))
+    await store.commit(run(updated_at=T0 + 1), 1, [], outbox=(SLACK, [CardRefresh(), CardRefresh()]))
+    await store.add_outgoing("r1", SLACK, [CardRefresh()], T0 + 2)
     assert [r.message.kind for r in await store.due_deliveries(SLACK, T0 + 2, 60)] == ["card"]
 
 
 def texts(rows: list[Delivery]) -> list[str]:
-    return [r.message.text or r.message.kind for r in rows]
+    """A label per row: a line's text, a review's id, else its kind."""
+    return [r.message.text if isinstance(r.message, NewsLine) else r.message.review_id or r.message.kind for r in rows]
 
 
 async def test_messages_of_a_commit_not_waiting_for_disk_are_held_until_the_runs_next_durable_commit(
     store: Store,
 ) -> None:
     version = await paused(store)
-    held = (SLACK, [Outgoing(kind="notify", text="decided"), Outgoing(kind="card")])
+    held = (SLACK, [NewsLine(text="decided"), CardRefresh()])
     version = await store.commit(run(phase="executing", updated_at=T0 + 1), version, [], outbox=held, durable=False)
     assert await store.due_deliveries(SLACK, T0 + 10, 60) == [], "nobody is told before it is on disk"
     assert await store.busy_deliveries(SLACK, T0 + 10) == 0
-    await store.create(run("r2"), [], outbox=(SLACK, [Outgoing(kind="notify", text="other")]))
+    await store.create(run("r2"), [], outbox=(SLACK, [NewsLine(text="other")]))
     assert texts(await store.due_deliveries(SLACK, T0 + 10, 60)) == ["other"]
-    own = (SLACK, [Outgoing(kind="notify", text="step 2"), Outgoing(kind="review", text="gate")])
+    own = (SLACK, [NewsLine(text="step 2"), ReviewAsked(review_id="gate")])
     await store.commit(run(phase="awaiting_review", updated_at=T0 + 2), version, [], outbox=own)
     due = [r for r in await store.due_deliveries(SLACK, T0 + 10, 60) if r.run_id == "r1"]
     assert texts(due) == ["decided", "step 2", "gate", "card"], "held first, the card drawn once, last"
@@ -477,15 +482,15 @@ async def test_messages_of_a_commit_not_waiting_for_disk_are_held_until_the_runs
 
 async def test_held_messages_go_out_with_a_durable_commit_that_has_none_of_its_own(store: Store) -> None:
     version = await paused(store)
-    held = (SLACK, [Outgoing(kind="notify", text="decided")])
+    held = (SLACK, [NewsLine(text="decided")])
     version = await store.commit(run(phase="executing", updated_at=T0 + 1), version, [], outbox=held, durable=False)
     await store.commit(run(phase="done", updated_at=T0 + 2), version, [])
     assert texts(await store.due_deliveries(SLACK, T0 + 10, 60)) == ["decided"]
 
 
 async def test_release_outgoing_gives_out_held_messages_and_keeps_one_waiting_card(store: Store) -> None:
-    version = await store.create(run(), [], outbox=(SLACK, [Outgoing(kind="card")]))
-    held = (SLACK, [Outgoing(kind="notify", text="decided"), Outgoing(kind="card")])
+    version = await store.create(run(), [], outbox=(SLACK, [CardRefresh()]))
+    held = (SLACK, [NewsLine(text="decided"), CardRefresh()])
     await store.commit(run(updated_at=T0 + 1), version, [], outbox=held, durable=False)
     assert texts(await store.due_deliveries(SLACK, T0 + 10, 60)) == ["card"]
     await store.release_outgoing("r1")
@@ -498,7 +503,7 @@ async def test_outbox_with_a_sent_card_queues_a_new_one(store: Store) -> None:
     row = await one_row(store, kind="card")
     assert (await store.claim_delivery_row(row, T0, 60)).claimed
     await store.delivered(row, T0 + 1)
-    await store.add_outgoing("r1", SLACK, [Outgoing(kind="card")], T0 + 2)
+    await store.add_outgoing("r1", SLACK, [CardRefresh()], T0 + 2)
     assert [r.id != row for r in await store.due_deliveries(SLACK, T0 + 2, 60)] == [True]
 
 
@@ -569,9 +574,9 @@ async def test_retry_delivery_sets_backoff_fields_and_hides_the_row_until_then(s
 async def test_retry_delivery_of_a_superseded_card_drops_it(store: Store) -> None:
     row = await one_row(store, kind="card")
     await store.claim_delivery_row(row, T0, 60)
-    await store.add_outgoing("r1", SLACK, [Outgoing(kind="card", text="newer")], T0 + 1)
+    await store.add_outgoing("r1", SLACK, [CardRefresh()], T0 + 1)
     await store.retry_delivery(row, 1, T0 + 2, "timeout")
-    assert [r.message.text for r in await store.due_deliveries(SLACK, T0 + 10, 60)] == ["newer"]
+    assert [r.id != row for r in await store.due_deliveries(SLACK, T0 + 10, 60)] == [True], "only the newer card"
 
 
 async def test_fail_delivery_then_redeliver_gives_a_fresh_start(store: Store) -> None:
@@ -593,7 +598,7 @@ async def test_fail_delivery_then_redeliver_gives_a_fresh_start(store: Store) ->
 
 
 async def test_delivery_status_returns_the_latest_rows_status_for_a_review(store: Store) -> None:
-    await store.create(run(), [], outbox=(SLACK, [Outgoing(kind="review", review_id="rv1")]))
+    await store.create(run(), [], outbox=(SLACK, [ReviewAsked(review_id="rv1")]))
     assert await store.delivery_status("r1", "review", "rv1") == "pending"
     [row] = await store.due_deliveries(SLACK, T0, 60)
     await store.claim_delivery_row(row.id, T0, 60)
@@ -631,9 +636,7 @@ async def test_renew_lease_by_its_owner_only_moves_it(store: Store) -> None:
 
 async def test_prune_deletes_old_finished_runs_whole_and_keeps_the_rest(store: Store) -> None:
     old = T0 - 200 * DAY
-    await store.create(
-        run("gone", at=old, phase="done"), [event("started", old)], outbox=(SLACK, [Outgoing(kind="card")])
-    )
+    await store.create(run("gone", at=old, phase="done"), [event("started", old)], outbox=(SLACK, [CardRefresh()]))
     await store.save_message("card:gone", "gone", "C1", "1.1")
     await store.create(run("waiting", at=old), [])
     await store.create(run("recent", at=T0, phase="done"), [])

@@ -20,7 +20,7 @@ import pytest
 from agent.brain import LLMBrain
 from agent.config import AnchorsRule, PolicyConfig
 from agent.llm import make_model
-from agent.models import Approve, Outgoing, Review, RunState
+from agent.models import Approve, NewsLine, Review, RunState
 from agent.runtime import Runtime
 from agent.tools import load_tools
 from storage.postgres.schema import MIGRATIONS
@@ -141,7 +141,7 @@ async def test_deliveries_claimed_by_two_replicas_go_to_exactly_one_each(pg_serv
         for i in range(40):
             run_id = f"r{i}"
             state = RunState(id=run_id, task="t", requester="U1", created_at=T0, updated_at=T0)
-            await store.create(state, [], outbox=("slack", [Outgoing(kind="notify", text=str(n)) for n in range(5)]))
+            await store.create(state, [], outbox=("slack", [NewsLine(text=str(n)) for n in range(5)]))
         rows = {d.id for d in await store.due_deliveries("slack", T0, 60, limit=1000)}
         assert len(rows) == 200
 

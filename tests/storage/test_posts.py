@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.models import Outbound, Outgoing, ScheduledPost
+from agent.models import Outbound, ScheduledPost, WeeklyReport
 from agent.ports import Store
 from storage.postgres.store import PgStore
 from tests.pgserver import PgServer
@@ -21,12 +21,12 @@ def post(until: float = T0, channel: str = "C0OPS", *, key: str | None = None, m
 
 
 def outbox(key: str) -> Outbound:
-    return Outbound(SLACK, [Outgoing(kind="weekly_report", text=key, data={"channel": "C0OPS"})])
+    return Outbound(SLACK, [WeeklyReport(key=key, channel="C0OPS", since=T0 - WEEK, until=T0)])
 
 
 async def posts_in_outbox(store: Store) -> list[str]:
     rows = await store.due_deliveries(SLACK, T0 + 10 * WEEK, 60.0)
-    return [r.message.text for r in rows if r.message.kind == "weekly_report"]
+    return [r.message.key for r in rows if isinstance(r.message, WeeklyReport)]
 
 
 async def test_due_posts_before_and_after_its_time_returns_it_only_once_due(store: Store) -> None:

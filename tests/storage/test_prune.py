@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.models import AuditEvent, Outgoing, Phase, Review, RunState
+from agent.models import AuditEvent, CardRefresh, Phase, Review, RunState
 from bot.origin import SlackThread
 from storage.db import connect
 from storage.runs import RunStore
@@ -43,7 +43,7 @@ def add_run(store: RunStore, run_id: str, phase: Phase, at: float) -> None:
         state,
         events,
         Review(id=f"rv-{run_id}", anchor="after_plan", created_at=at - 30),
-        ("slack", [Outgoing(kind="card")]),
+        ("slack", [CardRefresh()]),
     )
     store.save_message(f"card:{run_id}", run_id, "C1", f"{at}.{run_id}", [{"type": "divider"}])
 
