@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from workspace import Workspace
+from workspace.feishu_fake import APP_ID, APP_SECRET, ENCRYPT_KEY, VERIFICATION_TOKEN, FeishuFake
 from workspace.socket_mode import APP_TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,19 +28,50 @@ async def bot_process(ws: Workspace, db: Path | str, **more: str) -> AsyncIterat
         "SLACK_BOT_TOKEN": ws.bot_token,
         "SLACK_SIGNING_SECRET": ws.signing_secret,
         "SLACK_API_URL": ws.api_url,
-        "TANDEM_DB": str(db),
-        "TANDEM_MODEL": "offline",
-        "PYTHONUNBUFFERED": "1",
+        **_core(db),
     }
+    async with _listening(env) as (proc, url):
+        ws.events_url = url
+        yield proc
+
+
+@asynccontextmanager
+async def feishu_process(fake: FeishuFake, db: Path | str, **more: str) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``tandem serve`` serving Feishu alone (no Slack settings) on a free port, pointed at ``fake``, which then
+    sends people's messages and clicks to it (``more``: extra environment); killed on exit."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "FEISHU_", "TANDEM_"))}
+    env = {
+        **inherited,
+        "TANDEM_TOOLS": "demo.tools",
+        **more,
+        "FEISHU_APP_ID": APP_ID,
+        "FEISHU_APP_SECRET": APP_SECRET,
+        "FEISHU_VERIFICATION_TOKEN": VERIFICATION_TOKEN,
+        "FEISHU_ENCRYPT_KEY": ENCRYPT_KEY,
+        "FEISHU_API_URL": fake.api_url,
+        **_core(db),
+    }
+    async with _listening(env) as (proc, url):
+        fake.events_url = url
+        yield proc
+
+
+def _core(db: Path | str) -> dict[str, str]:
+    """The database, the offline model, and log lines as they are written."""
+    return {"TANDEM_DB": str(db), "TANDEM_MODEL": "offline", "PYTHONUNBUFFERED": "1"}
+
+
+@asynccontextmanager
+async def _listening(env: dict[str, str]) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
+    """``tandem serve`` on a free port with ``env``, once it listens: the process and its first URL; killed on exit."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "cli.main", "serve", "--port", "0", cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
     )
     assert proc.stdout is not None
     while "listening on" not in (line := (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()):
         assert line, "the bot exited before it listened"
-    ws.events_url = line.split("listening on ")[1].split()[0]
     try:
-        yield proc
+        yield proc, line.split("listening on ")[1].split()[0]
     finally:
         if proc.returncode is None:
             proc.send_signal(signal.SIGKILL)
@@ -60,9 +92,7 @@ async def socket_process(ws: Workspace, db: Path | str, **more: str) -> AsyncIte
         "SLACK_SIGNING_SECRET": ws.signing_secret,
         "SLACK_APP_TOKEN": APP_TOKEN,
         "SLACK_API_URL": ws.api_url,
-        "TANDEM_DB": str(db),
-        "TANDEM_MODEL": "offline",
-        "PYTHONUNBUFFERED": "1",
+        **_core(db),
     }
     proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "cli.main", "socket", cwd=ROOT, env=env)
     try:
