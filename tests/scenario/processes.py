@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from tests.agent.waiting import eventually
 from workspace import Workspace
 from workspace.feishu_fake import APP_ID, APP_SECRET, ENCRYPT_KEY, VERIFICATION_TOKEN, FeishuFake
 from workspace.socket_mode import APP_TOKEN
@@ -37,8 +38,9 @@ async def bot_process(ws: Workspace, db: Path | str, **more: str) -> AsyncIterat
 
 @asynccontextmanager
 async def feishu_process(fake: FeishuFake, db: Path | str, **more: str) -> AsyncIterator[asyncio.subprocess.Process]:
-    """``tandem serve`` serving Feishu alone (no Slack settings) on a free port, pointed at ``fake``, which then
-    sends people's messages and clicks to it (``more``: extra environment); killed on exit."""
+    """Feishu alone (no Slack settings) served to ``fake`` the way it sends (``fake.transport``): ``tandem serve``
+    on a free port (``fake.events_url`` then points at it), or ``tandem feishu-ws`` over the long connection
+    (yields once the fake counts one more connection). ``more``: extra environment. Killed on exit."""
     inherited = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "FEISHU_", "TANDEM_"))}
     env = {
         **inherited,
@@ -51,8 +53,15 @@ async def feishu_process(fake: FeishuFake, db: Path | str, **more: str) -> Async
         "FEISHU_API_URL": fake.api_url,
         **_core(db),
     }
-    async with _listening(env) as (proc, url):
-        fake.events_url = url
+    if fake.transport == "webhook":
+        async with _listening(env) as (proc, url):
+            fake.events_url = url
+            yield proc
+        return
+    before = fake.connections
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "cli.main", "feishu-ws", cwd=ROOT, env=env)
+    async with _killed_on_exit(proc):
+        await eventually(lambda: fake.connections > before, "the long connection", limit=60)
         yield proc
 
 
@@ -68,10 +77,16 @@ async def _listening(env: dict[str, str]) -> AsyncIterator[tuple[asyncio.subproc
         sys.executable, "-m", "cli.main", "serve", "--port", "0", cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
     )
     assert proc.stdout is not None
-    while "listening on" not in (line := (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()):
-        assert line, "the bot exited before it listened"
-    try:
+    async with _killed_on_exit(proc):
+        while "listening on" not in (line := (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()):
+            assert line, "the bot exited before it listened"
         yield proc, line.split("listening on ")[1].split()[0]
+
+
+@asynccontextmanager
+async def _killed_on_exit(proc: asyncio.subprocess.Process) -> AsyncIterator[None]:
+    try:
+        yield
     finally:
         if proc.returncode is None:
             proc.send_signal(signal.SIGKILL)
@@ -95,10 +110,6 @@ async def socket_process(ws: Workspace, db: Path | str, **more: str) -> AsyncIte
         **_core(db),
     }
     proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "cli.main", "socket", cwd=ROOT, env=env)
-    try:
+    async with _killed_on_exit(proc):
         await ws.wait_until(lambda _s: ws.socket is not None and ws.socket.opened > before, within=30)
         yield proc
-    finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGKILL)
-        await proc.wait()

@@ -1,5 +1,5 @@
-"""A real ``tandem serve`` serving Feishu, killed with SIGKILL right after it answered a thread reply or a card
-click; the next process (a restart, or another replica) applies it, once.
+"""A real ``tandem serve`` (or ``tandem feishu-ws``) serving Feishu, killed with SIGKILL right after it answered a
+thread reply or a card click; the next process (a restart, or another replica) applies it, once.
 
 To kill it after the answer and before the decision is stored, Feishu is slow to say who alice is: a
 decision is checked against the departments of whoever made it (read from Feishu's contact API), and the
@@ -14,6 +14,8 @@ import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+
+import pytest
 
 from feishu import messages
 from tests.agent.waiting import eventually
@@ -107,11 +109,12 @@ async def test_feishu_thread_reply_acked_by_a_serve_process_killed_right_after_i
             await approved_once(fake, root)
 
 
-async def test_feishu_click_answered_working_by_a_serve_process_killed_right_after_is_applied_by_the_next_one(
-    tmp_path: Path,
+@pytest.mark.parametrize("transport", ["webhook", "ws"])  # tandem serve, tandem feishu-ws
+async def test_feishu_click_answered_working_by_a_process_killed_right_after_is_applied_by_the_next_one(
+    tmp_path: Path, transport: str
 ) -> None:
     db = tmp_path / "tandem.db"
-    async with run_feishu() as fake:
+    async with run_feishu(transport=transport) as fake:
         async with feishu_process(fake, db, **QUICK) as first:
             root, review = await a_plan(fake)
             async with alice_unknown_for_now(fake):
