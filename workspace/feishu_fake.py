@@ -33,6 +33,7 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
@@ -102,6 +103,10 @@ class FeishuFake:
     tokens: set[str] = field(default_factory=set)
     failures: list[tuple[str, int, int]] = field(default_factory=list)
     """(path part, HTTP status, Feishu code): the next call whose path has that part fails so, once."""
+    slow: dict[str, asyncio.Event] = field(default_factory=dict)
+    """Path part: a call whose path has it is answered only once its event is set (Feishu slow to answer)."""
+    held: list[str] = field(default_factory=list)
+    """Calls made to wait so far (method and path), in order."""
     transport: str = "webhook"
     """How people's messages and clicks reach the bot: ``webhook`` (``events_url``) or ``ws`` (the long connection)."""
     connections: int = 0
@@ -129,7 +134,7 @@ class FeishuFake:
     # --- the Open API ----------------------------------------------------------------------
 
     def app(self) -> web.Application:
-        app = web.Application()
+        app = web.Application(middlewares=[self._slowly])
         r = app.router
         r.add_post("/open-apis/auth/v3/tenant_access_token/internal", self._token)
         r.add_post("/open-apis/im/v1/messages", self._create)
@@ -143,6 +148,15 @@ class FeishuFake:
         r.add_post("/callback/ws/endpoint", self._endpoint)
         r.add_get("/callback/ws/connect", self._connect)
         return app
+
+    @web.middleware
+    async def _slowly(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """A call ``slow`` names waits for its event first."""
+        for part, answered in list(self.slow.items()):
+            if part in request.path and not answered.is_set():
+                self.held.append(f"{request.method} {request.path}")
+                await answered.wait()
+        return await handler(request)
 
     async def _token(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -497,7 +511,11 @@ async def run_feishu(
         page(app, fake)
     async with serve(app, host=host, port=port) as url:
         fake.api_url = url
-        yield fake
+        try:
+            yield fake
+        finally:  # no call is left waiting for a test that ended
+            for answered in fake.slow.values():
+                answered.set()
 
 
 MAX_CARD_BYTES = 30 * 1024
