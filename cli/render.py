@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from agent.evidence import chips
 from agent.lessons import using
@@ -33,7 +33,11 @@ from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 from blocks.markdown import segments, table_rows
 from cli.evidence import evidence_lines
+from cli.messages import NOTE_EARLIER
 from cli.mrkdwn import terminal_text
+
+NoteShown = Literal["new", "earlier", "hidden"]
+"""A review's note: news, said before this session (``tandem resume``), or already shown in it."""
 
 _ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
 
@@ -99,14 +103,23 @@ def _indent(text: str, limit: int = 1500) -> str:
 
 
 def review_text(
-    state: RunState, review: Review, safety: SafetyPolicy | None = None, *, color: bool = False, full: bool = False
+    state: RunState,
+    review: Review,
+    safety: SafetyPolicy | None = None,
+    *,
+    color: bool = False,
+    full: bool = False,
+    note: NoteShown = "new",
 ) -> str:
     """The terminal's rendering of the channel-neutral :class:`ReviewView` of ``review`` (``full``: the
-    evidence's whole outputs, as ``tandem show`` prints them)."""
+    evidence's whole outputs, as ``tandem show`` prints them; ``note``: its note as news, as said before
+    this session, or not again)."""
     view = review_view(state, review, safety or SafetyPolicy())
     lines = [f"── {view.title} · run {view.run_id} ──", f"Task: {view.task}"]
-    if view.note:
+    if view.note and note == "new":
         lines.append(f"Note: {written(view.note, color=color)}")
+    elif view.note and note == "earlier":
+        lines.append(NOTE_EARLIER.format(time=local_time(review.created_at), note=written(view.note, color=color)))
     step = view.step
     if view.anchor == "after_plan":
         lines.append("Plan:")
