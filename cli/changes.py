@@ -19,6 +19,11 @@ LET_TANDEM_DECIDE = "4"
 _NUMBER = re.compile(r"\d+")
 
 
+def read_as(reading: Reading) -> str:
+    """``Read as: retry step 2 — …``: how Tandem read what the person said."""
+    return f"Read as: {reading_text(reading)} — {reading.reason}"
+
+
 def reading_text(reading: Reading) -> str:
     """``retry step 2``, ``replan``, ``approve``…"""
     if reading.intent == "retry_step" and reading.target_step:
@@ -79,7 +84,7 @@ async def request_changes(session: Session, state: RunState) -> RunState:
     usecases = session.services.usecases
     outcome = await usecases.say(state.id, feedback, session.user, review_id=pending.id, rejecting=True)
     if isinstance(outcome, Applied) and outcome.reading is not None:
-        print(f"Read as: {reading_text(outcome.reading)} — {outcome.reading.reason}")
+        print(read_as(outcome.reading))
     elif isinstance(outcome, Asked):
         print(
             f"Not sure what should change (best guess: {reading_text(outcome.reading)}); nothing changed. "

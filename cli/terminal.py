@@ -6,7 +6,7 @@ import sys
 
 from agent.errors import TandemError
 from agent.models import Answer, Approve, Cancel, Finish, HandBack, Review, RunState
-from cli.changes import reading_text, request_changes
+from cli.changes import read_as, request_changes
 from cli.mrkdwn import use_color
 from cli.render import outcome_text, plain, review_text
 from cli.session import Session, ask
@@ -106,7 +106,7 @@ async def _act(session: Session, state: RunState, review: Review, text: str) -> 
         if reading.fallback:
             print("Tandem could not read that; nothing changed. Say it in other words, or use a/r/c.")
             return state
-        print(f"Read as: {reading_text(reading)} — {reading.reason}")
+        print(read_as(reading))
         if runtime.unsure(reading):
             sure = (ask(f"Not sure ({reading.confidence:.0%}). Apply it like that? [y/N] > ") or "").strip()
             if sure.lower() not in ("y", "yes"):
