@@ -60,6 +60,12 @@ def local_datetime(at: float) -> str:
     return datetime.fromtimestamp(at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
+def _when(at: float) -> str:
+    """``14:02`` today, ``2026-12-02 03:14`` on another day (local time)."""
+    same_day = datetime.fromtimestamp(at).date() == datetime.now().date()
+    return local_time(at) if same_day else local_datetime(at)[:16]
+
+
 def plain(text: str) -> str:
     """Prose the core wrote, for a terminal: people as ``@id``, times local."""
     return render_mentions(text, plain_mention, local_time)
@@ -119,7 +125,7 @@ def review_text(
     if view.note and note == "new":
         lines.append(f"Note: {written(view.note, color=color)}")
     elif view.note and note == "earlier":
-        lines.append(NOTE_EARLIER.format(time=local_time(review.created_at), note=written(view.note, color=color)))
+        lines.append(NOTE_EARLIER.format(time=_when(review.created_at), note=written(view.note, color=color)))
     step = view.step
     if view.anchor == "after_plan":
         lines.append("Plan:")

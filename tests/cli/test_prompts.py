@@ -4,10 +4,16 @@ note is news once, and a cancel the person asked for exits 0."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
+
+from agent.models import Review, RunState
+from cli.render import review_text
 from tests.cli.console import ROOT, Console, console_env
 
 TASK = "restart payments and check errors after"
@@ -140,3 +146,17 @@ def test_cancel_the_person_asked_for_exits_0(tmp_path: Path) -> None:
         assert tty.exit_code() == 0
 
     assert _shown(env, run_id)["status"] == "cancelled"
+
+
+@pytest.mark.parametrize(("days_ago", "when"), [(0, r"\d\d:\d\d"), (2, r"\d{4}-\d\d-\d\d \d\d:\d\d")])
+def test_note_from_before_resume_says_when_with_the_date_if_not_today(days_ago: int, when: str) -> None:
+    made = time.time() - days_ago * 86400
+    review = Review(id="rv1", anchor="after_plan", created_at=made, note="Step 2 revised from your feedback.")
+    state = RunState(id="r1", task=TASK, requester="bob", created_at=made, updated_at=made, pending=review)
+
+    shown = {note: review_text(state, review, note=note) for note in ("new", "earlier", "hidden")}
+
+    assert "Note: Step 2 revised from your feedback." in shown["new"]
+    pattern = rf"\nNote from {when}, before you resumed: Step 2 revised from your feedback\.\n"
+    assert re.search(pattern, shown["earlier"]), shown["earlier"]
+    assert "revised from your feedback" not in shown["hidden"]
