@@ -48,8 +48,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pydantic_core import ErrorDetails
 
+from agent.config_hints import problem
 from agent.config_rules import AlwaysAllow
 from agent.errors import PolicyError
 from agent.gates import GATES
@@ -313,14 +313,6 @@ def policy_file(path: str | Path | None = None, environ: Mapping[str, str] | Non
     return file if file.exists() else None
 
 
-def _problem(error: ErrorDetails) -> str:
-    key = ".".join(str(part) for part in error["loc"] if part != "[key]")
-    message = error["msg"].removeprefix("Value error, ")
-    if error["type"] == "extra_forbidden":
-        message = "unknown key"
-    return f"{key}: {message}" if key else message
-
-
 def _is_user(entry: str) -> bool:
     principal = Principal.parse(entry)
     return principal.is_id and not principal.is_group
@@ -371,7 +363,7 @@ def load_config(path: str | Path | None = None, environ: Mapping[str, str] | Non
     try:
         config = PolicyConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(_problem(error) for error in exc.errors())
+        problems = "; ".join(problem(error, PolicyConfig) for error in exc.errors())
         raise PolicyError(f"Invalid policy in {where}: {problems}") from None
     if bad := _bad_ids(config):
         raise PolicyError(f"Invalid policy in {where}: {'; '.join(bad)}. {platforms.id_hint()}")

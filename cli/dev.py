@@ -16,11 +16,11 @@ import importlib.util
 import signal
 import sys
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
@@ -33,6 +33,8 @@ from workspace.persist import keep, restore
 if TYPE_CHECKING:
     from feishu.settings import FeishuSettings
     from workspace.feishu_fake import FeishuFake
+
+T = TypeVar("T")
 
 DEMO_TOOLS = "demo.tools"
 CARD_INTERVAL = 0.25
@@ -128,28 +130,55 @@ async def developing(
     saved = await asyncio.to_thread(_saved_workspace, Path(db))
     if saved is not None:
         restore(state, saved)
-    async with run_workspace(host=host, port=port, ui=True, state=state) as ws, AsyncExitStack() as stack:
-        keeper = asyncio.create_task(keep(state, workspace_file(db)), name="workspace:keep")
-        try:
-            fake: FeishuFake | None = None
-            feishu: FeishuSettings | None = None
-            if feishu_installed():
-                from workspace.feishu_fake import run_feishu
-                from workspace.feishu_page import add_page
+    async with AsyncExitStack() as stack:
+        page = run_workspace(host=host, port=port, ui=True, state=state)
+        ws = await _listening(stack, page, "the page", host, port)
+        fake: FeishuFake | None = None
+        feishu: FeishuSettings | None = None
+        if feishu_installed():
+            from workspace.feishu_fake import run_feishu
+            from workspace.feishu_page import add_page
 
-                served = run_feishu(host=host, port=port + 1 if port else 0, page=add_page)
-                fake = await stack.enter_async_context(served)
-                feishu = dev_feishu_settings(fake)
-            async with serving(dev_settings(ws, db, **extra), "127.0.0.1", 0, feishu=feishu) as bot:
-                ws.events_url = f"{bot.url}/slack/events"
-                if fake is not None:
-                    fake.events_url = f"{bot.url}/feishu/events"
-                    state.elsewhere["feishu"] = fake.api_url
-                yield Dev(ws=ws, bot=bot, feishu=fake)
-        finally:
-            keeper.cancel()
-            with suppress(asyncio.CancelledError):
-                await keeper
+            chat = port + 1 if port else 0
+            fake = await _listening(
+                stack, run_feishu(host=host, port=chat, page=add_page), "the Feishu view", host, chat
+            )
+            feishu = dev_feishu_settings(fake)
+        keeping: list[asyncio.Task[None]] = []
+        stack.push_async_callback(_stop_keeping, keeping)  # after the bot has stopped: what it said last is kept
+        bot = await stack.enter_async_context(serving(dev_settings(ws, db, **extra), "127.0.0.1", 0, feishu=feishu))
+        ws.events_url = f"{bot.url}/slack/events"
+        if fake is not None:
+            fake.events_url = f"{bot.url}/feishu/events"
+            state.elsewhere["feishu"] = fake.api_url
+        # kept only once everything is up: a start that fails leaves no file behind
+        keeping.append(asyncio.create_task(keep(state, workspace_file(db)), name="workspace:keep"))
+        yield Dev(ws=ws, bot=bot, feishu=fake)
+
+
+async def _stop_keeping(keeping: list[asyncio.Task[None]]) -> None:
+    for keeper in keeping:
+        keeper.cancel()
+        with suppress(asyncio.CancelledError):
+            await keeper
+
+
+class PortBusy(Exception):
+    """A port ``tandem dev`` needs could not be listened on: which part, where, and why."""
+
+    def __init__(self, part: str, host: str, port: int, error: OSError) -> None:
+        super().__init__(f"could not start {part} on {host}:{port}: {error.strerror or error}")
+        self.port = port
+
+
+async def _listening(
+    stack: AsyncExitStack, server: AbstractAsyncContextManager[T], part: str, host: str, port: int
+) -> T:
+    """``server`` entered on ``stack``; a port it cannot listen on is a :class:`PortBusy` naming ``part``."""
+    try:
+        return await stack.enter_async_context(server)
+    except OSError as exc:
+        raise PortBusy(part, host, port, exc) from exc
 
 
 def _saved_workspace(db: Path) -> str | None:
@@ -205,8 +234,12 @@ def main(args: argparse.Namespace) -> int:
         asyncio.run(dev_forever(args.host, args.port, args.db, **extra))
     except KeyboardInterrupt:
         pass
+    except PortBusy as exc:
+        hint = "free it, or pick other ports with --port N (the page takes N, the Feishu view N+1)"
+        print(f"error: {exc}; {hint}. Nothing was started.", file=sys.stderr)
+        return 1
     except OSError as exc:
-        print(f"error: could not start on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(f"error: could not start: {exc}", file=sys.stderr)
         return 1
     print(f"\nStopped. Runs are saved in {args.db}; `tandem dev` picks them up again.", flush=True)
     return 0

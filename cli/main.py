@@ -77,6 +77,7 @@ async def _print_json(services: Services, state: RunState) -> None:
 
 
 async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
+    since = time.time()  # a review's note from before this is not news (``resume``)
     checked_policy(settings.config, announce=args.command in ANNOUNCE_POLICY)
     if args.command not in CREATE_DB:
         _require_database(settings.db)
@@ -94,7 +95,7 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                 if args.detach:
                     await _print_json(services, state)
                     return 0
-                return await interact(services, state, args.user)
+                return await interact(services, state, args.user, since=since)
             case "answer":
                 result = await answer(services, args)
                 if isinstance(result, Answered):  # a question: the answer, and nothing changed
@@ -108,7 +109,7 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                 if args.detach:
                     await _print_json(services, state)
                     return 0
-                return await interact(services, state, args.user)
+                return await interact(services, state, args.user, since=since)
             case "tick":
                 handled = await services.runtime.tick()
                 print(json.dumps({"handled": handled}) if args.json else f"Handled {plural(handled, 'due review')}.")

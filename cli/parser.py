@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import getpass
 
+from cli.suggest import SuggestingParser
+
 INTENTS = ("replan", "retry_step", "refine_output")
 DEMO_HELP = "run on the demo toolset (simulated; nothing real happens) instead of TANDEM_TOOLS"
 
@@ -17,7 +19,7 @@ def _default_user() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tandem", description="Run ops tasks with an agent that people steer.")
+    parser = SuggestingParser(prog="tandem", description="Run ops tasks with an agent that people steer.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="start a run in the terminal")

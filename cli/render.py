@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from agent.evidence import chips
 from agent.lessons import using
@@ -33,7 +33,11 @@ from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 from blocks.markdown import segments, table_rows
 from cli.evidence import evidence_lines
+from cli.messages import NOTE_EARLIER
 from cli.mrkdwn import terminal_text
+
+NoteShown = Literal["new", "earlier", "hidden"]
+"""A review's note: news, said before this session (``tandem resume``), or already shown in it."""
 
 _ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
 
@@ -54,6 +58,12 @@ def local_time(at: float) -> str:
 def local_datetime(at: float) -> str:
     """``2026-12-02 03:14:07`` in this machine's time zone."""
     return datetime.fromtimestamp(at).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _when(at: float) -> str:
+    """``14:02`` today, ``2026-12-02 03:14`` on another day (local time)."""
+    same_day = datetime.fromtimestamp(at).date() == datetime.now().date()
+    return local_time(at) if same_day else local_datetime(at)[:16]
 
 
 def plain(text: str) -> str:
@@ -99,14 +109,23 @@ def _indent(text: str, limit: int = 1500) -> str:
 
 
 def review_text(
-    state: RunState, review: Review, safety: SafetyPolicy | None = None, *, color: bool = False, full: bool = False
+    state: RunState,
+    review: Review,
+    safety: SafetyPolicy | None = None,
+    *,
+    color: bool = False,
+    full: bool = False,
+    note: NoteShown = "new",
 ) -> str:
     """The terminal's rendering of the channel-neutral :class:`ReviewView` of ``review`` (``full``: the
-    evidence's whole outputs, as ``tandem show`` prints them)."""
+    evidence's whole outputs, as ``tandem show`` prints them; ``note``: its note as news, as said before
+    this session, or not again)."""
     view = review_view(state, review, safety or SafetyPolicy())
     lines = [f"── {view.title} · run {view.run_id} ──", f"Task: {view.task}"]
-    if view.note:
+    if view.note and note == "new":
         lines.append(f"Note: {written(view.note, color=color)}")
+    elif view.note and note == "earlier":
+        lines.append(NOTE_EARLIER.format(time=_when(review.created_at), note=written(view.note, color=color)))
     step = view.step
     if view.anchor == "after_plan":
         lines.append("Plan:")

@@ -72,6 +72,33 @@ def test_bad_config_names_the_bad_key(tmp_path: Path, toml: str, message: str) -
         load_config(file, {})
 
 
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[aprovers]\nexec = ["U1"]', "aprovers: unknown key (did you mean approvers?)"),
+        ('[anchors]\nstpo = ["after_plan"]', "anchors.stpo: unknown key (did you mean stop?)"),
+        ('[timeouts.after_plan]\nafter = "1h"\nstrategi = "cancel"', "strategi: unknown key (did you mean strategy?)"),
+        ('[report]\nweekdai = "monday"', "report.weekdai: unknown key (did you mean weekday?)"),
+        ('[approvers]\nexce = ["U1"]', "approvers.exce: Input should be .* (did you mean exec?)"),
+        ('[timeouts.after_pan]\nafter = "1h"', "timeouts.after_pan: Input should be .* (did you mean after_plan?)"),
+        ('confirm_threshold = "wrte"', "confirm_threshold: Input should be .* (did you mean write?)"),
+    ],
+)
+def test_misspelled_policy_key_names_the_key_meant(tmp_path: Path, toml: str, message: str) -> None:
+    file = tmp_path / "tandem.toml"
+    file.write_text(toml)
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)").replace("?", r"\?")):
+        load_config(file, {})
+
+
+def test_policy_key_unlike_any_gets_no_guess(tmp_path: Path) -> None:
+    file = tmp_path / "tandem.toml"
+    file.write_text("colour = 'blue'")
+    with pytest.raises(ConfigError) as raised:
+        load_config(file, {})
+    assert str(raised.value).endswith("colour: unknown key")
+
+
 def test_missing_named_config_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(None, {"TANDEM_CONFIG": str(tmp_path / "nope.toml")})

@@ -6,6 +6,8 @@ import asyncio
 import os
 import re
 import signal
+import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -151,3 +153,39 @@ async def test_dev_fresh_database_starts_a_fresh_workspace(tmp_path: Path) -> No
 
     async with developing(port=0, db=tmp_path / "t.db") as dev:
         assert dev.ws.state.messages["C0OPS"] == []
+
+
+def _ports_with_one_busy(offset: int) -> tuple[int, socket.socket]:
+    """A free port ``port`` and a socket holding ``port + offset`` (listening, as a running server's would be)."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        busy = socket.socket()
+        try:
+            busy.bind(("127.0.0.1", port + offset))
+        except OSError:
+            busy.close()
+            continue
+        busy.listen()
+        return port, busy
+    raise AssertionError("no free port found")
+
+
+@pytest.mark.parametrize(("offset", "part"), [(1, "the Feishu view"), (0, "the page")])
+def test_tandem_dev_with_a_port_busy_names_that_port_and_leaves_no_file(tmp_path: Path, offset: int, part: str) -> None:
+    port, busy = _ports_with_one_busy(offset)
+    with busy:
+        proc = subprocess.run(
+            [sys.executable, "-m", "cli.main", "dev", "--port", str(port), "--db", str(tmp_path / "t.db")],
+            cwd=ROOT,
+            env={**os.environ, **FOREIGN_ENV},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    assert proc.returncode == 1, proc.stderr
+    assert f"error: could not start {part} on 127.0.0.1:{port + offset}:" in proc.stderr
+    assert f":{port + 1 - offset}:" not in proc.stderr and "--port N" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [], "no database and no workspace file"
