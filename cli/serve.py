@@ -231,7 +231,11 @@ async def _feishu_alone(settings: FeishuSettings, *, webhook: bool) -> AsyncIter
         runtime.home = home
         store = forwarded(home, services.store)  # the store as this loop reaches it
         try:
-            async with feishu_services(settings, runtime, store, background, webhook=webhook) as deps:
+            # requests are kept before their ack through this loop's own connection, as beside Slack
+            async with (
+                open_store(settings.db) as kept,
+                feishu_services(settings, runtime, store, background, webhook=webhook, inbox_store=kept) as deps,
+            ):
                 background.spawn(
                     scheduler(runtime, settings.scheduler_interval, background), name="scheduler", service=True
                 )
