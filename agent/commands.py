@@ -172,9 +172,10 @@ class Commands:
         """Which run a (possibly shortened, possibly back-quoted) id means, if exactly one is visible from
         ``where`` (a channel sees its own runs; ``None``, the terminal, sees all); the one rule every channel
         and the terminal's ``answer``, ``resume`` and ``redeliver`` find a run by. In a channel a prefix
-        needs at least :data:`MIN_PREFIX` characters."""
+        needs at least :data:`MIN_PREFIX` characters; nowhere does an empty one name a run (an unset ``$RUN``
+        must not pick the only run there is)."""
         ref = ref.strip().strip("`")
-        if where is not None and len(ref) < MIN_PREFIX:
+        if not ref or (where is not None and len(ref) < MIN_PREFIX):
             return NoSuchRun(ref)
         matches = []
         for run_id in await self.store.find(ref):

@@ -98,3 +98,14 @@ def test_run_named_by_a_prefix_of_several_says_so_and_changes_nothing(tmp_path: 
     )
     assert ok(env, "runs", "--json") == before
     assert json.loads(ok(env, "show", "ab0000000002", "--json"))["status"] == "planning"
+
+
+def test_run_named_by_an_empty_id_is_no_run_even_when_only_one_exists(tmp_path: Path) -> None:
+    env = environment(tmp_path)
+    run: dict[str, Any] = json.loads(ok(env, "run", "--detach", "restart payments", "--as", "alice"))
+
+    proc = tandem(env, "answer", "", "--cancel", "--as", "alice")  # as `tandem answer "$RUN"` with RUN unset
+
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[-1] == "error: No run with id ''. List runs with `tandem runs`."
+    assert json.loads(ok(env, "show", run["id"], "--json"))["status"] == "awaiting_review"
