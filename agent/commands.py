@@ -95,8 +95,8 @@ class ReportPosted:
 
 
 class Commands:
-    """The read use cases (:class:`~agent.usecases.UseCases` offers them too). Needs only the store and the
-    safety policy, so the terminal's read-only commands run them without a model or tools."""
+    """The read use cases, and posting the report now (:class:`~agent.usecases.UseCases` offers them too). Needs
+    only the store and the safety policy, so the terminal's read-only commands run them without a model or tools."""
 
     def __init__(
         self,

@@ -69,7 +69,7 @@ CANCEL_ATTEMPTS = 5  # a stop that loses a race to another process is tried agai
 class UseCases(StandingChanges):
     """start, approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel; the rule
     and lesson changes of :class:`~agent.standing.StandingChanges`; the read commands of
-    :class:`~agent.commands.Commands` (list, status, rules, lessons, report)."""
+    :class:`~agent.commands.Commands` (list, runs, status, rules, lessons, report, post_report)."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
         super().__init__(store, runtime.safety, groups_of, runtime.clock)
