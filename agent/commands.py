@@ -1,4 +1,4 @@
-"""The read commands every channel offers (``list``, ``status``, ``rules``, ``lessons``): one use case each,
+"""The read commands (``list``, ``runs``, ``status``, ``rules``, ``lessons``, ``report``): one use case each,
 returning a channel-neutral outcome that every chat platform and the terminal only render.
 
 Who may see what is decided here, once: a chat sees the runs, rules and lessons of its own place; the terminal
@@ -8,15 +8,19 @@ another place owns is answered exactly like an unknown one, so a command never t
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from agent.errors import ConfigError, UnknownRun
-from agent.models import AuditEvent, Lesson, Rule, RunState
+from agent.listing import RunTable, run_table
+from agent.models import AuditEvent, Lesson, Rule, RunState, Status
 from agent.models.metrics import MetricsQuery
+from agent.outcomes import NotApplied
 from agent.policy import SafetyPolicy
 from agent.ports import Store
 from agent.report import Report, build_report, since_time
+from agent.weekly import post_now
 
 GroupsOf = Callable[[str], Awaitable[Sequence[str]]]
 """The user groups a person belongs to (``@oncall``); resolved by the channel's directory."""
@@ -55,9 +59,11 @@ class RunStatus:
 
 @dataclass(frozen=True)
 class NoSuchRun:
-    """``status RUN`` named no run this place may see (none, several, too short a prefix, or another place's)."""
+    """``status RUN`` named no run this place may see (none, several, too short a prefix, or another place's).
+    ``several``: the runs this place may see that an ambiguous prefix starts (empty in every other case)."""
 
     ref: str
+    several: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,9 +87,16 @@ class BadPeriod:
     error: str
 
 
+@dataclass(frozen=True)
+class ReportPosted:
+    """``report --post``: the report is on its way to ``channel`` (the running bot delivers it)."""
+
+    channel: str
+
+
 class Commands:
-    """The read use cases (:class:`~agent.usecases.UseCases` offers them too). Needs only the store and the
-    safety policy, so the terminal's read-only commands run them without a model or tools."""
+    """The read use cases, and posting the report now (:class:`~agent.usecases.UseCases` offers them too). Needs
+    only the store and the safety policy, so the terminal's read-only commands run them without a model or tools."""
 
     def __init__(
         self,
@@ -104,11 +117,15 @@ class Commands:
         waiting = frozenset(s.id for s in runs if self.safety.waits_on(s, asker, groups))
         return RunList(runs, waiting)
 
+    async def runs(self, where: str | None, *, status: Status | None = None, limit: int = 50) -> RunTable:
+        """Every run ``where`` may see, ended or not, newest first (the terminal's ``tandem runs``)."""
+        return await run_table(self.store, self.safety, where, status=status, limit=limit)
+
     async def status(self, ref: str, where: str | None) -> RunStatus | NoSuchRun:
         """The run ``ref`` names, if ``where`` may see it, with its history."""
         run_id = await self.find(ref, where)
-        if run_id is None:
-            return NoSuchRun(ref.strip().strip("`"))
+        if isinstance(run_id, NoSuchRun):
+            return run_id
         state, events = await self.history(run_id)
         return RunStatus(state, tuple(events))
 
@@ -118,27 +135,48 @@ class Commands:
     async def lesson_list(self, where: str | None, limit: int = 100) -> LessonList:
         return LessonList(tuple(await self.lessons(where, limit)))
 
-    async def report(self, since: str, where: str | None, *, requester: str | None = None) -> Report | BadPeriod:
+    async def report(
+        self,
+        since: str,
+        where: str | None,
+        *,
+        requester: str | None = None,
+        channel: str | None = None,
+        tool: str | None = None,
+    ) -> Report | BadPeriod:
         """``report [7d|30d|DATE]``: the figures of ``where``'s runs (a chat never sees another's; the terminal,
-        ``None``, sees every place's), or of the runs ``requester`` started, against the period before."""
+        ``None``, sees every place's, or only ``channel``'s), or of the runs ``requester`` started, or in which a
+        step of ``tool`` was reviewed or ran, against the period before."""
         now = self.clock()
         try:
             start = since_time(since or DEFAULT_SINCE, now)
         except ConfigError as exc:
             return BadPeriod(str(exc))
-        query = MetricsQuery(since=start, until=now, channel=where, requester=requester)
+        place = where if where is not None else channel
+        query = MetricsQuery(since=start, until=now, channel=place, requester=requester, tool=tool)
         current, previous = await self.store.metrics(query), await self.store.metrics(query.previous())
         return build_report(current, previous, self.safety.config.report)
 
+    async def post_report(self, since: float, until: float) -> ReportPosted | NotApplied:
+        """Post the report of every run started in ``[since, until)`` to the policy's ``[report] channel`` now
+        (its own post, not the week's): written to the outbox, which the running bot delivers."""
+        try:
+            post = await post_now(self.store, self.safety.config.report, since, until, uuid.uuid4().hex[:12])
+        except ConfigError as exc:
+            return NotApplied(str(exc))
+        return ReportPosted(post.channel)
+
     # --- the queries the commands (and the channels' buttons) are built from ------------------
 
-    async def find(self, ref: str, where: str | None) -> str | None:
-        """The run a (possibly shortened, possibly back-quoted) id names, if exactly one is visible from
-        ``where`` (a channel sees its own runs; ``None``, the terminal, sees all). In a channel a prefix
-        needs at least :data:`MIN_PREFIX` characters."""
+    async def find(self, ref: str, where: str | None) -> str | NoSuchRun:
+        """Which run a (possibly shortened, possibly back-quoted) id means, if exactly one is visible from
+        ``where`` (a channel sees its own runs; ``None``, the terminal, sees all); the one rule every channel
+        and the terminal's ``answer``, ``resume`` and ``redeliver`` find a run by. In a channel a prefix
+        needs at least :data:`MIN_PREFIX` characters; nowhere does an empty one name a run (an unset ``$RUN``
+        must not pick the only run there is)."""
         ref = ref.strip().strip("`")
-        if where is not None and len(ref) < MIN_PREFIX:
-            return None
+        if not ref or (where is not None and len(ref) < MIN_PREFIX):
+            return NoSuchRun(ref)
         matches = []
         for run_id in await self.store.find(ref):
             state, _ = await self.store.load(run_id)
@@ -146,7 +184,9 @@ class Commands:
                 matches.append(run_id)
         if ref in matches:
             return ref
-        return matches[0] if len(matches) == 1 else None
+        if len(matches) == 1:
+            return matches[0]
+        return NoSuchRun(ref, tuple(matches))
 
     async def see(self, run_id: str, where: str | None) -> RunState | None:
         """The run, if it exists and may be shown at ``where`` (its details, e.g. a review's evidence)."""

@@ -160,6 +160,10 @@ def report_lines(report: Report) -> list[str]:
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?")
 
 
+FORMS = "give a period (7d, 30d, 12h) or a past UTC date (2026-11-20)"
+"""What a report's period may be, said after what was wrong with one."""
+
+
 def since_time(text: str, now: float) -> float:
     """When a report starts: ``7d``, ``30d``, ``12h`` (that long before ``now``), or a UTC date
     ``2026-11-20`` (or a date and time); ConfigError saying what is wrong otherwise."""
@@ -168,7 +172,7 @@ def since_time(text: str, now: float) -> float:
         try:
             moment = datetime.fromisoformat(value).replace(tzinfo=UTC)
         except ValueError as exc:
-            raise ConfigError(f"{value!r} is not a date: {exc}") from None
+            raise ConfigError(f"{value!r} is not a date ({exc}); {FORMS}") from None
         since = moment.timestamp()
     else:
         try:
@@ -176,5 +180,5 @@ def since_time(text: str, now: float) -> float:
         except ValueError:
             raise ConfigError(f"{value!r} is neither a period (7d, 30d, 12h) nor a date (2026-11-20)") from None
     if since >= now:
-        raise ConfigError(f"{value!r} is not in the past")
+        raise ConfigError(f"{value!r} is not in the past; {FORMS}")
     return since

@@ -69,7 +69,7 @@ CANCEL_ATTEMPTS = 5  # a stop that loses a race to another process is tried agai
 class UseCases(StandingChanges):
     """start, approve, approve_always, answer, decide, say, override, clarify, reply_to_question, cancel; the rule
     and lesson changes of :class:`~agent.standing.StandingChanges`; the read commands of
-    :class:`~agent.commands.Commands` (list, status, rules, lessons, report)."""
+    :class:`~agent.commands.Commands` (list, runs, status, rules, lessons, report, post_report)."""
 
     def __init__(self, runtime: Runtime, store: Store, groups_of: GroupsOf = no_groups) -> None:
         super().__init__(store, runtime.safety, groups_of, runtime.clock)
@@ -225,7 +225,7 @@ class UseCases(StandingChanges):
         """``cancel RUN`` typed in a chat or the terminal: the run ``ref`` names, if ``where`` may see it (another
         place's run is unknown there and nothing is written); then :meth:`cancel`'s own checks."""
         run_id = await self.find(ref, where)
-        return NoSuchRun(ref.strip().strip("`")) if run_id is None else await self.cancel(run_id, by, reason)
+        return run_id if isinstance(run_id, NoSuchRun) else await self.cancel(run_id, by, reason)
 
     async def stop_asked(self, run_id: str, text: str, by: str) -> Outcome | None:
         """A reply that asks to stop ("just cancel this", "取消吧") while the run works and nothing waits for a

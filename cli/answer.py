@@ -9,18 +9,10 @@ from typing import assert_never
 from agent.errors import TandemError, UseTheButton
 from agent.follow_up import Unchanged, follow_up, reopen
 from agent.models import Answer, Approve, Cancel, Correct, Finish, HandBack, Instruct, RunState, mention, moment
-from agent.ports import Store
 from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from cli.render import plain
+from cli.runs import run_named
 from cli.wiring import Services
-
-
-async def resolve(store: Store, run_id: str) -> str:
-    """The full id of the one run ``run_id`` starts; ``run_id`` itself when it is exact or ambiguous."""
-    matches = await store.find(run_id)
-    if run_id in matches or len(matches) != 1:
-        return run_id
-    return matches[0]
 
 
 async def answer(services: Services, args: argparse.Namespace) -> RunState | Answered:
@@ -28,7 +20,7 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState | Ans
     Free text that only asks something is answered (:class:`Answered`) and changes nothing."""
     if args.intent and args.reject is None:
         raise TandemError("--intent goes with --reject TEXT.")
-    run_id = await resolve(services.store, args.run_id)
+    run_id = await run_named(services.usecases, args.run_id)
     runtime, user = services.runtime, args.user
     # Every decision applies to the review pending now (or the one named), never to whatever comes next.
     state, _ = await services.store.load(run_id)

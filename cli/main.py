@@ -21,22 +21,23 @@ from typing import Any
 import cli.platforms  # noqa: F401  (registers the installed chat platforms before any policy or run loads)
 from agent.commands import Commands, NoSuchRun
 from agent.config import parse_duration
-from agent.errors import InvalidDecision, PolicyError, TandemError, UnknownRun
+from agent.errors import InvalidDecision, PolicyError, TandemError
 from agent.logs import configure
 from agent.messages import plural
 from agent.models import RunState
-from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.settings import CoreSettings, LogSettings, read_settings
 from agent.usecases import Answered, NotApplied
 from agent.views import run_json
-from cli.answer import answer, resolve
+from cli.answer import answer
 from cli.lessons import lessons_command
 from cli.mrkdwn import use_color
+from cli.options import UsageError
 from cli.parser import build_parser
 from cli.policy import checked_policy
-from cli.render import cancel_reason, plain, show_text
+from cli.render import plain, show_text
 from cli.report import report_command
+from cli.runs import no_such_run, run_named, runs_command
 from cli.terminal import interact
 from cli.wiring import Services, database_exists, open_services, open_store
 
@@ -104,7 +105,7 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
                 await _print_json(services, result)
                 return 0
             case "resume":
-                run_id = await resolve(services.store, args.run_id)
+                run_id = await run_named(services.usecases, args.run_id)
                 state = await services.runtime.recover(run_id)
                 if args.detach:
                     await _print_json(services, state)
@@ -117,8 +118,7 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
             case "lessons":
                 return await lessons_command(args, services.usecases)
             case "redeliver":
-                run_id = await resolve(services.store, args.run_id)
-                await services.store.load(run_id)  # a clear error for an unknown run
+                run_id = await run_named(services.usecases, args.run_id)
                 count = await services.store.redeliver(run_id, time.time())
                 print(f"{plural(count, 'message')} of run {run_id} will be delivered again by the running bot.")
                 return 0
@@ -128,26 +128,13 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
 async def _read_only(args: argparse.Namespace, settings: CoreSettings) -> int:
     """``runs`` and ``show``: only the run store is opened (no model, tools or demo world)."""
     async with open_store(settings.db) as store:
-        if args.command == "runs":
-            summaries = await store.list_runs(status=args.status, limit=args.limit)
-            if args.json:
-                print(json.dumps([s.model_dump(mode="json") for s in summaries], indent=2, ensure_ascii=False))
-                return 0
-            if not summaries:
-                print('No runs yet. Start one with: tandem run "restart payments and check errors after"')
-            failed = await store.undelivered_runs([s.id for s in summaries])
-            for s in summaries:
-                note = f"  ⚠ {failed[s.id]} not delivered" if s.id in failed else ""
-                ended = outcome((await store.load(s.id))[0]) if s.status == "done" else None
-                said = f"  · {ended.line()}" if ended is not None and ended.word != "done" else ""
-                why = cancel_reason(await store.events(s.id)) if s.status == "cancelled" else ""
-                said += f"  · {why}" if why else ""
-                print(f"{s.id}  {s.status:<16} {s.requester:<10} {s.task}{said}{note}")
-            return 0
         safety = SafetyPolicy(checked_policy(settings.config, announce=False))
-        shown = await Commands(store, safety).status(args.run_id, None)  # the terminal sees every run
+        commands = Commands(store, safety)
+        if args.command == "runs":
+            return await runs_command(args, commands)
+        shown = await commands.status(args.run_id, None)  # the terminal sees every run
         if isinstance(shown, NoSuchRun):
-            raise UnknownRun(f"No run with id '{shown.ref}'. List runs with `tandem runs`.")
+            raise no_such_run(shown)
         state, events = shown.state, list(shown.events)
         if args.json:
             print(json.dumps(run_json(state, events), indent=2, ensure_ascii=False, default=str))
@@ -218,7 +205,7 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
         code = asyncio.run(coro)
         sys.stdout.flush()  # here, where a reader that went away is caught below, not at interpreter exit
         return code
-    except PolicyError as exc:
+    except (PolicyError, UsageError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except TandemError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import getpass
 
+from cli.options import period
 from cli.suggest import SuggestingParser
 
 INTENTS = ("replan", "retry_step", "refine_output")
@@ -97,7 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="collaboration metrics and warnings for a period (reads only)")
     report.add_argument(
-        "--since", default="7d", metavar="PERIOD|DATE", help="7d, 30d, 12h, or a UTC date like 2026-11-20 (default 7d)"
+        "--since",
+        default="7d",
+        type=period,
+        metavar="PERIOD|DATE",
+        help="7d, 30d, 12h, or a UTC date like 2026-11-20 (default 7d)",
     )
     report.add_argument("--channel", help="only runs started in this channel")
     report.add_argument("--requester", help="only runs this person started")

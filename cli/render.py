@@ -42,14 +42,6 @@ NoteShown = Literal["new", "earlier", "hidden"]
 _ICONS = {"pending": "·", "running": "…", "waiting": "?", "done": "✓", "failed": "✗", "skipped": "-"}
 
 
-def cancel_reason(events: Sequence[AuditEvent]) -> str:
-    """Why a cancelled run was stopped, as its last stop said (empty when it said nothing)."""
-    for line in reversed(events):
-        if line.kind == "cancel_requested":
-            return plain(str(line.payload.get("reason") or ""))[:160]
-    return ""
-
-
 def local_time(at: float) -> str:
     """``14:02`` in this machine's time zone (a terminal's reader is here)."""
     return datetime.fromtimestamp(at).strftime("%H:%M")

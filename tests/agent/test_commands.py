@@ -104,6 +104,32 @@ async def test_report_counts_only_the_places_own_runs_and_the_terminal_counts_al
     assert (here.current.runs, everywhere.current.runs, bobs.current.runs) == (1, 3, 1)
 
 
+async def test_report_narrowed_to_a_channel_from_the_terminal_but_a_chat_sees_only_its_own(store: AsyncStore) -> None:
+    uc = usecases(store)
+    await uc.runtime.start("bounce api", ALICE, origin=OPS_ROOM)
+    await uc.runtime.start("bounce api", ALICE, origin=OTHER_ROOM)
+    await uc.runtime.start("bounce api", BOB, origin=OTHER_ROOM)
+    narrowed, asked_elsewhere = (
+        await uc.report("7d", None, channel="C0OTHER"),
+        await uc.report("7d", "C0OPS", channel="C0OTHER"),
+    )
+    assert isinstance(narrowed, Report) and isinstance(asked_elsewhere, Report)
+    assert (narrowed.current.runs, asked_elsewhere.current.runs) == (2, 1)
+
+
+async def test_runs_lists_a_places_runs_ended_or_not_with_why_a_stopped_one_stopped(store: AsyncStore) -> None:
+    uc = usecases(store)
+    here = await uc.runtime.start("bounce api", ALICE, origin=OPS_ROOM)
+    elsewhere = await uc.runtime.start("bounce api", ALICE, origin=OTHER_ROOM)
+    stopped = await uc.runtime.start("bounce api", ALICE, origin=OPS_ROOM)
+    await uc.cancel(stopped.id, ALICE, "not now")
+    rows = {row.run.id: row for row in (await uc.runs("C0OPS")).rows}
+    assert set(rows) == {here.id, stopped.id}  # not the other room's
+    assert (rows[stopped.id].stopped_because, rows[here.id].stopped_because) == ("not now", "")
+    assert {row.run.id for row in (await uc.runs(None)).rows} == {here.id, elsewhere.id, stopped.id}  # the terminal
+    assert [row.run.id for row in (await uc.runs(None, status="cancelled")).rows] == [stopped.id]
+
+
 async def test_report_of_an_unreadable_period_says_what_is_wrong(store: AsyncStore) -> None:
     shown = await usecases(store).report("last tuesday", "C0OPS")
     assert isinstance(shown, BadPeriod) and "last tuesday" in shown.error

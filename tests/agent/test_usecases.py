@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agent.commands import NoSuchRun
 from agent.config import PolicyConfig
 from agent.models import (
     Approve,
@@ -148,8 +149,8 @@ async def test_find_sees_only_the_runs_of_the_place_it_is_asked_from(store: Asyn
     state = await uc.runtime.start("bounce api", ALICE, origin=WHERE)
     assert await uc.find(state.id[:6], "C0OPS") == state.id
     assert await uc.find(f"`{state.id}`", "C0OPS") == state.id
-    assert await uc.find(state.id[:6], "C0OTHER") is None
-    assert await uc.find(state.id[:2], "C0OPS") is None  # too short in a chat
+    assert await uc.find(state.id[:6], "C0OTHER") == NoSuchRun(state.id[:6])
+    assert await uc.find(state.id[:2], "C0OPS") == NoSuchRun(state.id[:2])  # too short in a chat
     assert await uc.find(state.id[:6], None) == state.id  # the terminal sees every run
 
 

@@ -111,3 +111,19 @@ def test_report_without_a_database_says_so_and_creates_none(env: dict[str, str],
     proc = tandem(env, "report", cwd=tmp_path)
     assert proc.returncode == 1 and "No database at" in proc.stderr
     assert not Path(env["TANDEM_DB"]).exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("since", "says"),
+    [
+        ("yesterday", "'yesterday' is neither a period (7d, 30d, 12h) nor a date (2026-11-20)"),
+        ("2099-01-01", "'2099-01-01' is not in the past; give a period (7d, 30d, 12h) or a past UTC date (2026-11-20)"),
+        ("2026-13-40", "'2026-13-40' is not a date (month must be in 1..12); give a period (7d, 30d, 12h)"),
+    ],
+)
+def test_report_bad_since_is_a_usage_error_saying_what_is_accepted(
+    two_runs: dict[str, str], since: str, says: str
+) -> None:
+    proc = tandem(two_runs, "report", "--since", since)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert f"tandem report: error: argument --since: {says}" in proc.stderr

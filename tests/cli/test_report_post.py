@@ -54,9 +54,9 @@ def test_report_post_without_a_report_channel_says_how_and_writes_nothing(tmp_pa
     assert asyncio.run(posts(env["TANDEM_DB"])) == []
 
 
-def test_report_post_with_a_filter_is_refused(tmp_path: Path) -> None:
+def test_report_post_with_a_filter_is_a_usage_error_and_writes_nothing(tmp_path: Path) -> None:
     env = environment(tmp_path, '[report]\nchannel = "C0OPS"\n')
     assert tandem(env, "run", "restart payments", "--detach", "--as", "alice").returncode == 0
     proc = tandem(env, "report", "--post", "--channel", "C0OPS")
-    assert proc.returncode == 1 and "--post posts the report of every run" in proc.stderr
+    assert proc.returncode == 2 and "--post posts the report of every run" in proc.stderr
     assert asyncio.run(posts(env["TANDEM_DB"])) == []
