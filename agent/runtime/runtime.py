@@ -9,7 +9,7 @@ from agent import machine
 from agent.errors import ConcurrentUpdate, InvalidDecision, NotAllowed, StaleDecision, TandemError
 from agent.logs import ctx
 from agent.machine import lessons
-from agent.models import AuditEvent, CancelRequested, Origin, Outbound, Outgoing, Recovered, RunState, Terminal
+from agent.models import AuditEvent, CancelRequested, Origin, Outbound, Outgoing, Recovered, RunState, RunStep, Terminal
 from agent.ports import Change
 from agent.review_view import lessons_shown
 from agent.runtime.home import at_home
@@ -79,7 +79,10 @@ class Runtime(Reopening, Scheduling):
                     extra=ctx(run=run_id),
                 )
                 return state
-            event = Recovered(at=self.clock(), nonce=self.new_id())
+            work = state.inflight
+            tool = state.step(work.number).tool if isinstance(work, RunStep) else None
+            idempotent = tool is not None and tool in self.tools and self.tools.get(tool).idempotent
+            event = Recovered(at=self.clock(), nonce=self.new_id(), idempotent=idempotent)
             state, version, effects = await self._apply(state, version, event, "tandem")
         return await self._drive(state, version, effects)
 
