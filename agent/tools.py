@@ -221,7 +221,7 @@ def _spec_for(
         isolate=isolate,
         values=dict(values or {}),
         source=fn.__module__,
-        risk_why="declared with @tool(risk=...)" if risk is not None else "judged by its name (no risk declared)",
+        risk_why=f"{judged.label}: " + ("declared with @tool(risk=...)" if risk is not None else "from its name"),
     )
 
 
@@ -305,6 +305,8 @@ def tool(
 class ToolRegistry:
     def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
         self._specs: dict[str, ToolSpec] = {}
+        self.outages: Callable[[], list[str]] = list
+        """Why some tools may be missing now (an MCP server not reachable), said with an unknown tool."""
         for spec in specs:
             self.add(spec)
 
@@ -335,7 +337,8 @@ class ToolRegistry:
             return self._specs[name]
         except KeyError:
             known = ", ".join(sorted(self._specs)) or "none"
-            raise UnknownTool(f"Unknown tool '{name}'. Known tools: {known}.") from None
+            down = "".join(f" {outage}" for outage in self.outages())
+            raise UnknownTool(f"Unknown tool '{name}'. Known tools: {known}.{down}") from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._specs

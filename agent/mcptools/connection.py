@@ -115,7 +115,8 @@ class ServerConnection:
                 raise
             except BaseException as exc:  # an ExceptionGroup from the SDK's task group too
                 self.problem = _reason(exc)
-                log.warning("MCP server %s is not reachable: %s", self.name, self.problem)
+                level = logging.WARNING if attempt == 0 else logging.DEBUG  # said once, not at every retry
+                log.log(level, "MCP server %s is not reachable: %s", self.name, self.problem)
             finally:
                 self._client = None
             self._first.set()

@@ -33,8 +33,10 @@ class ServerStatus:
     name: str
     where: str
     connection: ServerConnection
-    left_out: list[str] = field(default_factory=list)
-    """Tools it lists that are not offered: a name another source has, or outside the policy's allow-list."""
+    not_allowed: list[str] = field(default_factory=list)
+    """Tools it lists that the policy's allow-list leaves out."""
+    clashes: list[str] = field(default_factory=list)
+    """Tools it lists that are not offered because another source has a tool of that name."""
     missing: list[str] = field(default_factory=list)
     """Tools the policy's allow-list names that the server does not list."""
 
@@ -88,8 +90,9 @@ async def mcp_toolsets(
             specs = specs_for(status.name, server, status.connection, listed, gate)
             clashes = tools.replace_source(source_of(status.name), specs)
             names = {t.name for t in listed}
-            status.left_out = sorted(
-                clashes + [t.name for t in listed if server.tools is not None and t.name not in server.tools]
+            status.clashes = sorted(clashes)
+            status.not_allowed = sorted(
+                t.name for t in listed if server.tools is not None and t.name not in server.tools
             )
             status.missing = [t for t in server.tools or [] if t not in names]
             for clash in clashes:
@@ -100,11 +103,14 @@ async def mcp_toolsets(
 
         status.connection.on_listing = on_listing
         statuses.append(status)
+    tools.outages = lambda: [
+        f"MCP server {s.name} is not reachable ({s.problem}), so its tools are not known now."
+        for s in statuses
+        if s.problem is not None
+    ]
     try:
         await asyncio.gather(*(s.connection.start(connect_timeout) for s in statuses))
-        for status in statuses:
-            if status.problem is not None:
-                log.warning("MCP server %s (%s) is not reachable: %s", status.name, status.where, status.problem)
-        yield statuses
+        yield statuses  # a server not reachable was warned about by its connection
     finally:
+        tools.outages = list
         await asyncio.gather(*(s.connection.close() for s in statuses))
