@@ -4,20 +4,17 @@ unless its trusted server says a second call changes nothing (``idempotentHint``
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from cli.wiring import open_store
-from tests.mcpservers.servers import calls, server_toml
+from tests.mcpservers.servers import calls, run_json, server_toml, tandem_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,26 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "tandem.toml").write_text(server_toml("kube", log=tmp_path / "ops.log", trust="trusted"))
-    return {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_"))},
-        "PYTHONPATH": str(ROOT),
-        "TANDEM_DB": str(tmp_path / "tandem.db"),
-        "TANDEM_CONFIG": str(tmp_path / "tandem.toml"),
-        "TANDEM_TOOLS": "tests.cli.held_tools",
-        "HELD_TOOLS_DIR": str(tmp_path),
-        "TANDEM_MODEL": "offline",
-        "TANDEM_STEP_LEASE": "1",  # a killed process's claim on its step lapses after a second
-        "TANDEM_POLICY__ANCHORS__MERGE_GATE": "false",
-    }
-
-
-def run_json(env: dict[str, str], *args: str) -> dict[str, Any]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90
-    )
-    assert proc.returncode == 0, proc.stderr
-    data: dict[str, Any] = json.loads(proc.stdout)
-    return data
+    return {**tandem_env(tmp_path), "TANDEM_STEP_LEASE": "1"}  # a killed process's claim lapses after a second
 
 
 def wait_for(predicate: Callable[[], bool], within: float = 30.0) -> None:

@@ -3,45 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.mcpservers.servers import calls, down_url, http_server, server_toml
+from tests.mcpservers.servers import calls, down_url, http_server, run_json, server_toml, tandem, tandem_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    return {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_"))},
-        "PYTHONPATH": str(ROOT),
-        "TANDEM_DB": str(tmp_path / "tandem.db"),
-        "TANDEM_CONFIG": str(tmp_path / "tandem.toml"),
-        "TANDEM_TOOLS": "tests.cli.held_tools",
-        "HELD_TOOLS_DIR": str(tmp_path),
-        "TANDEM_MODEL": "offline",
-        # the destructive step's own gate, apart from the plan's approval
-        "TANDEM_POLICY__ANCHORS__MERGE_GATE": "false",
-    }
-
-
-def tandem(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90
-    )
-
-
-def run_json(env: dict[str, str], *args: str) -> dict[str, Any]:
-    proc = tandem(env, *args)
-    assert proc.returncode == 0, proc.stderr
-    data: dict[str, Any] = json.loads(proc.stdout)
-    return data
+    return tandem_env(tmp_path)
 
 
 def policy(env: dict[str, str], text: str) -> None:

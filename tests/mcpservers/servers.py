@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 OPS = Path(__file__).resolve().parent / "ops.py"
 
@@ -78,3 +79,35 @@ def server_toml(name: str, *, log: Path | None = None, url: str | None = None, *
 
 def calls(log: Path) -> list[str]:
     return log.read_text().split() if log.exists() else []
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tandem_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a ``tandem`` process of a test: its own database and policy file in ``tmp_path``, a
+    small @tool module beside the MCP servers, the offline model, and a plan's approval apart from the gates."""
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_"))},
+        "PYTHONPATH": str(ROOT),
+        "TANDEM_DB": str(tmp_path / "tandem.db"),
+        "TANDEM_CONFIG": str(tmp_path / "tandem.toml"),
+        "TANDEM_TOOLS": "tests.cli.held_tools",
+        "HELD_TOOLS_DIR": str(tmp_path),
+        "TANDEM_MODEL": "offline",
+        "TANDEM_POLICY__ANCHORS__MERGE_GATE": "false",
+    }
+
+
+def tandem(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90
+    )
+
+
+def run_json(env: dict[str, str], *args: str) -> dict[str, Any]:
+    """``tandem ARGS`` printing a run as JSON, which must exit 0: the run."""
+    proc = tandem(env, *args)
+    assert proc.returncode == 0, proc.stderr
+    data: dict[str, Any] = json.loads(proc.stdout)
+    return data
