@@ -189,11 +189,9 @@ def _text(result: types.CallToolResult) -> str:
 
 
 def _value(result: types.CallToolResult) -> Any:
-    """What the call returned: its text, else its structured content (``{"result": x}`` as ``x``)."""
-    text = _text(result)
-    if text:
-        return text
+    """What the call returned: its structured content (``{"result": x}``, the SDK's wrapping of a plain value,
+    as ``x``), else its text."""
     data = result.structured_content
     if isinstance(data, dict) and set(data) == {"result"}:
         return data["result"]
-    return data
+    return data if data is not None else _text(result)
