@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import time
 from pathlib import Path
 
 import pytest
 
 from agent.config import load_config
+from agent.config_mcp import McpServer
 from agent.errors import InvalidParams, PolicyError, ToolError
+from agent.mcptools.risk import Hints, judge
 from agent.mcptools.toolset import mcp_toolsets
 from agent.models import Risk
 from agent.runtime.stopping import OutOfTime, within
@@ -147,3 +151,44 @@ async def test_slow_mcp_tool_is_stopped_at_its_step_timeout(tmp_path: Path) -> N
             await within(asyncio.ensure_future(spec.call({"seconds": 60})), timeout=0.5, stoppable=True, grace=2.0)
         assert out.value.outcome == "cancelled" and time.monotonic() - started < 5
         assert await spec.call({"seconds": 0}) == "ok"  # the session still serves the next call
+
+
+@pytest.mark.parametrize(
+    ("trust", "hints", "override", "risk", "why"),
+    [
+        ("trusted", Hints(read_only=True), None, Risk.READ, "read: trusted server kube says read-only (readOnlyHint)"),
+        ("trusted", Hints(destructive=False), None, Risk.WRITE, "write: trusted server kube says not destructive"),
+        ("trusted", Hints(destructive=True), None, Risk.EXEC, "exec: trusted server kube says destructive"),
+        ("trusted", Hints(), None, Risk.EXEC, "exec: trusted server kube says nothing of its effects"),
+        ("trusted", Hints(read_only=True), "deploy", Risk.DEPLOY, "deploy: set by the policy for server kube"),
+        ("untrusted", Hints(read_only=True), None, Risk.EXEC, "exec: untrusted server kube, no override"),
+        ("untrusted", Hints(read_only=True), "read", Risk.READ, "read: set by the policy for server kube"),
+    ],
+)
+def test_mcp_tool_risk_follows_trust_then_annotations_and_the_policy_wins(
+    trust: str, hints: Hints, override: str | None, risk: Risk, why: str
+) -> None:
+    server = McpServer.model_validate({"command": ["k"], "trust": trust, "risk": {"t": override} if override else {}})
+    judged = judge("kube", server, "t", hints, gate=Risk.WRITE)
+    assert judged.risk == risk and judged.why.startswith(why)
+
+
+def test_untrusted_server_tools_ask_at_a_gate_level_above_exec() -> None:
+    judged = judge("kube", McpServer(command=["k"]), "t", Hints(read_only=True), gate=Risk.DEPLOY)
+    assert judged.risk == Risk.DEPLOY
+
+
+async def test_stdio_server_dying_mid_call_fails_the_call_with_the_reason(tmp_path: Path) -> None:
+    log = tmp_path / "ops.log"
+    config = _config(tmp_path, server_toml("kube", log=log, trust="trusted"))
+    tools = ToolRegistry()
+    async with mcp_toolsets(config, tools):  # type: ignore[arg-type]
+        await asyncio.to_thread(Path(f"{log}.hold").touch)
+        call = asyncio.ensure_future(tools.get("delete_pod").call({"pod": "web-1"}))
+        deadline = time.monotonic() + 20
+        while calls(log) != ["delete_pod"]:  # the server has the call
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        os.kill(int(await asyncio.to_thread(Path(f"{log}.pid").read_text)), signal.SIGKILL)
+        with pytest.raises(ToolError, match=r"MCP server kube failed during the call \(.+\); it may or may not"):
+            await asyncio.wait_for(call, 15)

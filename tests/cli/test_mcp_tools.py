@@ -117,3 +117,25 @@ def test_a_process_whose_policy_names_no_server_never_imports_the_sdk(env: dict[
     proc = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "inspect_cluster" in proc.stdout and proc.stdout.split()[-2:] == ["0", "False"]
+
+
+def test_terminal_run_over_http_shows_the_gate_then_the_result(env: dict[str, str], tmp_path: Path) -> None:
+    log = tmp_path / "ops.log"
+    with http_server(log) as (url, _):
+        policy(env, server_toml("kube", url=url, trust="trusted"))
+        proc = tandem(env, "run", "delete pod web-1", typed="a\n" * 4)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    gate = out.index("Step 1: delete_pod  risk: exec\n  params: pod=web-1")
+    assert gate < out.index("pod web-1 deleted") and ": done ──" in out
+    assert calls(log) == ["delete_pod"]
+
+
+def test_terminal_cancel_at_an_untrusted_read_tools_gate_never_calls_it(env: dict[str, str], tmp_path: Path) -> None:
+    log = tmp_path / "ops.log"
+    with http_server(log) as (url, _):
+        policy(env, server_toml("kube", url=url))
+        proc = tandem(env, "run", "get pods in namespace prod", typed="a\nc\ny\n")
+    assert proc.returncode == 1, proc.stderr  # the run did not do its task
+    assert "Step 1: get_pods  risk: exec" in proc.stdout and ": cancelled ──" in proc.stdout
+    assert calls(log) == []

@@ -5,7 +5,8 @@ idempotent tools, a slow one, and one that adds a tool (``tools/list_changed``).
     python -m tests.mcpservers.ops --http PORT      # streamable HTTP on 127.0.0.1:PORT/mcp
 
 Every call that takes effect appends its name to ``$OPS_LOG`` (when set), so a test sees what ran and how
-often; while the file ``$OPS_LOG.hold`` exists, ``delete_pod`` waits after logging (a call held mid-way).
+often, and ``$OPS_LOG.pid`` says which process took the last one; while the file ``$OPS_LOG.hold`` exists,
+``delete_pod`` and ``apply_manifest`` wait after logging (a call held mid-way).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ server = MCPServer("ops", log_level="WARNING")
 
 def _log(name: str) -> None:
     if log := os.environ.get("OPS_LOG"):
+        Path(log + ".pid").write_text(str(os.getpid()))  # which process has the call (a test may kill it)
         with open(log, "a") as f:
             f.write(name + "\n")
 

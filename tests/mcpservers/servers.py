@@ -99,9 +99,16 @@ def tandem_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def tandem(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+def tandem(env: dict[str, str], *args: str, typed: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``tandem ARGS`` in a fresh process (``typed``: what a person types at its prompts)."""
     return subprocess.run(
-        [sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=90
+        [sys.executable, "-m", "cli.main", *args],
+        cwd=ROOT,
+        env=env,
+        input=typed,
+        capture_output=True,
+        text=True,
+        timeout=90,
     )
 
 
