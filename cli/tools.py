@@ -70,5 +70,5 @@ def _server_line(server: dict[str, Any]) -> str:
     if server["not_allowed"]:
         notes.append(f"not in the allow-list: {', '.join(server['not_allowed'])}")
     if server["missing"]:
-        notes.append(f"the allow-list names {', '.join(server['missing'])}, which the server does not list")
+        notes.append(f"the policy names {', '.join(server['missing'])}, which the server does not list")
     return f"{head}: connected" + (f"; {'; '.join(notes)}" if notes else "") + "."

@@ -23,6 +23,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError
+from mcp.shared.exceptions import MCPError
 
 from agent.config_mcp import McpServer
 from agent.errors import ToolError
@@ -61,6 +62,7 @@ class ServerConnection:
         self._client: Client | None = None
         self._first = asyncio.Event()
         self._lost = asyncio.Event()
+        self._relists: set[asyncio.Task[None]] = set()
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -141,14 +143,16 @@ class ServerConnection:
             async with client.listen(tools_list_changed=True) as changes:
                 async for _ in changes:
                     await self._list(client)
-        except ListenNotSupportedError:
-            pass
+        except (ListenNotSupportedError, MCPError) as exc:  # an older server, or one that does not serve it
+            log.debug("MCP server %s: no subscription to its changes (%s)", self.name, _reason(exc))
         await self._lost.wait()  # a call found the session broken (else it ends by an error of the SDK's tasks)
         raise ToolError("the session broke during a call")
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification) and self._client is not None:
-            asyncio.get_running_loop().create_task(self._list_again(self._client))
+            task = asyncio.get_running_loop().create_task(self._list_again(self._client))
+            self._relists.add(task)
+            task.add_done_callback(self._relists.discard)
 
     async def _list_again(self, client: Client) -> None:
         try:

@@ -38,7 +38,7 @@ class ServerStatus:
     clashes: list[str] = field(default_factory=list)
     """Tools it lists that are not offered because another source has a tool of that name."""
     missing: list[str] = field(default_factory=list)
-    """Tools the policy's allow-list names that the server does not list."""
+    """Tools the policy names (its allow-list, its risk overrides) that the server does not list."""
 
     @property
     def problem(self) -> str | None:
@@ -94,7 +94,8 @@ async def mcp_toolsets(
             status.not_allowed = sorted(
                 t.name for t in listed if server.tools is not None and t.name not in server.tools
             )
-            status.missing = [t for t in server.tools or [] if t not in names]
+            named = dict.fromkeys([*(server.tools or []), *server.risk])
+            status.missing = [t for t in named if t not in names]
             for clash in clashes:
                 log.warning(
                     "MCP server %s lists a tool named %s, as another source does: it is left out", status.name, clash

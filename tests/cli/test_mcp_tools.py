@@ -90,7 +90,7 @@ def test_tools_lists_each_tool_with_its_source_risk_and_why(env: dict[str, str],
     with http_server(tmp_path / "ops.log") as (url, _):
         policy(
             env,
-            server_toml("kube", trust="trusted", risk={"delete_pod": "deploy"})
+            server_toml("kube", trust="trusted", risk={"delete_pod": "deploy", "drain_node": "exec"})
             + server_toml("grafana", url=url, tools=["get_pods", "logs"])
             + server_toml("vault", url=down_url()),
         )
@@ -105,7 +105,8 @@ def test_tools_lists_each_tool_with_its_source_risk_and_why(env: dict[str, str],
     assert lines["scale_deployment"].startswith("scale_deployment write MCP server kube write: trusted server kube")
     out = proc.stdout
     assert "get_pods" in lines and "MCP server grafana (untrusted" in out
-    assert "the allow-list names logs, which the server does not list" in out
+    assert "the policy names logs, which the server does not list" in out
+    assert "MCP server kube (trusted" in out and "the policy names drain_node, which the server does not list" in out
     assert "MCP server vault (untrusted" in out and "not reachable (ConnectError" in out
     shown = json.loads(tandem(env, "tools", "--json").stdout)
     assert {t["name"]: t["source"] for t in shown["tools"]}["delete_pod"] == "MCP server kube"
