@@ -63,6 +63,7 @@ class ServerConnection:
         self._first = asyncio.Event()
         self._lost = asyncio.Event()
         self._relists: set[asyncio.Task[None]] = set()
+        self._http_error: str | None = None
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -94,8 +95,9 @@ class ServerConnection:
             raise
         except Exception as exc:
             self._lost.set()  # the session is connected again for the next call
+            why = self._why(exc)
             raise ToolError(
-                f"MCP server {self.name} failed during the call ({_reason(exc)}); it may or may not have taken effect."
+                f"MCP server {self.name} failed during the call ({why}); it may or may not have taken effect."
             ) from None
         if result.is_error:
             raise ToolError(f"{tool} (MCP server {self.name}) failed: {_text(result) or 'no reason given'}")
@@ -107,6 +109,7 @@ class ServerConnection:
             try:
                 async with AsyncExitStack() as stack:
                     self._lost.clear()
+                    self._http_error = None
                     client = await stack.enter_async_context(self._client_for(stack))
                     await self._list(client)
                     self._client, self.problem, attempt = client, None, 0
@@ -116,7 +119,7 @@ class ServerConnection:
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # an ExceptionGroup from the SDK's task group too
-                self.problem = _reason(exc)
+                self.problem = self._why(exc)
                 level = logging.WARNING if attempt == 0 else logging.DEBUG  # said once, not at every retry
                 log.log(level, "MCP server %s is not reachable: %s", self.name, self.problem)
             finally:
@@ -131,10 +134,21 @@ class ServerConnection:
         if server.command is not None:
             params = StdioServerParameters(command=server.command[0], args=server.command[1:], env=server.env or None)
             return Client(params, read_timeout_seconds=REQUEST_TIMEOUT, message_handler=handler, cache=None)
-        http = httpx2.AsyncClient(headers=server.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+        http = httpx2.AsyncClient(
+            headers=server.headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [self._saw]}
+        )
         stack.push_async_callback(http.aclose)
         transport = streamable_http_client(str(server.url), http_client=http)
         return Client(transport, read_timeout_seconds=REQUEST_TIMEOUT, message_handler=handler, cache=None)
+
+    async def _saw(self, response: httpx2.Response) -> None:
+        """Keep an HTTP error's status: the SDK reports it only as "Server returned an error response"."""
+        if response.status_code >= 400:
+            self._http_error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+
+    def _why(self, exc: BaseException) -> str:
+        said, self._http_error = self._http_error, None
+        return f"{_reason(exc)}, {said}" if said else _reason(exc)
 
     async def _follow(self, client: Client) -> None:
         """Listen for ``tools/list_changed`` until the session ends (a 2026-07-28 server streams it on a

@@ -192,3 +192,18 @@ async def test_stdio_server_dying_mid_call_fails_the_call_with_the_reason(tmp_pa
         os.kill(int(await asyncio.to_thread(Path(f"{log}.pid").read_text)), signal.SIGKILL)
         with pytest.raises(ToolError, match=r"MCP server kube failed during the call \(.+\); it may or may not"):
             await asyncio.wait_for(call, 15)
+
+
+async def test_http_server_gets_the_policys_headers_and_a_wrong_token_is_the_reason_it_is_not_reachable(
+    tmp_path: Path,
+) -> None:
+    with http_server(tmp_path / "ops.log", token="s3cret") as (url, _):
+        good = _config(tmp_path, server_toml("github", url=url, headers={"Authorization": "Bearer s3cret"}))
+        tools = ToolRegistry()
+        async with mcp_toolsets(good, tools) as servers:  # type: ignore[arg-type]
+            assert servers[0].problem is None and "get_pods" in tools
+        bad = _config(tmp_path, server_toml("github", url=url, headers={"Authorization": "Bearer wrong"}))
+        tools = ToolRegistry()
+        async with mcp_toolsets(bad, tools, connect_timeout=5) as servers:  # type: ignore[arg-type]
+            assert servers[0].problem is not None and "401" in servers[0].problem
+            assert len(tools) == 0

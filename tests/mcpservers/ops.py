@@ -3,6 +3,7 @@ idempotent tools, a slow one, and one that adds a tool (``tools/list_changed``).
 
     python -m tests.mcpservers.ops                  # stdio
     python -m tests.mcpservers.ops --http PORT      # streamable HTTP on 127.0.0.1:PORT/mcp
+    python -m tests.mcpservers.ops --http PORT --token T   # ... answering only ``Authorization: Bearer T``
 
 Every call that takes effect appends its name to ``$OPS_LOG`` (when set), so a test sees what ran and how
 often, and ``$OPS_LOG.pid`` says which process took the last one; while the file ``$OPS_LOG.hold`` exists,
@@ -16,6 +17,7 @@ import asyncio
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ToolAnnotations
@@ -90,11 +92,30 @@ async def enable_rollouts(ctx: Context) -> str:
     return "rollout tools enabled"
 
 
+def _bearer_only(app: Any, token: str) -> Any:
+    """``app``, answering 401 to an HTTP request without ``Authorization: Bearer TOKEN``."""
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and (b"authorization", f"Bearer {token}".encode()) not in scope["headers"]:
+            await send({"type": "http.response.start", "status": 401, "headers": []})
+            await send({"type": "http.response.body", "body": b"unauthorized"})
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int, help="serve streamable HTTP on this port of 127.0.0.1")
+    parser.add_argument("--token", help="with --http: refuse requests without this bearer token")
     args = parser.parse_args()
-    if args.http:
+    if args.http and args.token:
+        import uvicorn
+
+        app = _bearer_only(server.streamable_http_app(), args.token)
+        uvicorn.run(app, host="127.0.0.1", port=args.http, log_level="warning")
+    elif args.http:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
     else:
         server.run("stdio")

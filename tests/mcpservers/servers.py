@@ -29,11 +29,12 @@ def _free_port() -> int:
 
 
 @contextmanager
-def http_server(log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """The server over streamable HTTP, its calls logged to ``log``: its URL and process (stopped after)."""
+def http_server(log: Path, token: str | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The server over streamable HTTP, its calls logged to ``log`` (``token``: it answers only requests with
+    that bearer token): its URL and process (stopped after)."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(OPS), "--http", str(port)],
+        [sys.executable, str(OPS), "--http", str(port), *(["--token", token] if token else [])],
         env={**os.environ, "OPS_LOG": str(log)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
