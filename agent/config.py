@@ -34,6 +34,9 @@ Errors are one line that names the bad key::
     weekday = "monday"                # on this day ...
     hour = 9                          # ... at this hour ...
     timezone = "Europe/Berlin"        # ... in this IANA time zone
+
+    [mcp.servers.kube]                # tools from an MCP server (see agent.config_mcp)
+    command = ["kubectl-mcp"]
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent.config_hints import problem
+from agent.config_mcp import McpRule
 from agent.config_rules import AlwaysAllow
 from agent.errors import PolicyError
 from agent.gates import GATES
@@ -226,6 +230,7 @@ class PolicyConfig(_Section):
     lessons: LessonsRule = Field(default_factory=LessonsRule)
     rules: RulesRule = Field(default_factory=RulesRule)
     anchors: AnchorsRule = Field(default_factory=AnchorsRule)
+    mcp: McpRule = Field(default_factory=McpRule)
 
     @model_validator(mode="after")
     def _gates_never_default(self) -> PolicyConfig:

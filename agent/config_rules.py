@@ -80,8 +80,9 @@ def check_tools(entries: list[AlwaysAllow], tools: ToolRegistry) -> None:
     for n, entry in enumerate(entries):
         key = f"rules.always_allow.{n}.tool"
         if entry.tool not in tools:
+            down = "".join(f" {outage}" for outage in tools.outages())  # an MCP server not reachable at start
             raise PolicyError(
-                f"Invalid policy: {key}: no tool {json.dumps(entry.tool)} (known: {', '.join(tools.names)})"
+                f"Invalid policy: {key}: no tool {json.dumps(entry.tool)} (known: {', '.join(tools.names)}).{down}"
             )
         if GateRules.always_asks(tools.get(entry.tool).risk):  # the rule SafetyPolicy applies
             raise PolicyError(

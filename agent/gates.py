@@ -101,9 +101,10 @@ class GateRules:
 
     # --- after a crash ---------------------------------------------------------------------
 
-    def rerun_needs_person(self, step: Step) -> bool:
-        """A step cut off mid-way may have taken effect: anything not safe to repeat asks before it runs again."""
-        return not self.safe_to_repeat(step.risk)
+    def rerun_needs_person(self, step: Step, *, idempotent: bool = False) -> bool:
+        """A step cut off mid-way may have taken effect: anything not safe to repeat asks before it runs again,
+        unless its tool says a second call changes nothing (``idempotent``: a trusted MCP server's word)."""
+        return not idempotent and not self.safe_to_repeat(step.risk)
 
     def replayable(self, state: RunState, effects: Sequence[Effect], tool_risk: Callable[[str], Risk | None]) -> bool:
         """True when the work ``effects`` ask for may start before their transition is on disk: a crash

@@ -35,7 +35,7 @@ from typing import Any, Literal, TypeVar, assert_never, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from agent import tool_runs
+from agent import tool_runs, tool_schema
 from agent.errors import InvalidParams, ToolError, UnknownTool
 from agent.models import Risk
 
@@ -78,14 +78,25 @@ def risk_from_name(name: str) -> Risk:
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """A tool, whatever its source: a ``@tool`` function (``params_model`` from its signature) or a tool of an
+    MCP server (``input_schema``, the JSON schema the server lists; ``fn`` calls the server)."""
+
     name: str
     description: str
     risk: Risk
-    params_model: type[BaseModel]
+    params_model: type[BaseModel] | None
     fn: Callable[..., Any]
     isolate: Isolation | None = None
     values: Mapping[str, ValuesProvider] = field(default_factory=dict)
     """Parameters whose values the tool knows at run time (``@tool(values={"channel": known_channels})``)."""
+    input_schema: Mapping[str, Any] | None = None
+    source: str = ""
+    """Where it comes from, for people: its module, or ``MCP server NAME``."""
+    risk_why: str = ""
+    """Why it has its risk, for people ("declared with @tool", "untrusted server kube, no override")."""
+    idempotent: bool = False
+    """Calling it again with the same params changes nothing more (a trusted MCP server's ``idempotentHint``):
+    a call cut off by a crash is then made again without asking."""
 
     @property
     def runs_in(self) -> RunsIn:
@@ -96,10 +107,14 @@ class ToolSpec:
 
     def json_schema(self) -> dict[str, Any]:
         """The parameters' JSON schema (built once per tool: pydantic takes most of a millisecond)."""
+        if self.params_model is None:
+            return copy.deepcopy(dict(self.input_schema or {}))
         return copy.deepcopy(_params_schema(self.params_model))
 
     def validate(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Check params against the signature; return them with defaults filled in."""
+        """Check params against the signature (or the listed JSON schema); return them with defaults filled in."""
+        if self.params_model is None:
+            return tool_schema.validate(self.name, self.input_schema or {}, params)
         try:
             model = self.params_model.model_validate(params)
         except ValidationError as exc:
@@ -196,14 +211,17 @@ def _spec_for(
     for param_name in values or {}:
         if param_name not in fields:
             raise TypeError(f"tool '{tool_name}' has no parameter '{param_name}' to know the values of")
+    judged = risk if risk is not None else risk_from_name(tool_name)
     return ToolSpec(
         name=tool_name,
         description=description or tool_name.replace("_", " "),
-        risk=risk if risk is not None else risk_from_name(tool_name),
+        risk=judged,
         params_model=model,
         fn=fn,
         isolate=isolate,
         values=dict(values or {}),
+        source=fn.__module__,
+        risk_why=f"{judged.label}: " + ("declared with @tool(risk=...)" if risk is not None else "from its name"),
     )
 
 
@@ -287,13 +305,26 @@ def tool(
 class ToolRegistry:
     def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
         self._specs: dict[str, ToolSpec] = {}
+        self.outages: Callable[[], list[str]] = list
+        """Why some tools may be missing now (an MCP server not reachable), said with an unknown tool."""
         for spec in specs:
             self.add(spec)
 
     def add(self, spec: ToolSpec) -> None:
         if spec.name in self._specs:
-            raise ToolError(f"Two tools are named '{spec.name}'; tool names must be unique.")
+            other = self._specs[spec.name].source
+            sources = f" ({other} and {spec.source})" if other and spec.source else ""
+            raise ToolError(f"Two tools are named '{spec.name}'{sources}; tool names must be unique.")
         self._specs[spec.name] = spec
+
+    def replace_source(self, source: str, specs: Iterable[ToolSpec]) -> list[str]:
+        """Make ``specs`` the tools of ``source`` (an MCP server's new listing): its old tools go, the new ones
+        come, except those whose name another source's tool has. Returns the names left out that way."""
+        kept = {name: spec for name, spec in self._specs.items() if spec.source != source}
+        clashes = [spec.name for spec in specs if spec.name in kept]
+        kept.update((spec.name, spec) for spec in specs if spec.name not in kept)
+        self._specs = kept
+        return clashes
 
     def add_function(self, fn: Callable[..., Any]) -> None:
         spec = getattr(fn, _MARK, None)
@@ -306,7 +337,8 @@ class ToolRegistry:
             return self._specs[name]
         except KeyError:
             known = ", ".join(sorted(self._specs)) or "none"
-            raise UnknownTool(f"Unknown tool '{name}'. Known tools: {known}.") from None
+            down = "".join(f" {outage}" for outage in self.outages())
+            raise UnknownTool(f"Unknown tool '{name}'. Known tools: {known}.{down}") from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._specs

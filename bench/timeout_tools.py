@@ -33,3 +33,9 @@ def hang_isolated(seconds: float) -> str:
     """Sleep far past any step timeout (in a child process, killed when it runs out of time)."""
     time.sleep(seconds)
     return "woke"
+
+
+@tool(risk=Risk.READ)
+async def echo_async(value: int) -> int:
+    """Return the value (in the event loop, as an MCP tool's call runs)."""
+    return value

@@ -1,12 +1,15 @@
 """The tool-call benchmark: what each way of running a tool costs, and how soon a timeout stops it.
 
     python -m bench.tool_calls                 # the figures (about 30 s on 2 busy cores)
-    python -m bench.tool_calls --calls 20 --isolated 5 --stops 3   # a quick look
+    python -m bench.tool_calls --calls 20 --isolated 5 --stops 3 --mcp 20   # a quick look
 
 1. Call overhead, p50/p99 of one trivial call through ``ToolSpec.call``: a sync tool on its own
    daemon thread (how Tandem runs sync tools), ``asyncio.to_thread`` (how it ran them before, for
    comparison), and ``@tool(isolate="process")`` (a fresh interpreter per call).
-2. Stop latency: a tool that sleeps far past a 0.2 s step timeout, run through
+2. MCP call overhead: a trivial call to a tool of an MCP server over stdio and over streamable HTTP
+   (``bench.mcp_echo``, written with the SDK), through ``ToolSpec.call`` as the worker makes it, against
+   a local async ``@tool`` call; with the ratio and the added time per call (:mod:`bench.mcp_calls`).
+3. Stop latency: a tool that sleeps far past a 0.2 s step timeout, run through
    ``agent.runtime.stopping.within`` as the worker runs it; the time from the deadline until
    ``within`` reports the outcome (``cancelled`` for an async tool and for an isolated one).
 """
@@ -22,6 +25,7 @@ from typing import Any
 
 from agent.runtime.stopping import OutOfTime, within
 from agent.tools import load_tools
+from bench.mcp_calls import mcp_rows
 from bench.results import BenchFailure, percentile
 
 TOOLS = load_tools(["bench.timeout_tools"])
@@ -60,7 +64,7 @@ def line(label: str, seconds: list[float]) -> str:
     return f"  {label:<38} p50 {statistics.median(ms):8.2f} ms   p99 {percentile(ms, 99):8.2f} ms   (n={len(ms)})"
 
 
-async def run(calls: int, isolated: int, stops: int) -> list[str]:
+async def run(calls: int, isolated: int, stops: int, mcp: int = 200) -> list[str]:
     sync = TOOLS.get("echo_sync")
     out = ["Call overhead (one trivial call):"]
     out.append(line("sync tool, own daemon thread", await timed(calls, lambda i: sync.call({"value": i}))))
@@ -69,6 +73,7 @@ async def run(calls: int, isolated: int, stops: int) -> list[str]:
     )
     proc = TOOLS.get("echo_isolated")
     out.append(line('isolate="process"', await timed(isolated, lambda i: proc.call({"value": i}))))
+    out += await mcp_rows(mcp, TOOLS.get("echo_async"), timed, line)
     out.append(f"Stop latency (deadline until the outcome is known; step timeout {STEP_TIMEOUT} s):")
     for name in ("hang_async", "hang_isolated"):
         late, outcomes = await stop_latency(name, stops)
@@ -82,11 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.tool_calls", description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=2000, help="trivial in-process calls per row")
     parser.add_argument("--isolated", type=int, default=30, help="trivial isolated calls")
+    parser.add_argument("--mcp", type=int, default=500, help="trivial MCP calls per transport")
     parser.add_argument("--stops", type=int, default=10, help="timed-out calls per stoppable kind")
     args = parser.parse_args(argv)
-    if min(args.calls, args.isolated, args.stops) < 1:
+    if min(args.calls, args.isolated, args.stops, args.mcp) < 1:
         parser.error("every count must be at least 1")
-    for text in asyncio.run(run(args.calls, args.isolated, args.stops)):
+    for text in asyncio.run(run(args.calls, args.isolated, args.stops, args.mcp)):
         print(text)
     return 0
 

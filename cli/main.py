@@ -39,6 +39,7 @@ from cli.render import plain, show_text
 from cli.report import report_command
 from cli.runs import no_such_run, run_named, runs_command
 from cli.terminal import interact
+from cli.tools import tools_command
 from cli.wiring import Services, database_exists, open_services, open_store
 
 __all__ = ["build_parser", "main"]
@@ -200,6 +201,8 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
             coro = _slack(args)
         elif args.command == "prune":
             coro = _prune(args, settings_factory())
+        elif args.command == "tools":
+            coro = tools_command(args, read_settings(settings_factory))
         else:
             coro = _main(args, read_settings(settings_factory))
         code = asyncio.run(coro)

@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     lessons.add_argument("--json", action="store_true")
     lessons.add_argument("--as", dest="user", default=_default_user(), help="who forgets it (default: you)")
 
+    tools = sub.add_parser("tools", help="list every tool: its source (module or MCP server), its risk and why")
+    tools.add_argument("--json", action="store_true")
+
     redeliver = sub.add_parser("redeliver", help="try again to deliver a run's messages that could not be delivered")
     redeliver.add_argument("run_id")
     return parser

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -110,20 +110,26 @@ async def open_services(
         world = SqliteOpsWorld(world_db)
         tool_context = lambda: use_world(world)  # noqa: E731
     tools = load_tools(settings.tool_modules)
-    check_tools(config.rules.always_allow, tools)  # a deploy or an unknown tool in [rules] always_allow stops here
-    runtime = Runtime(
-        store,
-        LLMBrain(make_model(settings.model, settings.llm_api_base, settings.llm_timeout)),
-        tools,
-        policy=policy or config.run_policy(step_timeout=settings.step_timeout),
-        config=config,
-        observers=observers,
-        tool_context=tool_context,
-        lease_ttl=settings.step_lease,
-    )
+    servers = AsyncExitStack()
     try:
+        if config.mcp.servers:  # only then is the MCP SDK imported
+            from agent.mcptools.toolset import mcp_toolsets
+
+            await servers.enter_async_context(mcp_toolsets(config, tools))
+        check_tools(config.rules.always_allow, tools)  # a deploy or an unknown tool in always_allow stops here
+        runtime = Runtime(
+            store,
+            LLMBrain(make_model(settings.model, settings.llm_api_base, settings.llm_timeout)),
+            tools,
+            policy=policy or config.run_policy(step_timeout=settings.step_timeout),
+            config=config,
+            observers=observers,
+            tool_context=tool_context,
+            lease_ttl=settings.step_lease,
+        )
         yield Services(runtime=runtime, store=store)
     finally:
+        await servers.aclose()
         if world_db is not None:
             world_db.close()
         await store.close()

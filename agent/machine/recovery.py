@@ -16,7 +16,7 @@ def on_recovered(s: RunState, event: Recovered, policy: SafetyPolicy) -> Result:
         step = s.step(work.number)
         s.inflight = None
         s.executed -= 1  # it is counted again if it re-runs
-        if policy.rerun_needs_person(step):
+        if policy.rerun_needs_person(step, idempotent=event.idempotent):
             step.status = "failed"
             step.error = "Tandem stopped while this step was running; it may or may not have taken effect."
             return ask_person(s, event, "recovery", step.number, digest=step.digest)

@@ -90,6 +90,9 @@ class StepProposedEvent(EventBase):
 
 class Recovered(EventBase):
     kind: Literal["recovered"] = "recovered"
+    idempotent: bool = False
+    """The tool of the step in flight says a second call changes nothing (a trusted MCP server's
+    ``idempotentHint``): the step is made again without asking."""
 
 
 class PlanQuestion(EventBase):

@@ -18,6 +18,7 @@ from agent.models import (
     ReviewRedrawn,
     RunStarted,
     RunState,
+    RunStep,
     Terminal,
 )
 from agent.ports import Change
@@ -89,7 +90,10 @@ class Runtime(Reopening, Scheduling):
                     extra=ctx(run=run_id),
                 )
                 return state
-            event = Recovered(at=self.clock(), nonce=self.new_id())
+            work = state.inflight
+            tool = state.step(work.number).tool if isinstance(work, RunStep) else None
+            idempotent = tool is not None and tool in self.tools and self.tools.get(tool).idempotent
+            event = Recovered(at=self.clock(), nonce=self.new_id(), idempotent=idempotent)
             state, version, effects = await self._apply(state, version, event, "tandem")
         return await self._drive(state, version, effects)
 

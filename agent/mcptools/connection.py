@@ -1,0 +1,215 @@
+"""One MCP server's session, kept in one place: connecting (stdio or streamable HTTP), listing its tools at
+start and again whenever it says they changed, calling them, and connecting again after a loss.
+
+The session lives in a task of its own (the SDK's task groups must be entered and left in one task); calls
+are made from the worker's tasks. A server that is down or stops answering is never a hang: a call is made
+only on a live session, and a session that breaks ends every call on it with the reason.
+
+A server's requests to the client (elicitation) would be answered here, where the session is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+import mcp_types as types
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import ListenNotSupportedError
+from mcp.shared.exceptions import MCPError
+
+from agent.config_mcp import McpServer
+from agent.errors import ToolError
+from agent.mcptools.risk import Hints
+
+log = logging.getLogger("tandem.mcp")
+
+REQUEST_TIMEOUT = 10.0
+"""Seconds a listing (or the connection's handshake) may take; a tool call is bounded by its step's timeout."""
+RETRY_AFTER = (1.0, 5.0, 30.0)
+"""Seconds between attempts to connect again after a loss (the last repeats)."""
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One tool as the server lists it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    hints: Hints
+
+
+Listing = Callable[[list[Listed]], None]
+
+
+class ServerConnection:
+    """The session with server ``name``. :meth:`start` connects (waiting up to ``connect_timeout`` for it),
+    ``on_listing`` gets each listing of its tools, :meth:`call` calls one, :meth:`close` ends it."""
+
+    def __init__(self, name: str, server: McpServer, on_listing: Listing) -> None:
+        self.name = name
+        self.server = server
+        self.on_listing = on_listing
+        self.problem: str | None = "not connected yet"
+        self._client: Client | None = None
+        self._first = asyncio.Event()
+        self._lost = asyncio.Event()
+        self._relists: set[asyncio.Task[None]] = set()
+        self._http_error: str | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self._client is not None
+
+    async def start(self, connect_timeout: float) -> None:
+        self._task = asyncio.create_task(self._keep(), name=f"mcp-{self.name}")
+        try:
+            await asyncio.wait_for(self._first.wait(), connect_timeout)
+        except TimeoutError:
+            self.problem = f"no answer within {connect_timeout:g} s"
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    async def call(self, tool: str, /, **args: Any) -> Any:
+        """Call ``tool`` with ``args`` (checked already against its listed schema); its result, or a
+        :class:`ToolError` that says what happened: not connected (the call was not made), the session lost
+        mid-call (it may or may not have taken effect), or the tool's own error."""
+        client = self._client
+        if client is None:
+            raise ToolError(f"MCP server {self.name} is not reachable ({self.problem}); the call was not made.")
+        try:
+            result = await client.call_tool(tool, args)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self._lost.set()  # the session is connected again for the next call
+            why = self._why(exc)
+            raise ToolError(
+                f"MCP server {self.name} failed during the call ({why}); it may or may not have taken effect."
+            ) from None
+        if result.is_error:
+            raise ToolError(f"{tool} (MCP server {self.name}) failed: {_text(result) or 'no reason given'}")
+        return _value(result)
+
+    async def _keep(self) -> None:
+        attempt = 0
+        while True:
+            try:
+                async with AsyncExitStack() as stack:
+                    self._lost.clear()
+                    self._http_error = None
+                    client = await stack.enter_async_context(self._client_for(stack))
+                    await self._list(client)
+                    self._client, self.problem, attempt = client, None, 0
+                    self._first.set()
+                    log.info("MCP server %s connected (protocol %s)", self.name, client.protocol_version)
+                    await self._follow(client)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # an ExceptionGroup from the SDK's task group too
+                self.problem = self._why(exc)
+                level = logging.WARNING if attempt == 0 else logging.DEBUG  # said once, not at every retry
+                log.log(level, "MCP server %s is not reachable: %s", self.name, self.problem)
+            finally:
+                self._client = None
+            self._first.set()
+            await asyncio.sleep(RETRY_AFTER[min(attempt, len(RETRY_AFTER) - 1)])
+            attempt += 1
+
+    def _client_for(self, stack: AsyncExitStack) -> Client:
+        server = self.server
+        handler = self._on_message
+        if server.command is not None:
+            params = StdioServerParameters(command=server.command[0], args=server.command[1:], env=server.env or None)
+            return Client(params, read_timeout_seconds=REQUEST_TIMEOUT, message_handler=handler, cache=None)
+        http = httpx2.AsyncClient(
+            headers=server.headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [self._saw]}
+        )
+        stack.push_async_callback(http.aclose)
+        transport = streamable_http_client(str(server.url), http_client=http)
+        return Client(transport, read_timeout_seconds=REQUEST_TIMEOUT, message_handler=handler, cache=None)
+
+    async def _saw(self, response: httpx2.Response) -> None:
+        """Keep an HTTP error's status: the SDK reports it only as "Server returned an error response"."""
+        if response.status_code >= 400:
+            self._http_error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+
+    def _why(self, exc: BaseException) -> str:
+        said, self._http_error = self._http_error, None
+        return f"{_reason(exc)}, {said}" if said else _reason(exc)
+
+    async def _follow(self, client: Client) -> None:
+        """Listen for ``tools/list_changed`` until the session ends (a 2026-07-28 server streams it on a
+        subscription; an older one sends it as a notification, see :meth:`_on_message`)."""
+        try:
+            async with client.listen(tools_list_changed=True) as changes:
+                async for _ in changes:
+                    await self._list(client)
+        except (ListenNotSupportedError, MCPError) as exc:  # an older server, or one that does not serve it
+            log.debug("MCP server %s: no subscription to its changes (%s)", self.name, _reason(exc))
+        await self._lost.wait()  # a call found the session broken (else it ends by an error of the SDK's tasks)
+        raise ToolError("the session broke during a call")
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification) and self._client is not None:
+            task = asyncio.get_running_loop().create_task(self._list_again(self._client))
+            self._relists.add(task)
+            task.add_done_callback(self._relists.discard)
+
+    async def _list_again(self, client: Client) -> None:
+        try:
+            await self._list(client)
+        except Exception as exc:
+            log.warning("MCP server %s: listing its tools again failed: %s", self.name, _reason(exc))
+
+    async def _list(self, client: Client) -> None:
+        listed: list[Listed] = []
+        cursor: str | None = None
+        while True:
+            page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+            for tool in page.tools:
+                notes = tool.annotations
+                hints = Hints(
+                    read_only=notes.read_only_hint if notes else None,
+                    destructive=notes.destructive_hint if notes else None,
+                    idempotent=notes.idempotent_hint if notes else None,
+                )
+                schema = {k: v for k, v in dict(tool.input_schema).items() if k != "title"}
+                listed.append(Listed(tool.name, tool.description or "", schema, hints))
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        self.on_listing(listed)
+
+
+def _reason(exc: BaseException) -> str:
+    """The innermost cause of a failure, in a line (the SDK wraps transport errors in exception groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _text(result: types.CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def _value(result: types.CallToolResult) -> Any:
+    """What the call returned: its structured content (``{"result": x}``, the SDK's wrapping of a plain value,
+    as ``x``), else its text."""
+    data = result.structured_content
+    if isinstance(data, dict) and set(data) == {"result"}:
+        return data["result"]
+    return data if data is not None else _text(result)
