@@ -137,6 +137,6 @@ def test_terminal_cancel_at_an_untrusted_read_tools_gate_never_calls_it(env: dic
     with http_server(log) as (url, _):
         policy(env, server_toml("kube", url=url))
         proc = tandem(env, "run", "get pods in namespace prod", typed="a\nc\ny\n")
-    assert proc.returncode == 1, proc.stderr  # the run did not do its task
+    assert proc.returncode == 0, proc.stderr  # the person asked for the cancel: a success (README exit codes)
     assert "Step 1: get_pods  risk: exec" in proc.stdout and ": cancelled ──" in proc.stdout
     assert calls(log) == []
