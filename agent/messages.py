@@ -43,6 +43,19 @@ DECISION_SUBJECTS: dict[Anchor, str] = {  # what a decision line is about, e.g. 
 }
 
 
+NOTHING_RAN_YET: frozenset[Anchor] = frozenset({"after_plan", "before_risky_step", "takeover_step"})
+"""Reviews of a step that has not run: a correction of its values changes it before it runs, not after."""
+
+
+def step_fix_effect(anchor: Anchor) -> str:
+    """What correcting a step's values at ``anchor`` does, as the Request changes form says it."""
+    if anchor == "after_plan":
+        return "Tandem changes the step's values and shows you the plan again."
+    if anchor in NOTHING_RAN_YET:
+        return "Tandem changes the step's values and asks you again before it runs."
+    return "Tandem fixes the step and runs it again."
+
+
 def plural(count: int, noun: str, many: str | None = None) -> str:
     """``1 step``, ``2 steps``, ``0 steps``; ``many`` for irregular nouns (``plural(n, "reply", "replies")``)."""
     return f"{count} {noun if count == 1 else many or noun + 's'}"
