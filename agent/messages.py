@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import assert_never
 
-from agent.models import AlwaysOffer, Anchor, PlannedStep, ReviewRecord, Rule, RunState, Step, mention, moment
+from agent.models import AlwaysOffer, Anchor, Correct, PlannedStep, ReviewRecord, Rule, RunState, Step, mention, moment
 from agent.models.steps import TimeoutOutcome
 from agent.plan_gate import PlanGate
 
@@ -54,6 +54,13 @@ def step_fix_effect(anchor: Anchor) -> str:
     if anchor in NOTHING_RAN_YET:
         return "Tandem changes the step's values and asks you again before it runs."
     return "Tandem fixes the step and runs it again."
+
+
+def correction_said(correction: Correct, anchor: str | None) -> tuple[str, str]:
+    """The icon and verb of a correction's decision line: a wish kept for the result is no rejection."""
+    if anchor is not None and correction.noted_for_result(anchor):
+        return "📝", "Noted for the result"
+    return "❌", "Changes requested"
 
 
 def plural(count: int, noun: str, many: str | None = None) -> str:

@@ -12,17 +12,18 @@ from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.messages import DECISION_SUBJECTS
+from agent.messages import DECISION_SUBJECTS, correction_said
 from agent.models import Answer, Approve, Cancel, Correct, Decided, Finish, HandBack, Instruct, Reading, Review
 from blocks import ids
 from blocks.limits import MAX_MESSAGE_BLOCKS
 from blocks.text import Blocks, actions, as_text, button, clip, context, escaped, mention, section, when
 
-Outcome = Literal["approved", "rejected", "changes", "cancelled", "info"]
+Outcome = Literal["approved", "rejected", "changes", "noted", "cancelled", "info"]
 OUTCOME_ICONS: dict[Outcome, str] = {
     "approved": "✅",
     "rejected": "❌",
     "changes": "❌",
+    "noted": "📝",
     "cancelled": "🛑",
     "info": "ℹ️",
 }
@@ -59,9 +60,9 @@ def line_for(event: Decided, review: Review | None = None) -> DecisionLine:
             verb = "Continued past failed step" if review and review.anchor == "step_failed" else f"{subject} approved"
             return DecisionLine(actor=event.by, verb=verb, at=event.at, outcome="approved")
         case Correct():
-            return DecisionLine(
-                actor=event.by, verb="Changes requested", at=event.at, detail=decision.feedback, outcome="changes"
-            )
+            icon, verb = correction_said(decision, review.anchor if review is not None else None)
+            outcome: Outcome = "changes" if icon == OUTCOME_ICONS["changes"] else "noted"
+            return DecisionLine(actor=event.by, verb=verb, at=event.at, detail=decision.feedback, outcome=outcome)
         case Cancel():
             return DecisionLine(
                 actor=event.by, verb="Cancelled", at=event.at, detail=decision.reason, outcome="cancelled"

@@ -6,7 +6,7 @@ from typing import assert_never
 
 from pydantic import ValidationError
 
-from agent.messages import DECISION_SUBJECTS, decided_verb
+from agent.messages import DECISION_SUBJECTS, correction_said, decided_verb
 from agent.models import (
     Answer,
     Approve,
@@ -46,7 +46,7 @@ def decision_line(event: Decided, anchor: str | None, step: int | None) -> str:
                 verb += " by an always-allow rule"
             return _line("✅", verb, by, event.at)
         case Correct():
-            return _line("❌", "Changes requested", by, event.at, d.feedback)
+            return _line(*correction_said(d, anchor), by, event.at, d.feedback)
         case Cancel():
             return _line("🛑", "Cancelled", by, event.at, d.reason)
         case Instruct():

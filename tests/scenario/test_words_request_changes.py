@@ -8,7 +8,8 @@ from pathlib import Path
 
 from blocks import ids
 from tests.scenario.feishu_env import running_feishu
-from tests.scenario.harness import THREE_ANCHORS, Env, buttons_of, policy_file, running
+from tests.scenario.feishu_env import text as feishu_text
+from tests.scenario.harness import OPS, THREE_ANCHORS, Env, buttons_of, policy_file, running, text_of
 from workspace.models import Message
 
 TASK = "restart payments and check errors after"
@@ -47,3 +48,34 @@ async def test_feishu_request_changes_at_a_plan_offers_to_change_a_step_not_retr
         text = json.dumps(plan.card, ensure_ascii=False)
         assert "Change a step's values (before it runs)" in text
         assert "Retry the step" not in text
+
+
+async def test_slack_presentation_wish_at_a_step_outcome_is_noted_not_rejected(tmp_path: Path) -> None:
+    async with running(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
+        card = await env.start(TASK)
+        review = await env.next_review(card)
+        while "outcome" not in text_of(review).lower():  # the plan, then the restart's gate
+            await env.click("alice", review, ids.APPROVE)
+            review = await env.next_review(card, after=review)
+        await env.click("alice", review, ids.REJECT)
+        await env.wait(lambda: env.ws.state.open_modals("U0ALICE"))
+        modal = env.ws.state.open_modals("U0ALICE")[-1]
+        values = {ids.INTENT_BLOCK: "refine_output", ids.FEEDBACK_BLOCK: "show the result as a table"}
+        await env.ws.submit_view("alice", modal.id, values)
+        marked = lambda: "show the result as a table" in text_of(env.ws.state.message(OPS, review.ts))  # noqa: E731
+        await env.wait(marked)
+        text = text_of(env.ws.state.message(OPS, review.ts))
+        assert "📝 Noted for the result by <@U0ALICE>" in text
+        assert "❌" not in text and "Changes requested" not in text
+
+
+async def test_feishu_presentation_wish_at_a_step_outcome_is_noted_not_rejected(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
+        root, gate = await env.exec_gate(TASK)
+        await env.fake.click("alice", gate.message_id, "approve")
+        review = await env.next_review(root, after=gate)
+        form = {"feedback": "show the result as a table", "intent": "refine_output"}
+        await env.fake.click("alice", review.message_id, "request_changes", form)
+        await env.wait(lambda: "show the result as a table" in feishu_text(review))
+        assert "📝 Noted for the result by" in feishu_text(review)
+        assert "❌" not in feishu_text(review)
