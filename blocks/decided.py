@@ -12,7 +12,7 @@ from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.messages import DECISION_SUBJECTS, correction_said
+from agent.messages import DECISION_SUBJECTS, correction_said, reading_detail
 from agent.models import Answer, Approve, Cancel, Correct, Decided, Finish, HandBack, Instruct, Reading, Review
 from blocks import ids
 from blocks.limits import MAX_MESSAGE_BLOCKS
@@ -110,9 +110,9 @@ def classified_reply(reading: Reading, review_id: str) -> Blocks:
     """How Tandem read a thread reply, with a way to say it read it wrong."""
     n = reading.target_step if reading.target_step is not None else "?"
     text = f"Read as: *{_READINGS[reading.intent].format(n=n)}*"
-    detail = reading.suggested_fix or reading.reason
+    detail = reading_detail(reading)
     if detail:
-        text += f" — {clip(' '.join(detail.split()), 500).text}"
+        text += f" — {clip(detail, 500).text}"
     return [section(text), actions(button("Not what I meant", ids.OVERRIDE, review_id))]
 
 

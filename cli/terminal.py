@@ -6,6 +6,7 @@ import sys
 from typing import assert_never
 
 from agent.errors import TandemError
+from agent.messages import reading_detail
 from agent.models import (
     Answer,
     Approve,
@@ -106,7 +107,7 @@ async def interact(services: Services, state: RunState, user: str) -> int:
                     if reading.fallback:
                         print("Tandem could not read that; nothing changed. Say it in other words, or use a/r/c.")
                         continue
-                    print(f"Read as: {reading_text(reading)} — {reading.reason}")
+                    print(read_as(reading))
                     if runtime.unsure(reading):
                         sure = (
                             _ask(f"Not sure ({reading.confidence:.0%}). Apply it like that? [y/N] > ") or ""
@@ -181,7 +182,7 @@ async def _request_changes(services: Services, state: RunState, user: str) -> Ru
     match outcome:
         case Applied(state=new, reading=reading):
             if reading is not None:
-                print(f"Read as: {reading_text(reading)} — {reading.reason}")
+                print(read_as(reading))
             return new
         case Asked(reading=reading):
             print(
@@ -198,6 +199,12 @@ async def _request_changes(services: Services, state: RunState, user: str) -> Ru
             assert_never(outcome)
     fresh, _ = await services.store.load(state.id)
     return fresh
+
+
+def read_as(reading: Reading) -> str:
+    """``Read as: retry step 2``, with why where that helps (a step's new values are shown once it has them)."""
+    detail = reading_detail(reading)
+    return f"Read as: {reading_text(reading)}" + (f" — {detail}" if detail else "")
 
 
 def reading_text(reading: Reading) -> str:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent.messages import NOTHING_RAN_YET
+from agent.messages import NOTHING_RAN_YET, reading_detail
 from agent.models import Reading, RunState
 from agent.outcome import outcome
 from agent.review_view import ReviewView
@@ -238,9 +238,9 @@ def read_as_card(reading: Reading, review_id: str, run_id: str, lang: Lang) -> C
     n = reading.target_step if reading.target_step is not None else "?"
     what = say(f"intent_{reading.intent}", lang) + (f" ({n})" if reading.intent == "retry_step" else "")
     text = say("read_as", lang, what=what)
-    detail = reading.suggested_fix or reading.reason
+    detail = reading_detail(reading)
     if detail:
-        text += f" — {escape(clip(' '.join(detail.split()), 500))}"
+        text += f" — {escape(clip(detail, 500))}"
     override = {"action": "override", "review": review_id, "run": run_id}
     form = {
         "tag": "form",

@@ -133,7 +133,7 @@ def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
             lines.append(
                 f"- {step.get('number', '?')}. `{step.get('tool')}`" + (f" ({params})" if params else "") + f": {why}"
             )
-    changed = [s for s in ran if str(s.get("reason") or "").startswith("Changed to ")]
+    changed = [s for s in ran if str(s.get("reason") or "").startswith("Changed ")]
     if changed:
         lines += ["", f"**{t['changed']}:**", *(f"- {s.get('number')}. {s.get('reason')}" for s in changed)]
     if notes:
