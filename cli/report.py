@@ -63,13 +63,13 @@ def report_command(args: argparse.Namespace, settings: CoreSettings) -> int:
         asyncio.run(_post(settings.db, rule, since, now))
     if args.json:
         print(json.dumps(report_json(report), indent=2, ensure_ascii=False))
+    elif args.html:  # the page has it all: say only where it went
+        print(f"Wrote the report to {args.html}")
     else:
         print("\n".join(report_lines(report)))
-        if args.html:
-            print(f"\nWrote {args.html}")
-        if args.post:
-            print(
-                f"\nPosting it with its chart to channel {rule.channel}: "
-                "the running bot (tandem serve, tandem dev) sends it."
-            )
+    if args.post and not args.json:
+        print(
+            f"\nPosting it with its chart to channel {rule.channel}: "
+            "the running bot (tandem serve, tandem dev) sends it."
+        )
     return 0

@@ -7,7 +7,7 @@ The figures are the same :class:`agent.report.Report` that ``tandem report`` and
 from __future__ import annotations
 
 from agent.commands import BadPeriod
-from agent.report import Report, percent, stamp
+from agent.report import Report, percent, review_waits, stamp
 from feishu.deps import FeishuDeps
 from feishu.elements import Card, card, md, note
 from feishu.wording import Lang, escape
@@ -27,6 +27,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "rated": ("**Results rated:** 👍 {up} · 👎 {down}", "**结果评价：** 👍 {up} · 👎 {down}"),
     "wait": ("**Approval wait:** {waits}", "**等待批准：** {waits}"),
     "no_warnings": ("No warnings.", "没有警告。"),
+    "too_few": (
+        "Too few runs to judge: {n} this period, and warnings need at least {min}.",
+        "运行次数太少，无法判断：本周期 {n} 次，警告至少需要 {min} 次。",
+    ),
     "same": ("no change", "持平"),
     "up": ("up {n} points", "上升 {n} 个百分点"),
     "down": ("down {n} points", "下降 {n} 个百分点"),
@@ -95,12 +99,13 @@ def report_card(report: Report, lang: Lang) -> Card:
         figures.append(_say("misread", lang, n=m.overrides, of=m.free_text_decisions, rate=percent(m.misread_rate)))
     if m.results_liked or m.results_disliked:
         figures.append(_say("rated", lang, up=m.results_liked, down=m.results_disliked))
-    waits = ", ".join(f"{escape(x.anchor)} p50 {x.p50:.0f} s, p90 {x.p90:.0f} s" for x in m.approval_latency)
+    waits = "; ".join(escape(review_waits(x)) for x in m.approval_latency)
     if waits:
         figures.append(_say("wait", lang, waits=waits))
     warnings = [md(f"⚠️ **{_warning(w, report, lang)}**") for w in report.warnings]
     period = _say("period", lang, since=stamp(m.query.since), until=stamp(m.query.until))
-    tail = [] if report.warnings else [note(_say("no_warnings", lang))]
+    quiet = _say("too_few", lang, n=m.runs, min=report.min_runs) if report.too_few else _say("no_warnings", lang)
+    tail = [] if report.warnings else [note(quiet)]
     template = "orange" if report.warnings else "blue"
     return card(_say("title", lang), [note(period), *warnings, md("\n".join(figures)), *tail], template=template)
 
