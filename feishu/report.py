@@ -7,6 +7,8 @@ The figures are the same :class:`agent.report.Report` that ``tandem report`` and
 from __future__ import annotations
 
 from agent.commands import BadPeriod
+from agent.durations import spoken
+from agent.models.metrics import AnchorLatency
 from agent.report import Report, percent, review_waits, stamp
 from feishu.deps import FeishuDeps
 from feishu.elements import Card, card, md, note
@@ -62,6 +64,27 @@ def _change(now: float, before: float, lang: Lang) -> str:
     return _say("up" if delta > 0 else "down", lang, n=f"{abs(delta):.0f}")
 
 
+_REVIEWS_ZH = {
+    "after_plan": "计划审核",
+    "before_risky_step": "高风险步骤前的批准",
+    "after_risky_step": "高风险步骤结果的检查",
+    "before_result": "结果审核",
+    "step_failed": "失败的步骤",
+    "recovery": "中断的步骤",
+    "handoff": "工具的提问",
+    "takeover": "人工接管",
+    "takeover_step": "接管中提议的步骤",
+}
+
+
+def _wait(x: AnchorLatency, lang: Lang) -> str:
+    """How long one kind of review waited for its approval, in the asker's language."""
+    if lang != "zh":
+        return escape(review_waits(x))
+    name = _REVIEWS_ZH.get(x.anchor, x.anchor)
+    return f"{name}：一半在 {spoken(x.p50)} 内，九成在 {spoken(x.p90)} 内（{x.approvals} 次批准）"
+
+
 def _warning(text: str, report: Report, lang: Lang) -> str:
     """A core warning in the asker's language (the core words its warnings in English)."""
     m = report.current
@@ -99,7 +122,7 @@ def report_card(report: Report, lang: Lang) -> Card:
         figures.append(_say("misread", lang, n=m.overrides, of=m.free_text_decisions, rate=percent(m.misread_rate)))
     if m.results_liked or m.results_disliked:
         figures.append(_say("rated", lang, up=m.results_liked, down=m.results_disliked))
-    waits = "; ".join(escape(review_waits(x)) for x in m.approval_latency)
+    waits = ("；" if lang == "zh" else "; ").join(_wait(x, lang) for x in m.approval_latency)
     if waits:
         figures.append(_say("wait", lang, waits=waits))
     warnings = [md(f"⚠️ **{_warning(w, report, lang)}**") for w in report.warnings]
