@@ -12,7 +12,8 @@ from typing import Any, Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.messages import DECISION_SUBJECTS, correction_said, reading_detail
+from agent.correction_messages import correction_said, reading_detail
+from agent.messages import DECISION_SUBJECTS
 from agent.models import Answer, Approve, Cancel, Correct, Decided, Finish, HandBack, Instruct, Reading, Review
 from blocks import ids
 from blocks.limits import MAX_MESSAGE_BLOCKS

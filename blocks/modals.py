@@ -14,7 +14,8 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from agent.messages import plural, step_fix_effect
+from agent.correction_messages import step_fix_effect
+from agent.messages import plural
 from agent.models import Anchor, Review, RunState, Step
 from blocks import ids
 from blocks.ids import IntentChoice

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from typing import assert_never
 
+from agent.correction_messages import reading_detail
 from agent.errors import TandemError
-from agent.messages import reading_detail
 from agent.models import (
     Answer,
     Approve,

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent.messages import NOTHING_RAN_YET, reading_detail
+from agent.correction_messages import NOTHING_RAN_YET, reading_detail
 from agent.models import Reading, RunState
 from agent.outcome import outcome
 from agent.review_view import ReviewView

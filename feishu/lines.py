@@ -6,7 +6,8 @@ from typing import assert_never
 
 from pydantic import ValidationError
 
-from agent.messages import DECISION_SUBJECTS, correction_said, decided_verb
+from agent.correction_messages import correction_said
+from agent.messages import DECISION_SUBJECTS, decided_verb
 from agent.models import (
     Answer,
     Approve,

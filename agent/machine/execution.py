@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from agent.correction_messages import step_changed, value_changes
 from agent.errors import InvalidDecision
 from agent.machine import lessons
 from agent.machine.helpers import Result, ask_person, finish_run, start_work, take_over
-from agent.messages import step_changed, value_changes
 from agent.models import (
     Decided,
     Effect,
