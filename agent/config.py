@@ -120,6 +120,7 @@ class ReportRule(_Section):
 
     takeover_warning: float = Field(default=0.10, ge=0.0, le=1.0)  # the agent does not fit the task domain
     correction_warning: float = Field(default=0.30, ge=0.0, le=1.0)  # initial planning needs work
+    min_runs: int = Field(default=5, ge=1)  # fewer runs than this in a period say too little to warn about
     channel: str | None = None
     weekday: str = "monday"
     hour: int = Field(default=9, ge=0, le=23)

@@ -13,6 +13,7 @@ from typing import Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from agent.correction_messages import correction_said
 from agent.messages import DECISION_SUBJECTS, decided_verb
 from agent.models import (
     Answer,
@@ -32,11 +33,12 @@ from agent.models import (
 )
 from agent.runtime.audit import decided_of, reopened_for
 
-Outcome = Literal["approved", "rejected", "changes", "cancelled", "info"]
+Outcome = Literal["approved", "rejected", "changes", "noted", "cancelled", "info"]
 OUTCOME_ICONS: dict[Outcome, str] = {
     "approved": "✅",
     "rejected": "❌",
     "changes": "❌",
+    "noted": "📝",
     "cancelled": "🛑",
     "info": "ℹ️",
 }
@@ -76,7 +78,9 @@ def _decision(event: Decided, anchor: str | None, step: int | None) -> DecisionL
             verb = "Continued past failed step" if anchor == "step_failed" else f"{subject} approved"
             return DecisionLine(actor=by, verb=verb, at=at, outcome="approved")
         case Correct():
-            return DecisionLine(actor=by, verb="Changes requested", at=at, detail=d.feedback, outcome="changes")
+            icon, verb = correction_said(d, anchor)
+            outcome: Outcome = "changes" if icon == OUTCOME_ICONS["changes"] else "noted"
+            return DecisionLine(actor=by, verb=verb, at=at, detail=d.feedback, outcome=outcome)
         case Cancel():
             return DecisionLine(actor=by, verb="Cancelled", at=at, detail=d.reason, outcome="cancelled")
         case Instruct():

@@ -5,7 +5,17 @@ from __future__ import annotations
 import json
 from typing import assert_never
 
-from agent.models import AlwaysOffer, Anchor, PlannedStep, ReviewRecord, Rule, RunState, Step, mention, moment
+from agent.models import (
+    AlwaysOffer,
+    Anchor,
+    PlannedStep,
+    ReviewRecord,
+    Rule,
+    RunState,
+    Step,
+    mention,
+    moment,
+)
 from agent.models.steps import TimeoutOutcome
 from agent.plan_gate import PlanGate
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent.messages import plural
-from agent.models import RunState
+from agent.models import RunState, mention
 
 Word = Literal["done", "problems", "partly", "nothing", "cancelled", "failed"]
 
@@ -41,6 +41,8 @@ class Outcome:
     failed: int = 0
     not_run: int = 0
     missing: tuple[str, ...] = ()  # the task's words for each part no step did ("check errors")
+    by: str | None = None  # who cancelled
+    why: str = ""  # what they said with it
 
     def label(self, zh: bool = False) -> str:
         """``⚠️ Finished with problems``."""
@@ -59,7 +61,18 @@ class Outcome:
         return ""
 
     def line(self, zh: bool = False) -> str:
-        """``⚠️ Finished with problems: 1 of 3 steps failed.``"""
+        """``⚠️ Finished with problems: 1 of 3 steps failed.``; ``🛑 Cancelled by @ana: wrong cluster.``"""
+        if self.word == "cancelled" and (self.by or self.why):
+            why = " ".join(self.why.split())[:300]
+            if zh:
+                return (
+                    "🛑 "
+                    + (f"已由 {mention(self.by)} 取消" if self.by else "已取消")
+                    + (f"：{why}" if why else "")
+                    + "。"
+                )
+            by = f" by {mention(self.by)}" if self.by else ""
+            return f"🛑 Cancelled{by}" + (f": {why.rstrip('.')}" if why else "") + "."
         detail = self.detail(zh)
         joint = " — " if self.missing else ": "  # ``🟡 Partly done — not done: check errors.``
         return self.label(zh) + (f"{joint}{detail}" if detail else "") + ("。" if zh else ".")
@@ -70,7 +83,9 @@ def outcome(state: RunState) -> Outcome | None:
     if not state.finished:
         return None
     if state.phase != "done":
-        return Outcome("cancelled" if state.phase == "cancelled" else "failed")
+        if state.phase == "cancelled":
+            return Outcome("cancelled", by=state.cancelled_by, why=state.cancel_reason)
+        return Outcome("failed")
     steps = [*state.history, *state.plan]
     ran = [s for s in steps if s.status in ("done", "failed")]
     failed = sum(1 for s in ran if s.status == "failed")

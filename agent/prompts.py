@@ -385,6 +385,7 @@ def step_view(step: Step) -> dict[str, Any]:
         "status": step.status,
         "result": _jsonable(step.result),
         "error": step.error,
+        **({"did": step.did} if step.did else {}),
     }
 
 

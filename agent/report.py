@@ -14,11 +14,27 @@ from typing import Any
 from pydantic import ConfigDict
 
 from agent.config import ReportRule, parse_duration
+from agent.durations import spoken
 from agent.errors import ConfigError
+from agent.messages import plural
 from agent.models.base import Model
-from agent.models.metrics import Metrics
+from agent.models.metrics import AnchorLatency, Metrics, ToolDecisions
 
-__all__ = ["Report", "build_report", "percent", "report_json", "report_lines", "since_time", "stamp"]
+__all__ = [
+    "REVIEWS",
+    "Report",
+    "build_report",
+    "gate_decisions",
+    "no_warnings",
+    "percent",
+    "report_json",
+    "report_lines",
+    "report_rows",
+    "report_title",
+    "review_waits",
+    "since_time",
+    "stamp",
+]
 
 
 class Report(Model):
@@ -27,6 +43,43 @@ class Report(Model):
     current: Metrics
     previous: Metrics
     warnings: list[str]
+    min_runs: int = 1  # the runs a period needs before its rates are warned about
+
+    @property
+    def too_few(self) -> str:
+        """Why there are no warnings when the period had too few runs to judge by; empty otherwise."""
+        if self.current.runs >= self.min_runs:
+            return ""
+        return f"Too few runs to judge: {self.current.runs} this period, and warnings need at least {self.min_runs}."
+
+
+REVIEWS = {  # what people call each kind of review, in a report
+    "after_plan": "plan reviews",
+    "before_risky_step": "approvals before a risky step",
+    "after_risky_step": "checks of a risky step's outcome",
+    "before_result": "result reviews",
+    "step_failed": "failed steps",
+    "recovery": "interrupted steps",
+    "handoff": "questions from a tool",
+    "takeover": "takeovers",
+    "takeover_step": "steps proposed in a takeover",
+}
+
+
+def review_waits(latency: AnchorLatency) -> str:
+    """``plan reviews: half within 24 s, 9 in 10 within 2 min (3 approvals)``."""
+    name = REVIEWS.get(latency.anchor, latency.anchor.replace("_", " "))
+    return (
+        f"{name}: half within {spoken(latency.p50)}, 9 in 10 within {spoken(latency.p90)} "
+        f"({plural(latency.approvals, 'approval')})"
+    )
+
+
+def gate_decisions(t: ToolDecisions) -> str | None:
+    """``restart_service: 3 approved, 2 sent back with changes``: what people did at its gates (None: nothing)."""
+    counts = [(t.approved, "approved"), (t.changed, "sent back with changes"), (t.cancelled, "cancelled the run")]
+    said = [f"{n} {what}" for n, what in counts if n]
+    return f"{t.tool}: {', '.join(said)}" if said else None
 
 
 def percent(rate: float) -> str:
@@ -39,6 +92,8 @@ def stamp(at: float) -> str:
 
 def _warnings(m: Metrics, rule: ReportRule) -> list[str]:
     out: list[str] = []
+    if m.runs < rule.min_runs:  # a rate over 2 or 3 runs says nothing about the task domain
+        return out
     if m.runs and m.takeover_rate > rule.takeover_warning:
         out.append(
             f"Takeover rate is {percent(m.takeover_rate)} ({m.takeovers} of {m.runs} runs), over the "
@@ -54,7 +109,7 @@ def _warnings(m: Metrics, rule: ReportRule) -> list[str]:
 
 def build_report(current: Metrics, previous: Metrics, rule: ReportRule) -> Report:
     """``previous`` is the period of equal length before ``current`` (``MetricsQuery.previous``)."""
-    return Report(current=current, previous=previous, warnings=_warnings(current, rule))
+    return Report(current=current, previous=previous, warnings=_warnings(current, rule), min_runs=rule.min_runs)
 
 
 def _rounded(value: Any) -> Any:
@@ -93,6 +148,7 @@ def report_json(report: Report) -> dict[str, Any]:
     }
     data["trend"] = {key: getattr(m, key) - getattr(p, key) for key in _TREND}
     data["warnings"] = list(report.warnings)
+    data["min_runs"] = report.min_runs
     rounded: dict[str, Any] = _rounded(data)
     return rounded
 
@@ -107,53 +163,60 @@ def _change(now: float, before: float, *, rate: bool) -> str:
 
 
 def _seconds(value: float | None) -> str:
-    if value is None:
-        return "—"
-    if value < 120:
-        return f"{value:.0f} s"
-    if value < 7200:
-        return f"{value / 60:.1f} min"
-    return f"{value / 3600:.1f} h"
+    return "—" if value is None else spoken(value)
+
+
+def report_rows(report: Report) -> list[tuple[str, str]]:
+    """The figures as (label, value) rows: the terminal lines them up, a page makes a table of them."""
+    m, p = report.current, report.previous
+    c = m.corrections
+    rows = [
+        ("Runs", f"{m.runs}  (previous period {p.runs}, {_change(m.runs, p.runs, rate=False)})"),
+        (
+            "Corrected runs",
+            f"{m.corrected_runs}  ({percent(m.correction_rate)}; previous {percent(p.correction_rate)}, "
+            f"{_change(m.correction_rate, p.correction_rate, rate=True)})",
+        ),
+        ("Corrections", f"{c.total}: replan {c.replan}, retry step {c.retry_step}, refine output {c.refine_output}"),
+        ("Retries per run", f"{m.avg_retries:.2f}  (previous {p.avg_retries:.2f})"),
+        (
+            "Takeovers",
+            f"{m.takeovers}  ({percent(m.takeover_rate)}; previous {percent(p.takeover_rate)}, "
+            f"{_change(m.takeover_rate, p.takeover_rate, rate=True)})",
+        ),
+        ("Correction → review", f"{_seconds(m.correction_to_review)} on average"),
+    ]
+    rows += [("Approval wait", review_waits(lat)) for lat in m.approval_latency]
+    rows += [("Gate decisions", said) for t in m.tools if (said := gate_decisions(t))]
+    timeouts = ", ".join(f"{k} {v}" for k, v in m.timeouts.items() if v) or "none"
+    rows.append(("Deadlines", f"{timeouts}; reminders {m.reminders}"))
+    misread = f" (misread rate {percent(m.misread_rate)})" if m.free_text_decisions else ""
+    rows.append(("Read from words", f"{m.free_text_decisions} decisions, {m.overrides} 'Not what I meant'{misread}"))
+    rows.append(("Results rated", f"👍 {m.results_liked}  👎 {m.results_disliked}"))
+    tokens = f", {m.tokens_per_run:.0f} tokens per run" if m.tokens_per_run is not None else ""
+    rows.append(("Model calls", f"{m.model_calls} ({m.model_calls_per_run:.1f} per run{tokens})"))
+    return rows
+
+
+def report_title(report: Report) -> str:
+    m = report.current
+    where = [f"{k} {v}" for k, v in (("channel", m.query.channel), ("requester", m.query.requester)) if v]
+    where += [f"tool {m.query.tool}"] if m.query.tool else []
+    head = f"Tandem report, {stamp(m.query.since)} to {stamp(m.query.until)}"
+    return head + (f" ({', '.join(where)})" if where else "")
+
+
+def no_warnings(report: Report) -> str:
+    """What the report says where it has no warnings."""
+    return report.too_few or "No warnings."
 
 
 def report_lines(report: Report) -> list[str]:
     """The report as plain text lines (the terminal; a chat message builds its own layout)."""
-    m, p = report.current, report.previous
-    where = [f"{k} {v}" for k, v in (("channel", m.query.channel), ("requester", m.query.requester)) if v]
-    where += [f"tool {m.query.tool}"] if m.query.tool else []
-    head = f"Tandem report, {stamp(m.query.since)} to {stamp(m.query.until)}"
-    lines = [head + (f" ({', '.join(where)})" if where else ""), ""]
-    c = m.corrections
-    lines += [
-        f"Runs                {m.runs}  (previous period {p.runs}, {_change(m.runs, p.runs, rate=False)})",
-        f"Corrected runs      {m.corrected_runs}  ({percent(m.correction_rate)}; previous "
-        f"{percent(p.correction_rate)}, {_change(m.correction_rate, p.correction_rate, rate=True)})",
-        f"Corrections         {c.total}: replan {c.replan}, retry step {c.retry_step}, refine output {c.refine_output}",
-        f"Retries per run     {m.avg_retries:.2f}  (previous {p.avg_retries:.2f})",
-        f"Takeovers           {m.takeovers}  ({percent(m.takeover_rate)}; previous "
-        f"{percent(p.takeover_rate)}, {_change(m.takeover_rate, p.takeover_rate, rate=True)})",
-        f"Correction → review {_seconds(m.correction_to_review)} on average",
-    ]
-    for lat in m.approval_latency:
-        lines.append(
-            f"Approval wait       {lat.anchor}: p50 {_seconds(lat.p50)}, p90 {_seconds(lat.p90)} ({lat.approvals})"
-        )
-    for t in m.tools:
-        lines.append(
-            f"Gate decisions      {t.tool}: {t.approved} approved, {t.rejected} rejected "
-            f"({percent(t.approval_rate)} approved)"
-        )
-    timeouts = ", ".join(f"{k} {v}" for k, v in m.timeouts.items() if v) or "none"
-    lines.append(f"Deadlines           {timeouts}; reminders {m.reminders}")
-    lines.append(
-        f"Read from words     {m.free_text_decisions} decisions, {m.overrides} 'Not what I meant' "
-        f"(misread rate {percent(m.misread_rate)})"
-    )
-    lines.append(f"Results rated       👍 {m.results_liked}  👎 {m.results_disliked}")
-    tokens = f", {m.tokens_per_run:.0f} tokens per run" if m.tokens_per_run is not None else ""
-    lines.append(f"Model calls         {m.model_calls} ({m.model_calls_per_run:.1f} per run{tokens})")
+    lines = [report_title(report), ""]
+    lines += [f"{label:<20}{value}" for label, value in report_rows(report)]
     lines.append("")
-    lines += [f"Warning: {w}" for w in report.warnings] or ["No warnings."]
+    lines += [f"Warning: {w}" for w in report.warnings] or [no_warnings(report)]
     return lines
 
 

@@ -25,6 +25,7 @@ its own, which cannot be stopped, so its step is recorded as possibly still runn
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import importlib
 import inspect
@@ -97,6 +98,18 @@ class ToolSpec:
     idempotent: bool = False
     """Calling it again with the same params changes nothing more (a trusted MCP server's ``idempotentHint``):
     a call cut off by a crash is then made again without asking."""
+    done: str | None = None
+    """What a call did, as a person says it, with its parameters in braces: ``"restarted {service}"``."""
+
+    def did(self, params: Mapping[str, Any]) -> str:
+        """``restarted payments``: the tool's own words for a call where it has them, else its name and values."""
+        if self.done:
+            try:
+                return self.done.format_map(dict(params))
+            except (KeyError, IndexError, ValueError):
+                pass
+        values = ", ".join(str(v) for v in list(params.values())[:2])
+        return f"ran {self.name}" + (f" ({values})" if values else "")
 
     @property
     def runs_in(self) -> RunsIn:
@@ -275,6 +288,7 @@ def tool(
     name: str | None = None,
     isolate: Isolation | None = None,
     values: Mapping[str, ValuesProvider] | None = None,
+    done: str | None = None,
 ) -> Callable[[F], F]: ...
 def tool(
     fn: F | None = None,
@@ -284,6 +298,7 @@ def tool(
     name: str | None = None,
     isolate: Isolation | None = None,
     values: Mapping[str, ValuesProvider] | None = None,
+    done: str | None = None,
 ) -> F | Callable[[F], F]:
     """Mark a function as a Tandem tool (sync or async).
 
@@ -293,10 +308,13 @@ def tool(
 
     ``values`` names parameters whose valid values the tool can list at run time (a function of no
     arguments returning them): a correction asking for another value is refused, naming the known ones.
+
+    ``done`` says what a call did, as a person would (``"restarted {service}"``): results are headed with it.
     """
 
     def mark(f: F) -> F:
-        setattr(f, _MARK, _spec_for(f, risk=risk, name=name, isolate=isolate, values=values))
+        spec = _spec_for(f, risk=risk, name=name, isolate=isolate, values=values)
+        setattr(f, _MARK, dataclasses.replace(spec, done=done) if done else spec)
         return f
 
     return mark(fn) if fn is not None else mark

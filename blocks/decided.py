@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent.correction_messages import reading_detail
 from agent.decision_lines import OUTCOME_ICONS, DecisionLine
 from agent.models import Reading
 from blocks import ids
@@ -54,9 +55,9 @@ def classified_reply(reading: Reading, review_id: str) -> Blocks:
     """How Tandem read a thread reply, with a way to say it read it wrong."""
     n = reading.target_step if reading.target_step is not None else "?"
     text = f"Read as: *{_READINGS[reading.intent].format(n=n)}*"
-    detail = reading.suggested_fix or reading.reason
+    detail = reading_detail(reading)
     if detail:
-        text += f" — {clip(' '.join(detail.split()), 500).text}"
+        text += f" — {clip(detail, 500).text}"
     return [section(text), actions(button("Not what I meant", ids.OVERRIDE, review_id))]
 
 

@@ -14,8 +14,9 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
+from agent.correction_messages import step_fix_effect
 from agent.messages import plural
-from agent.models import Review, RunState, Step
+from agent.models import Anchor, Review, RunState, Step
 from blocks import ids
 from blocks.ids import IntentChoice
 from blocks.limits import MAX_INPUT_LENGTH, MAX_PRIVATE_METADATA, MAX_SECTION_TEXT, BlockLimitError
@@ -45,8 +46,10 @@ INTENT_OPTIONS: dict[IntentChoice, tuple[str, str]] = {
 DETAIL_SECTIONS_MAX = 20  # ~58,000 characters of text; plenty for a details view
 
 
-def _option(value: IntentChoice) -> Option:
+def _option(value: IntentChoice, anchor: Anchor | None) -> Option:
     label, description = INTENT_OPTIONS[value]
+    if value == "retry_step" and anchor is not None:
+        description = step_fix_effect(anchor)
     return Option(value=value, text=MarkdownTextObject(text=label), description=PlainTextObject(text=description))
 
 
@@ -56,15 +59,17 @@ def feedback_modal(
     initial_feedback: str = "",
     initial_intent: IntentChoice = "auto",
     subject: str | None = None,
+    anchor: Anchor | None = None,
 ) -> View_:
     """The Request changes modal. ``private_metadata`` comes back unchanged on submit.
 
     ``subject`` (plain text, e.g. "Plan for: restart payments") is shown on top;
-    ``initial_feedback`` pre-fills the text box (used by "Not what I meant").
+    ``initial_feedback`` pre-fills the text box (used by "Not what I meant");
+    ``anchor``: the review it answers, so each choice says what it does there.
     """
     if len(private_metadata) > MAX_PRIVATE_METADATA:
         raise BlockLimitError(f"private_metadata is {len(private_metadata)} characters, over {MAX_PRIVATE_METADATA}")
-    options = [_option(value) for value in ids.INTENT_CHOICES]
+    options = [_option(value, anchor) for value in ids.INTENT_CHOICES]
     intent = InputBlock(
         block_id=ids.INTENT_BLOCK,
         label="What needs to change?",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.report import Report, percent, stamp
+from agent.report import Report, gate_decisions, no_warnings, percent, review_waits, stamp
 from blocks.text import context, escape, header, section
 
 Blocks = list[dict[str, Any]]
@@ -37,9 +37,12 @@ def report_blocks(report: Report, where: str) -> Blocks:
         figures.append(f"*Replies misread:* {m.overrides} of {m.free_text_decisions} ({percent(m.misread_rate)})")
     if m.results_liked or m.results_disliked:
         figures.append(f"*Results rated:* 👍 {m.results_liked} · 👎 {m.results_disliked}")
-    waits = ", ".join(f"{escape(x.anchor)} p50 {x.p50:.0f} s, p90 {x.p90:.0f} s" for x in m.approval_latency)
+    waits = "; ".join(escape(review_waits(x)) for x in m.approval_latency)
     if waits:
         figures.append(f"*Approval wait:* {waits}")
+    gates = "; ".join(escape(said) for t in m.tools if (said := gate_decisions(t)))
+    if gates:
+        figures.append(f"*At the gates:* {gates}")
     timeouts = ", ".join(f"{k} {v}" for k, v in m.timeouts.items() if v)
     if timeouts:
         figures.append(f"*Deadlines:* {timeouts}")
@@ -50,7 +53,7 @@ def report_blocks(report: Report, where: str) -> Blocks:
         section("\n".join(figures)),
     ]
     if not report.warnings:
-        blocks.append(context("No warnings."))
+        blocks.append(context(escape(no_warnings(report))))
     return blocks
 
 

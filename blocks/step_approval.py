@@ -2,7 +2,7 @@
 
 Shows the parameters that will run as ``key=value`` chips (the exact JSON, which the
 approval's digest covers, is behind *Show details*), the risk, the planner's reason and what
-the steps since the last review returned; Approve / Reject / Cancel run.
+the steps since the last review returned; Approve / Request changes / Cancel run.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def missing_step(review: Review) -> Blocks:
 
 
 def step_approval(state: RunState, review: Review, view: ReviewView | None = None) -> Blocks:
-    """Ask before a risky step runs: Approve (primary) / Reject / Cancel run; "always allow" where the
+    """Ask before a risky step runs: Approve (primary) / Request changes / Cancel run; "always allow" where the
     policy offers it (``view.choices``)."""
     view = view or review_view(state, review, SafetyPolicy())
     step = step_of(state, review)
@@ -83,7 +83,7 @@ def step_approval(state: RunState, review: Review, view: ReviewView | None = Non
     buttons = [button("Approve", ids.APPROVE, review.id, style="primary")]
     if "approve_always" in view.choices:
         buttons.append(button(clip(view.always_label, 75).text, ids.APPROVE_ALWAYS, review.id))
-    buttons.append(button("Reject", ids.REJECT, review.id))
+    buttons.append(button("Request changes", ids.REJECT, review.id))
     if review.approvals:
         who = ", ".join(mention(a.by) for a in review.approvals)
         blocks.append(context(f"Approved so far by {who} · {review.quorum - len(review.approvals)} more needed"))

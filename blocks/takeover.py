@@ -68,7 +68,7 @@ def takeover(state: RunState, review: Review) -> Blocks:
 
 
 def takeover_step(state: RunState, review: Review) -> Blocks:
-    """A step proposed from a person's instruction: Approve / Reject / Cancel run."""
+    """A step proposed from a person's instruction: Approve / Request changes / Cancel run."""
     step = step_of(state, review)
     if step is None:
         return missing_step(review)
@@ -78,7 +78,7 @@ def takeover_step(state: RunState, review: Review) -> Blocks:
     blocks.append(context(STEER_STEP))
     buttons = [
         button("Approve", ids.APPROVE, review.id, style="primary"),
-        button("Reject", ids.REJECT, review.id),
+        button("Request changes", ids.REJECT, review.id),
     ]
     if truncated:
         buttons.append(details_button(review.id))

@@ -124,7 +124,7 @@ class SlackChannel:
                 await post.line(escaped(message.text, 2900))
             case out.ReadAs():
                 blocks = classified_reply(message.reading, message.review_id)
-                await post.blocks(blocks, f"Read as: {message.reading.intent}")
+                await post.blocks(blocks, f"Read as: {message.reading.intent.replace('_', ' ')}")
             case out.ClarifyAsked():
                 await self.reviews.ask(state, post, message)
             case out.RunEnded():

@@ -51,9 +51,11 @@ def register(app: AsyncApp, deps: Deps) -> None:
 
     @on_click
     async def on_request_changes(click: BlockActions, client: AsyncWebClient) -> None:
-        # The trigger id expires in 3 s: open the modal before any other work.
+        # The trigger id expires in 3 s: one quick read (what the review is, for the modal's words), then the modal.
+        record = await deps.store.get_review(click.action.value or "")
         meta = {"review": click.action.value or "", "channel": click.channel_id or ""}
-        await client.views_open(trigger_id=click.trigger_id or "", view=feedback_modal(json.dumps(meta)))
+        modal = feedback_modal(json.dumps(meta), anchor=record.anchor if record is not None else None)
+        await client.views_open(trigger_id=click.trigger_id or "", view=modal)
 
     @on_click
     async def on_override(click: BlockActions, client: AsyncWebClient) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from agent.correction_messages import reading_detail
 from agent.models import Correct, Intent, Reading, RunState
 from agent.usecases import Applied, Asked
 from cli import messages
@@ -20,8 +21,9 @@ _NUMBER = re.compile(r"\d+")
 
 
 def read_as(reading: Reading) -> str:
-    """``Read as: retry step 2 — …``: how Tandem read what the person said."""
-    return f"Read as: {reading_text(reading)} — {reading.reason}"
+    """``Read as: retry step 2``, with why where that helps (a step's new values are shown once it has them)."""
+    detail = reading_detail(reading)
+    return f"Read as: {reading_text(reading)}" + (f" — {detail}" if detail else "")
 
 
 def reading_text(reading: Reading) -> str:

@@ -38,9 +38,10 @@ def report_command(args: argparse.Namespace, settings: CoreSettings) -> int:
     if args.json:
         print(json.dumps(report_json(report), indent=2, ensure_ascii=False))
         return 0
-    print("\n".join(report_lines(report)))
-    if args.html:
-        print(f"\nWrote {args.html}")
+    if args.html:  # the page has it all: say only where it went
+        print(f"Wrote the report to {args.html}")
+    else:
+        print("\n".join(report_lines(report)))
     if posted is not None:
         print(f"\nPosting it with its chart to channel {posted}: the running bot (tandem serve, tandem dev) sends it.")
     return 0

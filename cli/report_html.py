@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from agent.models.metrics import DayCount
-from agent.report import Report, report_lines
+from agent.report import Report, no_warnings, report_rows, report_title
 
 __all__ = ["chart_svg", "render_html"]
 
@@ -58,8 +58,10 @@ def chart_svg(days: list[DayCount], *, width: int = 760, height: int = 260) -> s
 
 
 def render_html(report: Report) -> str:
-    lines = report_lines(report)
-    title, body = lines[0], lines[2:]
+    title = report_title(report)
+    rows = "\n".join(
+        f"<tr><th>{escape(label)}</th><td>{escape(value)}</td></tr>" for label, value in report_rows(report)
+    )
     warnings = "".join(f'<li class="warning">{escape(w)}</li>' for w in report.warnings)
     return f"""<!doctype html>
 <html lang="en">
@@ -68,17 +70,21 @@ def render_html(report: Report) -> str:
 <title>{escape(title)}</title>
 <style>
 body {{ font: 14px/1.5 system-ui, sans-serif; margin: 2em auto; max-width: 820px; color: #222; }}
-pre {{ background: #f6f6f6; padding: 1em; white-space: pre-wrap; }}
+table.figures {{ border-collapse: collapse; }}
+table.figures th {{ text-align: left; padding: 0.2em 1.5em 0.2em 0; vertical-align: top; white-space: nowrap; }}
+table.figures td {{ padding: 0.2em 0; }}
 .warning {{ color: #b91c1c; font-weight: 600; }}
 </style>
 </head>
 <body>
 <h1>{escape(title)}</h1>
-<ul>{warnings or "<li>No warnings.</li>"}</ul>
+<ul>{warnings or f"<li>{escape(no_warnings(report))}</li>"}</ul>
 <h2>Corrections and takeovers per day (UTC)</h2>
 {chart_svg(report.current.days)}
 <h2>Figures</h2>
-<pre>{escape(chr(10).join(body))}</pre>
+<table class="figures">
+{rows}
+</table>
 </body>
 </html>
 """

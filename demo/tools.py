@@ -34,7 +34,7 @@ _VERSION = re.compile(r"v?\d+(\.\d+){1,2}([-+][0-9A-Za-z.-]+)?")
 MAX_REPLICAS = 50
 
 
-@tool(risk=Risk.READ)
+@tool(risk=Risk.READ, done="listed the services")
 def list_services() -> str:
     """List every service with its status, version, replicas, error rate and p99 latency."""
     rows = [["SERVICE", "STATUS", "VERSION", "REPLICAS", "ERRORS", "P99"]]
@@ -44,7 +44,7 @@ def list_services() -> str:
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows)
 
 
-@tool(risk=Risk.READ)
+@tool(risk=Risk.READ, done="checked {service}")
 def check_service(service: ServiceName) -> str:
     """Show one service's health: status, version, replicas, error rate, latency, CPU, traffic and cache.
 
@@ -69,7 +69,7 @@ def check_service(service: ServiceName) -> str:
     return "\n".join(lines)
 
 
-@tool(risk=Risk.READ)
+@tool(risk=Risk.READ, done="read the {service} logs")
 def read_logs(
     service: ServiceName,
     level: Literal["all", "info", "warning", "error"] = "all",
@@ -93,7 +93,7 @@ def read_logs(
     return "\n".join([header, *body])
 
 
-@tool(risk=Risk.READ)
+@tool(risk=Risk.READ, done="looked at {service}'s {metric}")
 def query_metrics(
     service: ServiceName,
     metric: Metric = "error_rate",
@@ -125,7 +125,7 @@ def query_metrics(
     return "\n".join(lines)
 
 
-@tool(risk=Risk.WRITE)
+@tool(risk=Risk.WRITE, done="scaled {service} to {replicas} replicas")
 def scale_service(service: ServiceName, replicas: Annotated[int, Field(ge=1, le=MAX_REPLICAS)]) -> str:
     """Change how many replicas a service runs; load spreads over the new count.
 
@@ -147,7 +147,7 @@ def scale_service(service: ServiceName, replicas: Annotated[int, Field(ge=1, le=
     return f"Scaled {service} from {s.replicas} to {replicas} replicas; average CPU {s.cpu:.0f}% → {cpu:.0f}%{note}."
 
 
-@tool(risk=Risk.EXEC)
+@tool(risk=Risk.EXEC, done="restarted {service}")
 def restart_service(service: ServiceName) -> str:
     """Restart every replica of a service (rolling); clears stuck connections and other transient faults.
 
@@ -170,7 +170,7 @@ def restart_service(service: ServiceName) -> str:
     )
 
 
-@tool(risk=Risk.DEPLOY)
+@tool(risk=Risk.DEPLOY, done="deployed {service} {version}")
 def deploy_service(service: ServiceName, version: str) -> str:
     """Roll out a version of a service to all its replicas; the running version is kept for rollback.
 
@@ -188,7 +188,7 @@ def deploy_service(service: ServiceName, version: str) -> str:
     return roll_out(world, s, version, f"Deployed {service} {version} (was {s.version})")
 
 
-@tool(risk=Risk.DEPLOY)
+@tool(risk=Risk.DEPLOY, done="rolled {service} back")
 def rollback_service(service: ServiceName) -> str:
     """Roll a service back to the version it ran before its last deploy.
 

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from agent.correction_messages import NOTHING_RAN_YET, reading_detail
 from agent.models import Reading, RunState
 from agent.outcome import outcome
 from agent.review_view import ReviewView
@@ -77,7 +78,10 @@ def choice_buttons(view: ReviewView, lang: Lang) -> list[Element]:
 
 def feedback_form(view: ReviewView, lang: Lang, action: str = "request_changes") -> Element:
     """A feedback input and the intent choice, submitted as one button callback with ``form_value``."""
-    options = [{"text": {"tag": "plain_text", "content": say(f"intent_{i}", lang)}, "value": i} for i in INTENTS]
+    words = {i: f"intent_{i}" for i in INTENTS}
+    if view.anchor in NOTHING_RAN_YET:  # the step has not run: it is changed before it runs, not retried
+        words["retry_step"] = "intent_change_step"
+    options = [{"text": {"tag": "plain_text", "content": say(words[i], lang)}, "value": i} for i in INTENTS]
     if view.anchor != "before_result":
         options = [o for o in options if o["value"] != "refine_output"]
     return {
@@ -234,9 +238,9 @@ def read_as_card(reading: Reading, review_id: str, run_id: str, lang: Lang) -> C
     n = reading.target_step if reading.target_step is not None else "?"
     what = say(f"intent_{reading.intent}", lang) + (f" ({n})" if reading.intent == "retry_step" else "")
     text = say("read_as", lang, what=what)
-    detail = reading.suggested_fix or reading.reason
+    detail = reading_detail(reading)
     if detail:
-        text += f" — {escape(clip(' '.join(detail.split()), 500))}"
+        text += f" — {escape(clip(detail, 500))}"
     override = {"action": "override", "review": review_id, "run": run_id}
     form = {
         "tag": "form",

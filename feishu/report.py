@@ -7,7 +7,9 @@ The figures are the same :class:`agent.report.Report` that ``tandem report`` and
 from __future__ import annotations
 
 from agent.commands import BadPeriod
-from agent.report import Report, percent, stamp
+from agent.durations import spoken
+from agent.models.metrics import AnchorLatency
+from agent.report import Report, percent, review_waits, stamp
 from feishu.deps import FeishuDeps
 from feishu.elements import Card, card, md, note
 from feishu.wording import Lang, escape
@@ -27,6 +29,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "rated": ("**Results rated:** 👍 {up} · 👎 {down}", "**结果评价：** 👍 {up} · 👎 {down}"),
     "wait": ("**Approval wait:** {waits}", "**等待批准：** {waits}"),
     "no_warnings": ("No warnings.", "没有警告。"),
+    "too_few": (
+        "Too few runs to judge: {n} this period, and warnings need at least {min}.",
+        "运行次数太少，无法判断：本周期 {n} 次，警告至少需要 {min} 次。",
+    ),
     "same": ("no change", "持平"),
     "up": ("up {n} points", "上升 {n} 个百分点"),
     "down": ("down {n} points", "下降 {n} 个百分点"),
@@ -56,6 +62,27 @@ def _change(now: float, before: float, lang: Lang) -> str:
     if abs(delta) < 0.5:
         return _say("same", lang)
     return _say("up" if delta > 0 else "down", lang, n=f"{abs(delta):.0f}")
+
+
+_REVIEWS_ZH = {
+    "after_plan": "计划审核",
+    "before_risky_step": "高风险步骤前的批准",
+    "after_risky_step": "高风险步骤结果的检查",
+    "before_result": "结果审核",
+    "step_failed": "失败的步骤",
+    "recovery": "中断的步骤",
+    "handoff": "工具的提问",
+    "takeover": "人工接管",
+    "takeover_step": "接管中提议的步骤",
+}
+
+
+def _wait(x: AnchorLatency, lang: Lang) -> str:
+    """How long one kind of review waited for its approval, in the asker's language."""
+    if lang != "zh":
+        return escape(review_waits(x))
+    name = _REVIEWS_ZH.get(x.anchor, x.anchor)
+    return f"{name}：一半在 {spoken(x.p50)} 内，九成在 {spoken(x.p90)} 内（{x.approvals} 次批准）"
 
 
 def _warning(text: str, report: Report, lang: Lang) -> str:
@@ -95,12 +122,13 @@ def report_card(report: Report, lang: Lang) -> Card:
         figures.append(_say("misread", lang, n=m.overrides, of=m.free_text_decisions, rate=percent(m.misread_rate)))
     if m.results_liked or m.results_disliked:
         figures.append(_say("rated", lang, up=m.results_liked, down=m.results_disliked))
-    waits = ", ".join(f"{escape(x.anchor)} p50 {x.p50:.0f} s, p90 {x.p90:.0f} s" for x in m.approval_latency)
+    waits = ("；" if lang == "zh" else "; ").join(_wait(x, lang) for x in m.approval_latency)
     if waits:
         figures.append(_say("wait", lang, waits=waits))
     warnings = [md(f"⚠️ **{_warning(w, report, lang)}**") for w in report.warnings]
     period = _say("period", lang, since=stamp(m.query.since), until=stamp(m.query.until))
-    tail = [] if report.warnings else [note(_say("no_warnings", lang))]
+    quiet = _say("too_few", lang, n=m.runs, min=report.min_runs) if report.too_few else _say("no_warnings", lang)
+    tail = [] if report.warnings else [note(quiet)]
     template = "orange" if report.warnings else "blue"
     return card(_say("title", lang), [note(period), *warnings, md("\n".join(figures)), *tail], template=template)
 

@@ -74,6 +74,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "intent_auto": ("Let Tandem read it", "由 Tandem 判断"),
     "intent_replan": ("Change the plan", "修改计划"),
     "intent_retry_step": ("Retry the step", "重试该步骤"),
+    "intent_change_step": ("Change a step's values (before it runs)", "修改步骤参数（执行之前）"),
     "intent_refine_output": ("Rework the output", "重做结果"),
     "intent_approve": ("Approve", "批准"),
     "intent_cancel": ("Cancel the run", "取消运行"),

@@ -271,7 +271,8 @@ def _tools(q: MetricsQuery, d: Dialect) -> tuple[str, list[Any]]:
         + f"""
     SELECT a.tool,
            SUM(CASE WHEN x.answer = 'approve' THEN 1 ELSE 0 END),
-           SUM(CASE WHEN x.answer IN ('correct', 'cancel') THEN 1 ELSE 0 END)
+           SUM(CASE WHEN x.answer = 'correct' THEN 1 ELSE 0 END),
+           SUM(CASE WHEN x.answer = 'cancel' THEN 1 ELSE 0 END)
     FROM closes x JOIN asks a ON a.run_id = x.run_id AND a.review = x.review
     WHERE a.tool IS NOT NULL AND a.anchor IN ({_quoted(sorted(GATES))}) AND x.closed_by <> '{TIMEOUT}'
     GROUP BY a.tool ORDER BY a.tool
@@ -373,11 +374,13 @@ def assemble(q: MetricsQuery, results: Mapping[str, Sequence[Sequence[Any]]]) ->
         ToolDecisions(
             tool=tool,
             approved=int(ok),
-            rejected=int(no),
-            approval_rate=_rate(int(ok), int(ok) + int(no)),
-            rejection_rate=_rate(int(no), int(ok) + int(no)),
+            rejected=int(fixed) + int(stopped),
+            changed=int(fixed),
+            cancelled=int(stopped),
+            approval_rate=_rate(int(ok), int(ok) + int(fixed) + int(stopped)),
+            rejection_rate=_rate(int(fixed) + int(stopped), int(ok) + int(fixed) + int(stopped)),
         )
-        for tool, ok, no in results["tools"]
+        for tool, ok, fixed, stopped in results["tools"]
     ]
     timeouts = dict.fromkeys(TIMEOUT_STRATEGIES, 0)
     timeouts.update({str(strategy): int(n) for strategy, n in results["timeouts"]})

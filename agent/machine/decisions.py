@@ -61,11 +61,7 @@ def on_decision(s: RunState, event: Decided, policy: SafetyPolicy) -> Result:
     if isinstance(decision, Cancel):
         s.pending = None
         s.error = None
-        state, effects = finish_run(
-            s,
-            "cancelled",
-            note=f"Cancelled by {mention(event.by)}" + (f": {decision.reason}" if decision.reason else ""),
-        )
+        state, effects = finish_run(s, "cancelled", by=event.by, why=decision.reason or "")
         return state, [*suspended, *effects]
     s.pending = None
     if review.anchor == "handoff":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.correction_messages import step_changed, value_changes
 from agent.errors import InvalidDecision
 from agent.machine import lessons
 from agent.machine.helpers import Result, ask_person, finish_run, start_work, take_over
@@ -180,24 +181,26 @@ def on_step_revised(s: RunState, event: StepRevised, policy: SafetyPolicy) -> Re
         return revision_refused(s, event, work, reason)
     s.inflight = None
     learned = lessons.revised(s, step, event.params)
-    changed = {k: v for k, v in event.params.items() if step.params.get(k) != v}
-    if changed:  # the reason follows the change: the old one argued for the old values
-        said = next((f.text for f in reversed(s.feedback) if f.step in (None, step.number)), "")
-        values = ", ".join(f"{k}={v}" for k, v in changed.items())
-        step.reason = f"Changed to {values} from your feedback" + (f": “{said[:200]}”" if said else ".")
+    changes = value_changes(step.params, event.params)
+    said = step_changed(step, event.params)  # in words, old → new, before the step takes its new values
+    if changes:  # the reason follows the change: the old one argued for the old values
+        heard = next((f.text for f in reversed(s.feedback) if f.step in (None, step.number)), "")
+        step.reason = f"Changed {changes} from your feedback" + (f": “{heard[:200]}”" if heard else ".")
     step.params = event.params
     step.approved_digest = None
     step.approved_by = None
     anchor = s.return_anchor
     if anchor == "after_plan":
         s.return_anchor = None
-        state, effects = ask_person(s, event, "after_plan", note=f"Step {step.number} revised from your feedback.")
+        note = said or f"Step {step.number} revised from your feedback."
+        state, effects = ask_person(s, event, "after_plan", note=note)
         return state, learned + effects
     step.status = "pending"
     step.result = None
     step.error = None
     state, effects = advance(s, event, policy)
-    return state, learned + effects
+    told: list[Effect] = [Notify(text=said)] if said else []
+    return state, learned + told + effects
 
 
 def revision_refused(

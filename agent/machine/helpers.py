@@ -14,7 +14,6 @@ from agent.models import (
     Handoff,
     MakePlan,
     MatchRule,
-    Notify,
     Phase,
     PlannedStep,
     ProposeStep,
@@ -65,14 +64,17 @@ def ask_person(
     return s, [AskHuman(review=review)]
 
 
-def finish_run(s: RunState, status: Literal["done", "cancelled", "failed"], *, note: str | None = None) -> Result:
+def finish_run(
+    s: RunState, status: Literal["done", "cancelled", "failed"], *, by: str | None = None, why: str = ""
+) -> Result:
+    """The run ends. Who cancelled it and why are kept on the run, for the one line that says it ended."""
     s.phase = status
     s.pending = None
     s.inflight = None
     s.learning = None
-    effects: list[Effect] = [Notify(text=note)] if note else []
-    effects.append(Finished(status=status))
-    return s, effects
+    if status == "cancelled":
+        s.cancelled_by, s.cancel_reason = by, why
+    return s, [Finished(status=status)]
 
 
 def take_over(s: RunState, event: Event, reason: str) -> Result:

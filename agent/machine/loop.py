@@ -40,7 +40,6 @@ from agent.models import (
     StepProposedEvent,
     StepRevised,
     TimedOut,
-    mention,
 )
 from agent.policy import TIMEOUT, SafetyPolicy
 
@@ -162,8 +161,7 @@ def _handle(s: RunState, event: Event, policy: SafetyPolicy) -> Result:
         case Recovered():
             return on_recovered(s, event, policy)
         case CancelRequested():
-            note = f"Cancelled by {mention(event.by)}" + (f": {event.reason}" if event.reason else "")
-            return finish_run(s, "cancelled", note=note)
+            return finish_run(s, "cancelled", by=event.by, why=event.reason or "")
         case StepPaused():
             return on_step_paused(s, event)
         case TimedOut():

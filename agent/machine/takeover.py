@@ -130,7 +130,8 @@ def on_step_proposed(s: RunState, event: StepProposedEvent) -> Result:
     if event.wish == "hand_back":
         return _hand_back(s)
     if event.wish == "cancel":
-        return finish_run(s, "cancelled", note="Cancelled at the person's instruction.")
+        by = s.feedback[-1].by if s.feedback else None  # who gave the instruction that was read as a cancel
+        return finish_run(s, "cancelled", by=by, why=s.feedback[-1].text if s.feedback else "")
     if event.step is None:
         return ask_person(s, event, "takeover", note=event.message or "I could not turn that into a step.")
     p = event.step

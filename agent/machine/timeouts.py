@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
+from agent.durations import spoken
 from agent.errors import InvalidDecision
 from agent.machine.decisions import on_decision
 from agent.machine.execution import advance
@@ -47,8 +48,8 @@ def on_timed_out(s: RunState, event: TimedOut, policy: SafetyPolicy) -> Result:
             review.remind_at = None
             return s, [Remind(review=review, text=f"No decision after {waiting}; Tandem keeps waiting.")]
         case "cancel":
-            s.error = f"No decision within {waiting}; the run was cancelled."
-            state, effects = finish_run(s, "cancelled", note=s.error)
+            s.error = f"No decision within {waiting}."  # said once, on the line that says the run was cancelled
+            state, effects = finish_run(s, "cancelled")
             return state, [closed, *effects]
         case "reassign":
             if review.assignees and review.assignee_index + 1 < len(review.assignees):
@@ -99,8 +100,4 @@ def _degrade(
 
 
 def _waited(review: Review, now: float) -> str:
-    minutes = max(int((now - review.created_at) // 60), 0)
-    if minutes < 60:
-        return f"{minutes} min"
-    hours = minutes / 60
-    return f"{hours:.1f} h" if hours < 48 else f"{hours / 24:.1f} days"
+    return spoken(now - review.created_at)

@@ -29,6 +29,14 @@ class Correct(Tagged):
     feedback: str
     suggested_fix: str | None = None
 
+    def noted_for_result(self, anchor: str) -> bool:
+        """A wish about the result's presentation where nothing can be presented yet: it changes nothing now and
+        is kept for the result (a plan is replanned, a step not yet run is changed instead)."""
+        return self.intent == "refine_output" and anchor not in _REFINED_AT
+
+
+_REFINED_AT = frozenset({"before_result", "after_plan", "before_risky_step", "recovery"})
+
 
 class Instruct(Tagged):
     """In human takeover: one instruction, which becomes at most one proposed step."""

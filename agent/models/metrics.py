@@ -77,6 +77,8 @@ class ToolDecisions(_Figures):
     tool: str
     approved: int
     rejected: int  # corrected or cancelled at the gate
+    changed: int = 0  # of which sent back with changes (Request changes, a correcting reply)
+    cancelled: int = 0  # of which the run was cancelled
     approval_rate: float
     rejection_rate: float
 

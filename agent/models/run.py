@@ -80,6 +80,8 @@ class RunState(Model):
     not_done: list[str] = Field(default_factory=list)
     """The task's words for each part no step did, as the result was written ("check errors")."""
     error: str | None = None
+    cancelled_by: str | None = None  # who cancelled the run (None: nobody, or a deadline)
+    cancel_reason: str = ""  # what they said with it
     origin: AnyOrigin = Field(default_factory=Terminal)
     learning: Learning | None = None
     lessons_applied: list[LessonUse] = Field(default_factory=list)

@@ -68,6 +68,7 @@ class Step(Model):
     answers: list[Any] = Field(default_factory=list)
     started_at: float | None = None
     finished_at: float | None = None
+    did: str = ""  # what it did in a person's words ("restarted payments"), given to the result's writer
 
     @property
     def digest(self) -> str:

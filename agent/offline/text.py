@@ -83,15 +83,21 @@ def _tally(steps: list[JSON], zh: bool) -> str:
     return f"{ran}: {done} succeeded, {failed} failed."
 
 
-def _gist(steps: list[JSON], limit: int = 3) -> str:
-    """``restart_service checkout, read_logs checkout``: what ran, by tool and its main values."""
+def _gist(steps: list[JSON], zh: bool, limit: int = 3) -> str:
+    """``read the payments logs and restarted payments``: what ran, in its tools' words where they have them
+    (a tool's name and main values where not, and in a Chinese result)."""
     parts = []
     for s in steps[:limit]:
         params = s.get("params") if isinstance(s.get("params"), dict) else {}
         values = " ".join(str(v) for v in list(params.values())[:2]) if params else ""
-        parts.append(f"{s.get('tool')} {values}".strip())
-    more = f" (+{len(steps) - limit})" if len(steps) > limit else ""
-    return ", ".join(parts) + more
+        said = str(s.get("did") or "") if not zh and s.get("status") == "done" else ""
+        failed = " failed" if s.get("status") == "failed" and not zh else ""
+        parts.append(said or f"{s.get('tool')} {values}".strip() + failed)
+    if zh:
+        return "，".join(parts) + (f"（另有 {len(steps) - limit} 步）" if len(steps) > limit else "")
+    if len(steps) > limit:
+        parts.append(plural(len(steps) - limit, "more step"))
+    return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
 
 
 def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
@@ -113,7 +119,7 @@ def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
         title = t["partly"]
     else:
         title = t["done"]
-    head = f"**{title}: {_gist(ran)}**" if ran else f"**{title}**"
+    head = f"**{title}: {_gist(ran, zh)}{'' if zh else '.'}**" if ran else f"**{title}**"
     lines = [head, f"{t['asked']}: {task}", _tally(ran, zh) if ran else "", ""]
     for step in ran:
         mark = _MARKS.get(str(step.get("status")), "•")
@@ -133,7 +139,7 @@ def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
             lines.append(
                 f"- {step.get('number', '?')}. `{step.get('tool')}`" + (f" ({params})" if params else "") + f": {why}"
             )
-    changed = [s for s in ran if str(s.get("reason") or "").startswith("Changed to ")]
+    changed = [s for s in ran if str(s.get("reason") or "").startswith("Changed ")]
     if changed:
         lines += ["", f"**{t['changed']}:**", *(f"- {s.get('number')}. {s.get('reason')}" for s in changed)]
     if notes:

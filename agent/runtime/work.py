@@ -34,6 +34,7 @@ from agent.models import (
     ReviseStep,
     RunState,
     RunStep,
+    Step,
     StepFinished,
     StepPaused,
     StepProposedEvent,
@@ -138,7 +139,7 @@ class Worker:
                     return ReviseFailed(at=at(), nonce=nonce(), number=effect.number, error=str(exc))
                 return StepRevised(at=at(), nonce=nonce(), number=effect.number, params=params)
             case Summarize():
-                executed = state.history + state.plan
+                executed = [self._told(s) for s in state.history + state.plan]
                 left = await asyncio.to_thread(not_done, state, self.tools)
                 text = await self.brain.summarize(state.task, executed, state.output_notes)
                 return OutputReady(at=at(), nonce=nonce(), text=_headed(text, left, state), not_done=left)
@@ -151,6 +152,13 @@ class Worker:
                 return self._proposal_event(reading)
             case _:
                 return None  # AskHuman, Notify, Finished: observers were told at commit time
+
+    def _told(self, step: Step) -> Step:
+        """``step`` with what it did in its tool's words, for the result's headline."""
+        try:
+            return step.model_copy(update={"did": self.tools.get(step.tool).did(step.params)})
+        except TandemError:
+            return step
 
     def _unknown_asked(self, state: RunState) -> str | None:
         """Why the latest correction asks for a value a step's tool does not know, if it does."""

@@ -202,7 +202,7 @@ def test_retry_step_at_plan_review_revises_without_running() -> None:
     assert not any(isinstance(e, RunStep) for e in effects)
     assert state.step(2).params["level"] == "error"
     assert all(s.status == "pending" for s in state.plan)
-    assert state.step(2).reason == "Changed to level=error from your feedback: “errors only”", "the reason follows"
+    assert state.step(2).reason == "Changed level → error from your feedback: “errors only”", "the reason follows"
 
 
 def _to_result(steps: list[ProposedStep], policy: Policy = REVIEWED) -> RunState:

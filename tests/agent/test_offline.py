@@ -456,7 +456,10 @@ TASK = "restart payments and check errors after"
 async def test_offline_summary_shows_every_step_result_and_error() -> None:
     text = await BRAIN.summarize(TASK, EXECUTED, ["ana approved the restart"])
 
-    assert text.startswith("**Finished with problems: restart_service payments, read_logs payments error, send_message")
+    assert text.startswith(
+        "**Finished with problems: restart_service payments, read_logs payments error"
+        " and send_message #ops hi failed.**"
+    )
     assert "Asked: restart payments and check errors after" in text
     assert "3 steps ran: 2 succeeded, 1 failed." in text
     assert "`restart_service` (service=payments)" in text
@@ -524,14 +527,15 @@ def test_offline_summary_names_what_did_not_run_and_what_changed() -> None:
             params={"service": "checkout"},
             status="done",
             result="Restarted checkout",
-            reason="Changed to service=checkout from your feedback: “checkout, not payments”",
+            reason="Changed service payments → checkout from your feedback: “checkout, not payments”",
+            did="restarted checkout",
         ),
         Step(number=2, tool="read_logs", params={"service": "checkout"}, status="skipped"),
     ]
     text = render_summary("restart payments and check errors after", [step_view(s) for s in steps], [])
-    assert text.startswith("**Partly done: restart_service checkout**"), "the title says what ran, not the task"
+    assert text.startswith("**Partly done: restarted checkout.**"), "the title says what ran, in words, not the task"
     assert "Not done:" in text and "2. `read_logs` (service=checkout): skipped" in text
-    assert "Changed on the way:" in text and "service=checkout" in text
+    assert "Changed on the way:" in text and "service payments → checkout" in text
     assert "⏸️" not in text
 
 

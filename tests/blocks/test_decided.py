@@ -101,9 +101,9 @@ def test_line_for_each_decision_kind_has_verb_and_outcome(
 @pytest.mark.parametrize(
     ("reading", "text"),
     [
-        (
+        (  # no guessed value: the step's change is said once it is made (old → new)
             Reading(intent="retry_step", target_step=2, suggested_fix="region eu-west-1"),
-            "retry step 2* — region eu-west-1",
+            "Read as: *retry step 2*\n",
         ),
         (Reading(intent="replan", reason="wants a canary first"), "change the plan* — wants a canary first"),
         (Reading(intent="approve"), "Read as: *approve*"),

@@ -36,7 +36,8 @@ def test_report_blocks_show_figures_trend_and_both_warnings() -> None:
     text = all_text(blocks)
     assert "*Corrected runs:* 5 · 50% (up 25 points)" in text
     assert "*Takeovers:* 2 · 20% (up 20 points)" in text
-    assert "after_plan p50 40 s, p90 300 s" in text and "*Deadlines:* cancel 2" in text
+    assert "plan reviews: half within 40 s, 9 in 10 within 5 min (3 approvals)" in text
+    assert "after_plan" not in text and "p50" not in text and "*Deadlines:* cancel 2" in text
     assert text.index("does not fit this task domain") < text.index("*Runs:* 10")
 
 

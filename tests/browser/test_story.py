@@ -92,7 +92,7 @@ async def test_story_in_the_browser_from_slash_command_to_done(chromium: str, tm
         while "Result ready for review" not in await review.inner_text():  # e.g. checking step 1's outcome
             await review.locator(APPROVE).click()
             review, ts = await next_review(thread, after=ts)
-        await expect(review).to_contain_text("Done: restart_service checkout")  # what ran, not the task
+        await expect(review).to_contain_text("Done: restarted checkout")  # what ran, in words, not the task
 
         reply = page.get_by_test_id("thread-composer-input")
         await reply.fill("show it as a table")

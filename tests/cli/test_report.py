@@ -62,7 +62,9 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 def test_report_json_has_the_figures_and_the_correction_warning(two_runs: dict[str, str], tmp_path: Path) -> None:
-    data = as_json(two_runs, "report", "--json")
+    policy = tmp_path / "tandem.toml"
+    policy.write_text("[report]\nmin_runs = 2\n")
+    data = as_json({**two_runs, "TANDEM_CONFIG": str(policy)}, "report", "--json")
     assert (data["runs"], data["corrected_runs"], data["correction_rate"]) == (2, 1, 0.5)
     assert data["corrections"] == {"replan": 1, "retry_step": 0, "refine_output": 0, "total": 1}
     assert (data["avg_retries"], data["takeovers"], data["takeover_rate"]) == (0.5, 0, 0.0)
@@ -99,11 +101,13 @@ def test_report_channel_filter_and_html_page_with_chart(two_runs: dict[str, str]
     page = tmp_path / "report.html"
     text = tandem(two_runs, "report", "--since", "30d", "--html", str(page))
     assert text.returncode == 0, text.stderr
-    assert "Corrected runs      1  (50%" in text.stdout and f"Wrote {page}" in text.stdout
+    assert text.stdout == f"Wrote the report to {page}\n", "the page has the report; the terminal says where"
     html = page.read_text()
+    assert "<tr><th>Corrected runs</th><td>1  (50%" in html and "<pre>" not in html
     assert html.startswith("<!doctype html>") and "<svg" in html and "<script" not in html
     assert html.count('class="corrections"') == 31, "one bar pair per day the 30-day window touches"
-    assert ": 1 corrections</title>" in html and "initial planning needs work" in html
+    assert ": 1 corrections</title>" in html
+    assert "Too few runs to judge: 2 this period, and warnings need at least 5." in html
     assert as_json(two_runs, "report", "--json", "--channel", "C0NOWHERE")["runs"] == 0
 
 

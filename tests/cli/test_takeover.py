@@ -47,7 +47,7 @@ def test_answer_past_the_correction_limit_proposes_it_then_instructions_steer_to
     partly = "🟡 Partly done — not done: restart notifications; check errors."
     assert done["status"] == "done" and done["outcome"] == partly
     shown = tandem_in(tmp_path, "show", run).stdout
-    assert partly in shown and "✅ Done" not in shown and "check_service payments" in shown
+    assert partly in shown and "✅ Done" not in shown and "checked payments" in shown
 
 
 def test_instruct_outside_a_takeover_is_refused_and_changes_nothing(tmp_path: Path) -> None:

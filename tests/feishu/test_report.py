@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.config import ReportRule
-from agent.models.metrics import Metrics, MetricsQuery
+from agent.models.metrics import AnchorLatency, Metrics, MetricsQuery
 from agent.report import Report, build_report
 from feishu.elements import CARD_LIMIT, size
 from feishu.report import report_card
@@ -40,3 +40,19 @@ def test_report_card_chinese_words_figures_and_warnings_in_chinese() -> None:
 def test_report_card_without_warnings_says_so() -> None:
     built = report_card(report(10, 0, 0), "en")
     assert "No warnings." in card_text(built) and built["header"]["template"] == "blue"
+
+
+def test_report_card_names_review_kinds_in_the_askers_language() -> None:
+    waited = figures(10, 0, 0).model_copy(
+        update={"approval_latency": [AnchorLatency(anchor="after_plan", approvals=3, p50=24, p90=130)]}
+    )
+    shown = build_report(waited, figures(4, 1, 0, WEEK.previous()), ReportRule())
+    english, chinese = card_text(report_card(shown, "en")), card_text(report_card(shown, "zh"))
+    assert "plan reviews: half within 24 s, 9 in 10 within 2 min (3 approvals)" in english
+    assert "计划审核：一半在 24 s 内，九成在 2 min 内（3 次批准）" in chinese
+    assert "after_plan" not in english + chinese and "p50" not in english + chinese
+
+
+def test_report_card_with_too_few_runs_says_so_instead_of_warning() -> None:
+    text = card_text(report_card(report(3, 3, 3), "zh"))
+    assert "运行次数太少，无法判断：本周期 3 次，警告至少需要 5 次。" in text and "人工接管率" not in text

@@ -21,6 +21,7 @@ def _modal_values(intent: str, text: str) -> dict[str, object]:
 
 async def _request_changes(env: Env, review: Message, intent: str, text: str) -> None:
     await env.click("alice", review, ids.REJECT)
+    await env.wait(lambda: bool(env.ws.state.open_modals("U0ALICE")))  # opened once the review is read
     modal = env.ws.state.open_modals("U0ALICE")[-1]
     await env.ws.submit_view("alice", modal.id, state_values=_modal_values(intent, text))
 

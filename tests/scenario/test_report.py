@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, misread_reply, running, text_of
+from tests.scenario.harness import OPS, Env, misread_reply, policy_file, running, text_of
 
 
 def last_ephemeral(env: Env, user: str) -> str:
@@ -16,7 +16,7 @@ def last_ephemeral(env: Env, user: str) -> str:
 async def test_report_after_a_misread_reply_shows_the_correction_the_override_and_the_warning(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path) as env:
+    async with running(tmp_path, config=policy_file(tmp_path, "[report]\nmin_runs = 1\n")) as env:  # warn at once
         card, read_as, replanned = await misread_reply(env)
         # "Not what I meant": the reading was wrong; what was meant applies to what waits now
         await env.click("alice", read_as, ids.OVERRIDE)

@@ -26,6 +26,7 @@ async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Pa
 
         # Request changes → modal → replan with feedback
         await env.click("alice", plan, ids.REJECT)
+        await env.wait(lambda: bool(env.ws.state.open_modals("U0ALICE")))  # opened once the review is read
         modal = env.ws.state.open_modals("U0ALICE")[-1]
         await env.ws.submit_view(
             "alice", modal.id, {ids.INTENT_BLOCK: "replan", ids.FEEDBACK_BLOCK: "restart checkout, not payments"}

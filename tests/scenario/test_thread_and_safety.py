@@ -155,6 +155,7 @@ async def test_empty_feedback_shows_an_inline_error_and_keeps_the_modal(tmp_path
     async with running(tmp_path) as env:
         card, plan = await _start(env)
         await env.click("alice", plan, ids.REJECT)
+        await env.wait(lambda: bool(env.ws.state.open_modals("U0ALICE")))  # opened once the review is read
         modal = env.ws.state.open_modals("U0ALICE")[-1]
         blank = {
             ids.INTENT_BLOCK: {ids.INTENT_ACTION: {"type": "radio_buttons", "selected_option": {"value": "auto"}}},
@@ -308,6 +309,7 @@ async def test_request_changes_with_a_note_read_as_approval_asks_without_approve
     async with running(tmp_path) as env:
         card, plan = await _start(env)
         await env.click("alice", plan, ids.REJECT)
+        await env.wait(lambda: bool(env.ws.state.open_modals("U0ALICE")))  # opened once the review is read
         modal = env.ws.state.open_modals("U0ALICE")[-1]
         note = {
             ids.INTENT_BLOCK: {ids.INTENT_ACTION: {"type": "radio_buttons", "selected_option": {"value": "auto"}}},

@@ -220,7 +220,7 @@ async def test_metrics_over_a_week_of_runs_give_the_figures_people_read(store: S
     ]
     assert m.tools == [
         ToolDecisions(tool="look", approved=1, rejected=0, approval_rate=1.0, rejection_rate=0.0),
-        ToolDecisions(tool="ship", approved=5, rejected=1, approval_rate=5 / 6, rejection_rate=1 / 6),
+        ToolDecisions(tool="ship", approved=5, rejected=1, changed=1, approval_rate=5 / 6, rejection_rate=1 / 6),
     ]
     assert m.timeouts == {"cancel": 1, "reassign": 0, "use_default": 0, "pause": 1, "degrade": 0}
     assert (m.free_text_decisions, m.overrides, m.misread_rate) == (2, 1, 0.5)
