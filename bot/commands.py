@@ -16,6 +16,7 @@ from blocks.lessons import lessons_blocks
 from blocks.rules import rules_blocks
 from blocks.text import escape, section
 from bot import messages
+from bot.approvers import approvers
 from bot.decisions import tell
 from bot.deps import Deps
 from bot.intake import read_before_ack
@@ -87,7 +88,12 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
     if word == "status":
         match await usecases.status(arg, channel):
             case RunStatus(state=state, events=events):
-                await ephemeral(client, channel, user, blocks=status_blocks(state, decision_lines(list(events))))
+                await ephemeral(
+                    client,
+                    channel,
+                    user,
+                    blocks=status_blocks(state, decision_lines(list(events)), approvers=approvers(deps.config)),
+                )
             case NoSuchRun():
                 await ephemeral(client, channel, user, unknown)
         return
