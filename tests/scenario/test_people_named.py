@@ -30,3 +30,12 @@ async def test_status_of_a_run_with_approvers_names_them_as_the_card_does(tmp_pa
         status = text_of(env.ws.state.ephemerals_for("U0ALICE")[-1])  # type: ignore[arg-type]
         assert "Approvals: exec+ <@U0BOB> ·" in status, status
         assert "the requester decides" not in status
+
+
+async def test_channel_report_names_its_channel_as_a_slack_link_not_literal_text(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        await env.ws.slash_command("alice", OPS, "report")
+        await env.ws.wait_until(lambda s: bool(s.ephemerals_for("U0ALICE")), within=10)
+        shown = text_of(env.ws.state.ephemerals_for("U0ALICE")[-1])  # type: ignore[arg-type]
+        assert f"<#{OPS}> ·" in shown, shown
+        assert "&lt;#" not in shown
