@@ -8,8 +8,10 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.card_view import waiting_on
 from agent.commands import MIN_PREFIX, NoSuchRun, RunStatus
 from agent.decision_lines import decision_lines
+from agent.policy import SafetyPolicy
 from agent.usecases import Applied, NotApplied
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.lessons import lessons_blocks
@@ -92,7 +94,12 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
                     client,
                     channel,
                     user,
-                    blocks=status_blocks(state, decision_lines(list(events)), approvers=approvers(deps.config)),
+                    blocks=status_blocks(
+                        state,
+                        decision_lines(list(events)),
+                        approvers=approvers(deps.config),
+                        waiting_on=waiting_on(state, SafetyPolicy(deps.config)),
+                    ),
                 )
             case NoSuchRun():
                 await ephemeral(client, channel, user, unknown)

@@ -29,6 +29,7 @@ async def test_status_of_a_run_with_approvers_names_them_as_the_card_does(tmp_pa
         await env.ws.wait_until(lambda s: len(s.ephemerals_for("U0ALICE")) > before, within=10)
         status = text_of(env.ws.state.ephemerals_for("U0ALICE")[-1])  # type: ignore[arg-type]
         assert "Approvals: exec+ <@U0BOB> ·" in status, status
+        assert "approval of step 1 · waiting on <@U0BOB>" in status, "as the card says who it waits on"
         assert "the requester decides" not in status
 
 
