@@ -83,6 +83,10 @@ async def run_card_view(store: Store, state: RunState, safety: SafetyPolicy) -> 
     """The run card's view, read from the store as the run is now."""
     lines = decision_lines(await store.events(state.id))
     undelivered = [d for d in await store.undelivered(state.id) if not isinstance(d.message, RunStarted)]
-    waiting = safety.waiting_on(state, state.pending) if state.pending is not None and not state.finished else ()
     last = (undelivered[-1].error or "") if undelivered else ""
-    return RunCardView(state, lines, status_detail(state), waiting, len(undelivered), last)
+    return RunCardView(state, lines, status_detail(state), waiting_on(state, safety), len(undelivered), last)
+
+
+def waiting_on(state: RunState, safety: SafetyPolicy) -> tuple[str, ...]:
+    """Who the run's pending review waits for (principal ids; none when nothing waits)."""
+    return safety.waiting_on(state, state.pending) if state.pending is not None and not state.finished else ()

@@ -99,10 +99,11 @@ def status_blocks(
     decisions: Sequence[DecisionLine] = (),
     *,
     approvers: str | None = None,
+    waiting_on: Sequence[str] = (),
     link: str | None = None,
 ) -> Blocks:
     """The ``/tandem status <run>`` answer: the run card, plus a link to its thread."""
-    blocks = run_card(state, decisions, approvers=approvers)
+    blocks = run_card(state, decisions, approvers=approvers, waiting_on=waiting_on)
     if link and _LINK.fullmatch(link):
         blocks.append(context(f"<{link}|Open the run's thread>"))
     return blocks

@@ -8,14 +8,17 @@ from typing import Any
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from agent.card_view import waiting_on
 from agent.commands import MIN_PREFIX, NoSuchRun, RunStatus
 from agent.decision_lines import decision_lines
+from agent.policy import SafetyPolicy
 from agent.usecases import Applied, NotApplied
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.lessons import lessons_blocks
 from blocks.rules import rules_blocks
 from blocks.text import escape, section
 from bot import messages
+from bot.approvers import approvers
 from bot.decisions import tell
 from bot.deps import Deps
 from bot.intake import read_before_ack
@@ -87,7 +90,17 @@ async def subcommand(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, word
     if word == "status":
         match await usecases.status(arg, channel):
             case RunStatus(state=state, events=events):
-                await ephemeral(client, channel, user, blocks=status_blocks(state, decision_lines(list(events))))
+                await ephemeral(
+                    client,
+                    channel,
+                    user,
+                    blocks=status_blocks(
+                        state,
+                        decision_lines(list(events)),
+                        approvers=approvers(deps.config),
+                        waiting_on=waiting_on(state, SafetyPolicy(deps.config)),
+                    ),
+                )
             case NoSuchRun():
                 await ephemeral(client, channel, user, unknown)
         return

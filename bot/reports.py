@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent.commands import DEFAULT_SINCE, BadPeriod
 from agent.report import Report
 from blocks.report import Blocks, report_blocks
-from blocks.text import section
+from blocks.text import escape, section
 from bot.deps import Deps
 
 
@@ -16,7 +16,7 @@ async def channel_report(deps: Deps, channel: str, since: str) -> Blocks:
         return [
             section(f"{report.error}. Try `/tandem report 7d`, `/tandem report 30d` or `/tandem report 2026-11-20`.")
         ]
-    return report_blocks(report, f"<#{channel}>")
+    return report_blocks(report, f"<#{escape(channel)}>")
 
 
 async def personal_report(deps: Deps, user: str) -> Report:

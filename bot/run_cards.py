@@ -12,11 +12,12 @@ from agent.card_first import wait_for_card
 from agent.card_view import run_card_view
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred
-from agent.models import Delivery, NotStarted, Risk, RunStarted, RunState
+from agent.models import Delivery, NotStarted, RunStarted, RunState
 from agent.policy import SafetyPolicy
 from agent.ports import Store
 from blocks.run_card import run_card
-from blocks.text import context, escaped, mention_any
+from blocks.text import context, escaped
+from bot.approvers import approvers
 from bot.opening import post_card, tell_not_started
 from bot.thread_post import slack_thread
 
@@ -76,14 +77,3 @@ class RunCards:
         blocks = run_card(state, view.decisions, approvers=approvers(self.config), waiting_on=view.waiting_on)
         note = view.undelivered_note(lambda error: escaped(error, 200))
         return [*blocks[:49], context(f"⚠️ {note}")] if note else blocks
-
-
-def approvers(config: PolicyConfig) -> str | None:
-    if not config.has_approvers:
-        return None
-    parts = []
-    for level, people in sorted(config.approvers.items(), key=lambda kv: Risk.parse(kv[0])):
-        if people:
-            names = ", ".join(mention_any(p) for p in people)
-            parts.append(f"{level}+ {names}")
-    return "; ".join(parts)

@@ -10,6 +10,7 @@ from typing import assert_never
 from agent.lessons import day
 from agent.models import Lesson
 from agent.usecases import LessonForgotten, NotApplied, Refused, UseCases
+from cli.names import person, place
 from cli.render import plain
 
 
@@ -20,9 +21,9 @@ def lesson_json(lesson: Lesson) -> dict[str, object]:
 
 
 def lesson_line(lesson: Lesson) -> str:
-    where = f"  in {lesson.scope}" if lesson.scope else "  in the terminal"
+    where = f"  in {place(lesson.scope)}" if lesson.scope else "  in the terminal"
     said = f"(said: “{lesson.text[:120]}”)"
-    return f"{lesson.id}  {day(lesson.created_at)}  @{lesson.by}{where}\n    {plain(lesson.line)}  {said}"
+    return f"{lesson.id}  {day(lesson.created_at)}  @{person(lesson.by)}{where}\n    {plain(lesson.line)}  {said}"
 
 
 async def lessons_command(args: argparse.Namespace, usecases: UseCases) -> int:

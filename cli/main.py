@@ -29,6 +29,7 @@ from agent.policy import SafetyPolicy
 from agent.settings import CoreSettings, LogSettings, read_settings
 from agent.usecases import Answered, NotApplied
 from agent.views import run_json
+from cli import names
 from cli.answer import answer
 from cli.lessons import lessons_command
 from cli.mrkdwn import use_color
@@ -83,6 +84,7 @@ async def _main(args: argparse.Namespace, settings: CoreSettings) -> int:
     checked_policy(settings.config, announce=args.command in ANNOUNCE_POLICY)
     if args.command not in CREATE_DB:
         _require_database(settings.db)
+    names.learn(settings.db)  # people and channels by name, where this machine knows them
     if args.command in ("runs", "show"):
         return await _read_only(args, settings)
     if settings.tools is None and args.command in TOOL_COMMANDS:

@@ -25,7 +25,6 @@ from agent.models import (
     RunState,
     Step,
     mention,
-    plain_mention,
     render_mentions,
 )
 from agent.outcome import outcome
@@ -35,6 +34,7 @@ from blocks.markdown import segments, table_rows
 from cli.evidence import evidence_lines
 from cli.messages import NOTE_EARLIER
 from cli.mrkdwn import terminal_text
+from cli.names import named_mention, person
 
 NoteShown = Literal["new", "earlier", "hidden"]
 """A review's note: news, said before this session (``tandem resume``), or already shown in it."""
@@ -59,8 +59,8 @@ def _when(at: float) -> str:
 
 
 def plain(text: str) -> str:
-    """Prose the core wrote, for a terminal: people as ``@id``, times local."""
-    return render_mentions(text, plain_mention, local_time)
+    """Prose the core wrote, for a terminal: people as ``@name`` where it is known (else ``@id``), times local."""
+    return render_mentions(text, named_mention, local_time)
 
 
 def columns(rows: list[list[str]]) -> list[str]:
@@ -218,7 +218,8 @@ def show_text(
         zone = f"{first:%Z} (UTC{first:%z})" if first.tzname() else f"UTC{first:%z}"
         lines += ["", f"History (local time, {zone}):"]
     lines += [
-        f"  {local_datetime(e.at)}  {e.actor:<10} {e.kind:<16} " + json.dumps(e.payload, ensure_ascii=False)[:160]
+        f"  {local_datetime(e.at)}  {person(e.actor):<10} {e.kind:<16} "
+        + json.dumps(e.payload, ensure_ascii=False)[:160]
         for e in events
     ]
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import unicodedata
 from agent.commands import Commands, NoSuchRun
 from agent.errors import UnknownRun
 from agent.listing import RunRow
+from cli.names import person
 from cli.render import plain
 
 __all__ = ["clip", "no_such_run", "run_named", "runs_command"]
@@ -66,7 +67,7 @@ def row_line(row: RunRow, columns: int) -> str:
     """One run as a line that fits ``columns`` where it can: the task is cut to make room (never below
     :data:`MIN_TASK`); `tandem show RUN` and ``--json`` have it whole."""
     run = row.run
-    head = f"{run.id}  {run.status:<16} {run.requester:<10} "
+    head = f"{run.id}  {run.status:<16} {person(run.requester):<10} "
     said = f"  · {row.ended.line()}" if row.ended is not None and row.ended.word != "done" else ""
     why = plain(row.stopped_because)[:REASON]
     said += f"  · {why}" if why else ""

@@ -29,7 +29,7 @@ from feishu.events import said
 from feishu.lessons import lessons_card
 from feishu.lines import line_text
 from feishu.payloads import CardCallback, Click
-from feishu.wording import lang_of, plain
+from feishu.wording import lang_of, mentioned, plain
 
 log = logging.getLogger("tandem.feishu")
 
@@ -39,6 +39,12 @@ ANSWER_WITHIN = 2.0
 
 def toast(kind: str, text: str) -> dict[str, Any]:
     return {"toast": {"type": kind, "content": text[:500]}}
+
+
+async def told(deps: FeishuDeps, outcome: Outcome | LessonForgotten) -> str:
+    """What a toast says of an outcome: its people by name, as the card's mentions show them."""
+    said_so = said(outcome)
+    return plain(said_so, await deps.directory.names(mentioned(said_so)))
 
 
 async def on_click(deps: FeishuDeps, callback: CardCallback) -> dict[str, Any]:
@@ -53,7 +59,7 @@ async def on_click(deps: FeishuDeps, callback: CardCallback) -> dict[str, Any]:
     if click.action == "forget_lesson":  # about a lesson, not a decision on the review
         chat = callback.event.context.open_chat_id
         outcome = await deps.usecases.forget_lesson(click.lesson, user, chat, run_id=click.run or None)
-        answer = toast("success" if isinstance(outcome, LessonForgotten) else "error", plain(said(outcome)))
+        answer = toast("success" if isinstance(outcome, LessonForgotten) else "error", await told(deps, outcome))
         if isinstance(outcome, LessonForgotten) and not click.run:  # the lessons list: shown again without it
             listed = lessons_card(await deps.usecases.lessons(chat), lang_of(outcome.lesson.text))
             return {**answer, "card": card_data(listed)}
@@ -153,7 +159,7 @@ async def settle(deps: FeishuDeps, review_id: str, user: str, work: Awaitable[Ou
     if outcome in done:
         result = outcome.result()
         if not isinstance(result, Applied | Asked | Answered):
-            return toast("error", plain(said(result)))
+            return toast("error", await told(deps, result))
         if isinstance(result, Asked):
             return toast("info", messages.ASKED)
         if isinstance(result, Answered):

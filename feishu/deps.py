@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
@@ -20,6 +21,15 @@ from feishu.settings import FeishuSettings
 log = logging.getLogger("tandem.feishu")
 
 GROUPS_TTL = 300.0
+NAMES_WITHIN = 0.5  # seconds a toast waits for names (a card callback is answered within 3 s)
+
+
+@dataclass(frozen=True)
+class Person:
+    """What Tandem reads of a Feishu user: their departments and their name (None: not told)."""
+
+    departments: tuple[str, ...]
+    name: str | None
 
 
 class Spawner(Protocol):
@@ -33,25 +43,48 @@ class Spawner(Protocol):
 
 
 class Directory:
-    """A person's departments (``od_…``), which policy entries may name, cached for a few minutes."""
+    """A person's departments (``od-…``), which policy entries may name, and their name, cached for a few minutes."""
 
     def __init__(self, api: FeishuApi, clock: Callable[[], float] = time.monotonic) -> None:
         self.api = api
         self.clock = clock
-        self._cache: dict[str, tuple[float, tuple[str, ...]]] = {}
+        self._cache: dict[str, tuple[float, Person]] = {}
 
-    async def groups_of(self, open_id: str) -> Sequence[str]:
+    async def person(self, open_id: str) -> Person | None:
+        """What the contact API says of ``open_id`` (None: it did not answer; asked again next time)."""
         cached = self._cache.get(open_id)
         if cached is not None and cached[0] > self.clock():
             return cached[1]
         try:
             user = await self.api.user(open_id)
         except FeishuError as exc:
-            log.warning("could not read the departments of %s: %s", open_id[:40], exc)
-            return ()
+            log.warning("could not read the contact record of %s: %s", open_id[:40], exc)
+            return None
         departments = tuple(str(d) for d in user.get("department_ids") or [] if isinstance(d, str))
-        self._cache[open_id] = (self.clock() + GROUPS_TTL, departments)
-        return departments
+        name = user.get("name")
+        person = Person(departments, name.strip() if isinstance(name, str) and name.strip() else None)
+        self._cache[open_id] = (self.clock() + GROUPS_TTL, person)
+        return person
+
+    async def groups_of(self, open_id: str) -> Sequence[str]:
+        person = await self.person(open_id)
+        return person.departments if person is not None else ()
+
+    async def names(self, open_ids: Iterable[str], within: float = NAMES_WITHIN) -> dict[str, str]:
+        """The names of those of ``open_ids`` the contact API tells within ``within`` seconds (the rest are left
+        out: a toast must answer in time, and names it by id rather than not at all)."""
+        wanted = sorted(set(open_ids))
+        lookups = [asyncio.ensure_future(self.person(i)) for i in wanted]
+        if not lookups:
+            return {}
+        await asyncio.wait(lookups, timeout=within)
+        found = {}
+        for open_id, lookup in zip(wanted, lookups, strict=True):
+            if not lookup.done():
+                lookup.cancel()
+            elif not lookup.cancelled() and (person := lookup.result()) is not None and person.name:
+                found[open_id] = person.name
+        return found
 
 
 @dataclass

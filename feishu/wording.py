@@ -8,6 +8,7 @@ stays as the core wrote it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Literal
 
 from agent.models import Principal, render_mentions
@@ -154,7 +155,14 @@ def prose(text: str, limit: int = 2000) -> str:
 _AT = re.compile(r"<at id=([^>\s]{1,64})></at>")
 
 
-def plain(markdown: str) -> str:
-    """Card markdown as plain text (a toast shows no mentions or entities)."""
-    text = _AT.sub(lambda m: f"@{m.group(1)}", markdown)
+def mentioned(markdown: str) -> list[str]:
+    """The ``open_id``s card markdown mentions, in order."""
+    return _AT.findall(markdown)
+
+
+def plain(markdown: str, names: Mapping[str, str] | None = None) -> str:
+    """Card markdown as plain text (a toast shows no mentions or entities): a mention becomes ``@`` and the
+    person's name where ``names`` knows it, else their id."""
+    known = names or {}
+    text = _AT.sub(lambda m: f"@{known.get(m.group(1), m.group(1))}", markdown)
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&").replace("**", "").replace("`", "")

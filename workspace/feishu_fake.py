@@ -47,9 +47,9 @@ ENCRYPT_KEY = "tandem-local-encrypt-key"
 TENANT_KEY = "tenant-local"
 BOT_OPEN_ID = "ou_tandembot"
 PEOPLE = {
-    "alice": ("ou_alice", "Alice", ["od_eng"]),
-    "bob": ("ou_bob", "Bob", ["od_ops"]),
-    "carol": ("ou_carol", "Carol", ["od_eng"]),
+    "alice": ("ou_alice", "Alice", ["od-eng"]),
+    "bob": ("ou_bob", "Bob", ["od-ops"]),
+    "carol": ("ou_carol", "Carol", ["od-eng"]),
     "mallory": ("ou_mallory", "Mallory", []),
 }
 

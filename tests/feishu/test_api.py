@@ -16,7 +16,7 @@ async def test_api_token_is_fetched_once_and_renewed_when_refused() -> None:
         assert len(fake.tokens) == 1, "one token for both calls"
         fake.tokens.clear()
         user = await api.user("ou_bob")
-        assert user["department_ids"] == ["od_ops"] and len(fake.tokens) == 1
+        assert user["department_ids"] == ["od-ops"] and len(fake.tokens) == 1
 
 
 async def test_api_posts_replies_patches_and_updates_cards() -> None:

@@ -72,7 +72,7 @@ async def test_feishu_gate_under_a_quorum_shows_approvals_so_far_then_closes(tmp
 
 
 async def test_feishu_department_approver_is_read_from_the_contact_api(tmp_path: Path) -> None:
-    async with running_feishu(tmp_path, config=policy_file(tmp_path, '[approvers]\nexec = ["od_ops"]\n')) as env:
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, '[approvers]\nexec = ["od-ops"]\n')) as env:
         fake = env.fake
         await fake.say("alice", OPS, "restart payments and check errors after")
         await env.wait(env.cards)
@@ -80,7 +80,7 @@ async def test_feishu_department_approver_is_read_from_the_contact_api(tmp_path:
         plan = await env.next_review(root)
         await fake.click("alice", plan.message_id, "approve")
         gate = await env.next_review(root, after=plan)
-        refused = await fake.click("carol", gate.message_id, "approve")  # in od_eng
-        assert refused.body["toast"]["type"] == "error" and "members of @od_ops" in refused.body["toast"]["content"]
-        approved = await fake.click("bob", gate.message_id, "approve")  # in od_ops
+        refused = await fake.click("carol", gate.message_id, "approve")  # in od-eng
+        assert refused.body["toast"]["type"] == "error" and "members of @od-ops" in refused.body["toast"]["content"]
+        approved = await fake.click("bob", gate.message_id, "approve")  # in od-ops
         assert approved.body["toast"]["type"] == "success" and not button_values(gate.card)

@@ -34,7 +34,7 @@ async def test_feishu_not_what_i_meant_is_counted_as_a_misread_and_refused_to_an
         # Mallory may not steer Alice's run: refused, and nothing of hers is counted
         refused = await fake.click("mallory", read_as.message_id, "override", form)
         assert refused.body["toast"]["type"] == "error"
-        assert "Only @ou_alice can steer or stop this run. Nothing changed." in refused.body["toast"]["content"]
+        assert "Only @Alice can steer or stop this run. Nothing changed." in refused.body["toast"]["content"]
         assert "**Replies misread:** 0 of 1 (0%)" in await _report(env, "carol")
 
         # Alice's own "not what I meant" applies to what waits now, and the report counts the misread

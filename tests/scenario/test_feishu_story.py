@@ -43,7 +43,7 @@ async def test_feishu_story_plan_changes_replan_gate_result_correction_done(tmp_
         # An outsider is refused (a toast; the card keeps its buttons; no decision stored)
         refused = await fake.click("mallory", gate.message_id, "approve")
         assert refused.status == 200 and refused.body["toast"]["type"] == "error"
-        assert "Only @ou_bob can approve" in refused.body["toast"]["content"] and "card" not in refused.body
+        assert "Only @Bob can approve" in refused.body["toast"]["content"] and "card" not in refused.body
         record = await store.get_review(str(fake.button(gate.message_id, "approve")["review"]))
         assert record is not None and record.status == "pending"
 
