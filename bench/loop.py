@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=2000, help="N runs (default 2000)")
     parser.add_argument("--brain", choices=("auto", "llm", "fixed"), default="auto")
     parser.add_argument("--cold-repeats", type=int, default=7, help="fresh processes timed for cold start")
-    parser.add_argument("--profile", action="store_true", help="cProfile the resume phase, -X importtime the child")
+    parser.add_argument("--profile", action="store_true", help="cProfile the resume phase")
     parser.add_argument(
         "--synchronous",
         choices=("FULL", "NORMAL", "OFF"),
@@ -338,8 +338,7 @@ def main(argv: list[str] | None = None) -> int:
                 wiring = cold_start(result.db_path, paused[repeats + 1 : 2 * repeats + 2], result.brain, "wiring")
             except BenchFailure as exc:  # informational only: cli.wiring is changed by others
                 print(f"  (cold start via cli.wiring failed, left out: {str(exc)[-300:]})")
-            if args.profile:
-                imports = import_times(result.db_path, paused[-1], result.brain)
+            imports = import_times(result.db_path, paused[-1], result.brain)
         ok = report(result, baseline, cold, wiring, imports, load_before)
     finally:
         if not args.keep and args.dir is None:

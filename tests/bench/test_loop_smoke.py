@@ -37,14 +37,14 @@ def test_expect_run_done_too_early_raises() -> None:
         expect_run(state, 1)
 
 
-async def test_cold_start_child_resumes_paused_run_without_litellm(tmp_path: Path) -> None:
+async def test_cold_start_child_resumes_paused_run_without_heavy_packages(tmp_path: Path) -> None:
     result = await run_loop(1, tmp_path, brain="auto", extra_paused=2)
 
     runs = cold_start(result.db_path, result.extra_paused, result.brain, "runtime")
 
     assert len(runs) == 1  # the first child is a dropped warm-up
     assert runs[0].anchor == EXPECTED_ANCHORS[1]
-    assert runs[0].litellm_imported is False
+    assert runs[0].heavy == []
 
 
 def test_main_quick_run_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
