@@ -701,6 +701,12 @@ def main(argv: list[str] | None = None) -> int:
         help="LangGraph's durability mode (default: LangGraph's own default, async)",
     )
     parser.add_argument("--cold-repeats", type=int, default=7, help="fresh processes timed for cold start")
+    parser.add_argument(
+        "--paused",
+        type=int,
+        default=0,
+        help="leave K more threads paused at after_plan, named in the JSON (for bench.coldside); implies --keep",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line at the end")
     parser.add_argument("--json-out", type=Path, help="also write that JSON to this file")
     parser.add_argument("--dir", type=Path, help="where the database goes (default: a new temp dir)")
@@ -718,12 +724,18 @@ def main(argv: list[str] | None = None) -> int:
                 workdir,
                 kind=args.saver,
                 durability=args.durability,
-                extra_paused=repeats + 1 if repeats else 0,
+                extra_paused=(repeats + 1 if repeats else 0) + max(0, args.paused),
             )
         )
+        left = result.extra_paused[repeats + 1 if repeats else 0 :]
         baseline = python_baseline(repeats) if repeats else []
-        cold = cold_start(result.db_path, result.extra_paused, args.saver, args.durability) if repeats else []
+        cold = (
+            cold_start(result.db_path, result.extra_paused[: repeats + 1], args.saver, args.durability)
+            if repeats
+            else []
+        )
         data = figures(result, baseline, cold, load_before)
+        data["db"], data["paused_threads"] = str(result.db_path), left
         ok = report(result, data, cold, baseline)
         if tandem_imported():
             print("  !! the baseline process imported Tandem modules")
@@ -732,7 +744,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.json_out:
             args.json_out.write_text(json.dumps(data, indent=2) + "\n")
     finally:
-        if not args.keep and args.dir is None:
+        if not args.keep and not args.paused and args.dir is None:
             for f in sorted(workdir.iterdir()):
                 f.unlink()
             workdir.rmdir()

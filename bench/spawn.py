@@ -22,7 +22,7 @@ def _children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _spawn_until_line(cmd: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, str, float]:
+def spawn_until_line(cmd: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, str, float]:
     """Wall-clock from before spawn to the child's first line of output, and the child's CPU time to its exit."""
     cpu_before = _children_cpu_s()
     began = time.perf_counter()
@@ -53,7 +53,7 @@ def cold_start(db: Path, paused: Sequence[Paused], brain: BrainKind, via: str) -
     runs = []
     for p in paused:
         cmd = [sys.executable, "-m", "bench.coldstart", str(db), p.run_id, p.review_id, "--brain", brain, "--via", via]
-        wall, line, cpu = _spawn_until_line(cmd)
+        wall, line, cpu = spawn_until_line(cmd)
         data: dict[str, Any] = json.loads(line)
         runs.append(
             ChildRun(

@@ -8,6 +8,7 @@ from typing import Literal
 import pytest
 
 from agent.models import RunState
+from bench import coldside
 from bench.loop import expect_run, main, run_loop
 from bench.results import BenchFailure
 from bench.spawn import cold_start
@@ -53,3 +54,13 @@ def test_main_quick_run_prints_figures(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert "reviews per run: {3: 5}" in out
     assert "bytes on disk per paused run" in out
+
+
+def test_coldside_without_langgraph_interpreter_says_where_it_looked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-venv" / "bin" / "python"
+
+    assert coldside.main(["--langgraph", str(missing), "--repeats", "1"]) == 2
+
+    assert f"no LangGraph interpreter at {missing}" in capsys.readouterr().out
