@@ -73,7 +73,7 @@ class Unusable(Exception):
 
 
 class _Answer(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built when a model first answers
 
 
 class _StepAnswer(_Answer):
