@@ -6,7 +6,8 @@ Tandem's side is ``bench.coldstart`` on a database of runs paused at ``after_pla
 workload); LangGraph's is ``bench.langgraph_coldstart`` on threads paused at the same anchor, prepared by
 ``bench.langgraph_baseline --paused`` in LangGraph's own virtualenv. Each round spawns one child of each,
 in alternating order, so whatever else the machine does falls on both; the first round is a dropped
-warm-up (page cache, ``.pyc``). Per child: wall time from spawn to its line saying the resume is done,
+warm-up (page cache; it writes each side's compiled modules to a cache of its own, see
+:func:`bench.spawn.child_env`). Per child: wall time from spawn to its line saying the resume is done,
 and its CPU time. Prints the medians, the ratio of the medians and the median of the per-round ratios,
 against the targets (Tandem ≤ 0.25 s and ≤ ½ of LangGraph's).
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from bench.loop import run_loop
 from bench.results import BenchFailure
-from bench.spawn import REPO_ROOT, spawn_until_line
+from bench.spawn import REPO_ROOT, child_env, spawn_until_line
 from bench.workload import EXPECTED_ANCHORS
 
 TARGET_S = 0.25
@@ -44,16 +45,16 @@ def _langgraph_threads(python: str, workdir: Path, count: int) -> tuple[str, lis
     return str(data["db"]), [str(t) for t in data["paused_threads"]]
 
 
-def _child(cmd: list[str]) -> Sample:
-    wall, line, cpu = spawn_until_line(cmd)
+def _child(cmd: list[str], env: dict[str, str]) -> Sample:
+    wall, line, cpu = spawn_until_line(cmd, env)
     anchor = json.loads(line)["anchor"]
     if anchor != EXPECTED_ANCHORS[1]:
         raise BenchFailure(f"{cmd[2]} stopped at {anchor}, expected {EXPECTED_ANCHORS[1]}")
     return wall, cpu
 
 
-def _pass(python: str) -> float:
-    wall, _, _ = spawn_until_line([python, "-c", "print()"])
+def _pass(python: str, env: dict[str, str]) -> float:
+    wall, _, _ = spawn_until_line([python, "-c", "print()"], env)
     return wall
 
 
@@ -61,17 +62,18 @@ def measure(langgraph: str, repeats: int, workdir: Path) -> dict[str, list[Sampl
     tandem = asyncio.run(run_loop(1, workdir, brain="llm", extra_paused=repeats + 1))
     lg_db, threads = _langgraph_threads(langgraph, workdir, repeats + 1)
     samples: dict[str, list[Sample]] = {"tandem": [], "langgraph": [], "tandem pass": [], "langgraph pass": []}
+    envs = {"tandem": child_env(workdir / "pycache-tandem"), "langgraph": child_env(workdir / "pycache-langgraph")}
     for i, (paused, thread) in enumerate(zip(tandem.extra_paused, threads, strict=True)):
         ours = [sys.executable, "-m", "bench.coldstart", str(tandem.db_path), paused.run_id, paused.review_id]
         theirs = [langgraph, "-m", "bench.langgraph_coldstart", lg_db, thread]
         pair = [("tandem", ours), ("langgraph", theirs)]
         for name, cmd in pair if i % 2 == 0 else pair[::-1]:
-            sample = _child(cmd)
+            sample = _child(cmd, envs[name])
             if i:  # the first round warms the page cache
                 samples[name].append(sample)
         if i:
-            samples["tandem pass"].append((_pass(sys.executable), 0.0))
-            samples["langgraph pass"].append((_pass(langgraph), 0.0))
+            samples["tandem pass"].append((_pass(sys.executable, envs["tandem"]), 0.0))
+            samples["langgraph pass"].append((_pass(langgraph, envs["langgraph"]), 0.0))
     return samples
 
 

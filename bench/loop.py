@@ -19,6 +19,7 @@ import io
 import os
 import pstats
 import resource
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -36,7 +37,7 @@ from agent.models import (
 from agent.runtime import Runtime
 from bench.report import report
 from bench.results import BenchFailure, ChildRun, LoopResult, Paused, TableBytes
-from bench.spawn import cold_start, import_times, python_baseline
+from bench.spawn import child_env, cold_start, import_times, python_baseline
 from bench.workload import EXPECTED_ANCHORS, POLICY, REQUESTER, REVIEWER, TASK, choose_brain, make_brain, registry
 from storage.facade import AsyncStore
 
@@ -327,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
                 db_thread=args.db_thread,
             )
         )
-        baseline = python_baseline(repeats) if repeats else []
+        baseline = python_baseline(repeats, child_env(workdir / "pycache")) if repeats else []
         cold: list[ChildRun] = []
         wiring: list[ChildRun] = []
         imports = ""
@@ -342,9 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         ok = report(result, baseline, cold, wiring, imports, load_before)
     finally:
         if not args.keep and args.dir is None:
-            for f in sorted(workdir.iterdir()):
-                f.unlink()
-            workdir.rmdir()
+            shutil.rmtree(workdir)
         else:
             print(f"\n  kept {workdir}")
     return 0 if ok else 1

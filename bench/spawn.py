@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -15,6 +16,15 @@ from bench.results import BenchFailure, ChildRun, Paused
 from bench.workload import EXPECTED_ANCHORS, BrainKind
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def child_env(cache: Path) -> dict[str, str]:
+    """The environment of a timed child: compiled modules cached in ``cache`` (written by the dropped warm-up
+    child, read by the others), as an installed package has them, even where ``PYTHONDONTWRITEBYTECODE`` is
+    set. Without it every child would compile every module of the project from source again."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
 
 
 def _children_cpu_s() -> float:
@@ -38,12 +48,12 @@ def spawn_until_line(cmd: Sequence[str], env: dict[str, str] | None = None) -> t
     return took, line, _children_cpu_s() - cpu_before  # children are waited for one at a time
 
 
-def python_baseline(repeats: int) -> list[float]:
+def python_baseline(repeats: int, env: dict[str, str] | None = None) -> list[float]:
     """``python -c pass``, spawn to exit: this machine's floor for any fresh process."""
     times = []
     for _ in range(repeats + 1):
         began = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True, cwd=REPO_ROOT)
+        subprocess.run([sys.executable, "-c", "pass"], check=True, cwd=REPO_ROOT, env=env)
         times.append(time.perf_counter() - began)
     return times[1:]  # the first one warms the page cache
 
@@ -53,7 +63,7 @@ def cold_start(db: Path, paused: Sequence[Paused], brain: BrainKind, via: str) -
     runs = []
     for p in paused:
         cmd = [sys.executable, "-m", "bench.coldstart", str(db), p.run_id, p.review_id, "--brain", brain, "--via", via]
-        wall, line, cpu = spawn_until_line(cmd)
+        wall, line, cpu = spawn_until_line(cmd, child_env(db.parent / "pycache"))
         data: dict[str, Any] = json.loads(line)
         runs.append(
             ChildRun(
@@ -77,7 +87,8 @@ def import_times(db: Path, p: Paused, brain: BrainKind, top: int = 12) -> str:
     """``-X importtime`` of one cold-start child: the top-level imports by cumulative time, and the
     modules whose own code took longest (self time, whatever imported them)."""
     cmd = [sys.executable, "-X", "importtime", "-m", "bench.coldstart", str(db), p.run_id, p.review_id]
-    proc = subprocess.run([*cmd, "--brain", brain], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
+    env = child_env(db.parent / "pycache")
+    proc = subprocess.run([*cmd, "--brain", brain], cwd=REPO_ROOT, capture_output=True, text=True, check=True, env=env)
     tops, selfs = [], []
     for line in proc.stderr.splitlines():
         parts = line.removeprefix("import time:").split("|")
