@@ -27,8 +27,6 @@ import time
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlite_utils import Database
-
 from agent.models import (
     Approve,
     AuditEvent,
@@ -39,6 +37,7 @@ from bench.report import report
 from bench.results import BenchFailure, ChildRun, LoopResult, Paused, TableBytes
 from bench.spawn import child_env, cold_start, import_times, python_baseline
 from bench.workload import EXPECTED_ANCHORS, POLICY, REQUESTER, REVIEWER, TASK, choose_brain, make_brain, registry
+from storage.database import Database
 from storage.facade import AsyncStore
 
 __all__ = ["BenchFailure", "LoopResult", "main", "run_loop"]
