@@ -123,7 +123,7 @@ class Migrations:
 
     def apply(self, db: Connected, *, stop_before: str | None = None) -> None:
         """Apply the pending migrations through sqlite-utils, each in its own transaction with its record."""
-        if not self.pending(db):
+        if stop_before is None and not self.pending(db):
             return
         from sqlite_utils import Database as UtilsDatabase  # only here: see the module's docstring
         from sqlite_utils.migrations import Migrations as UtilsMigrations

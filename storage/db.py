@@ -328,6 +328,7 @@ def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
     # A decision acknowledged to a person must be on disk.
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA recursive_triggers=ON")  # as sqlite-utils set it on every connection it wrapped
     db = Database(conn)
     apply_migrations(db, migrations)
     return db

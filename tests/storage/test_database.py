@@ -74,3 +74,10 @@ def test_migrations_with_the_same_name_twice_refuse() -> None:
 
     with pytest.raises(ValueError, match="already registered"):
         twice(name="m001")(m001)
+
+
+def test_apply_stopping_before_an_applied_migration_refuses(tmp_path: Path) -> None:
+    db = connect(tmp_path / "t.db")
+
+    with pytest.raises(ValueError, match="already"):
+        migrations.apply(db, stop_before="m001_runs_events_reviews")
