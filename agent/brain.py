@@ -28,22 +28,12 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from agent import facts, prompts, usage
+from agent import facts, offline, prompts, usage  # offline: its heuristics load when first used
 from agent.capabilities import LEAD
 from agent.errors import LLMError, PlanError, ReviseError, ToolError
 from agent.human import PlannerQuestion
 from agent.models import Lesson, PlannedStep, ProposedStep, Reading, Step, TakeoverReading
-from agent.offline import (
-    CERTAIN,
-    OfflineModel,
-    PlanParts,
-    apply_refinement,
-    cancels,
-    classify_text,
-    outside_tools,
-    plan_parts,
-    render_summary,
-)
+from agent.offline.model import OfflineModel
 from agent.ports import ChatModel, ClassifyContext, LLMRequest
 from agent.readings import ReadingKind, combine
 from agent.tools import ToolRegistry
@@ -73,7 +63,7 @@ class Unusable(Exception):
 
 
 class _Answer(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built when a model first answers
 
 
 class _StepAnswer(_Answer):
@@ -170,7 +160,7 @@ class LLMBrain:
         def outside() -> bool:
             """No part of the task is anything the tools do (read without the model, so an ops task whose
             plan came back empty still reaches a person instead of ending)."""
-            return outside_tools(task, [s.describe() for s in tools.specs()])
+            return offline.outside_tools(task, [s.describe() for s in tools.specs()])
 
         def parse(answer: str) -> list[ProposedStep]:
             answers.append(answer)
@@ -249,7 +239,7 @@ class LLMBrain:
             return await self._ask(request, _text)
         except (Unusable, LLMError) as exc:
             log.warning("summary written without the model: %s", exc)
-            plain = render_summary(task, [prompts.step_view(s) for s in steps], notes)
+            plain = offline.render_summary(task, [prompts.step_view(s) for s in steps], notes)
             return f"{plain}\n\n_(Written without the model: {_short(exc)})_"
 
     async def refine(self, task: str, output: str, feedback: str, steps: list[Step]) -> str:
@@ -274,7 +264,7 @@ class LLMBrain:
             return await self._ask(request, parse)
         except (Unusable, LLMError) as exc:
             log.warning("refinement done without the model: %s", exc)
-            plain = apply_refinement(task, output, feedback, [prompts.step_view(s) for s in steps])
+            plain = offline.apply_refinement(task, output, feedback, [prompts.step_view(s) for s in steps])
             return f"{plain}\n\n_(Reworked without the model: {_short(exc)})_"
 
     async def classify(self, text: str, context: ClassifyContext) -> Reading:
@@ -282,10 +272,11 @@ class LLMBrain:
         # off the event loop: the reply may be long (it is read up to READ_LIMIT characters)
         local = Reading(
             **_validate(
-                _ClassifyAnswer, await asyncio.to_thread(classify_text, request.context["text"], request.context)
+                _ClassifyAnswer,
+                await asyncio.to_thread(offline.classify_text, request.context["text"], request.context),
             ).model_dump()
         )
-        if self.model.name == OfflineModel.name or (self.read_first and local.confidence >= CERTAIN):
+        if self.model.name == OfflineModel.name or (self.read_first and local.confidence >= offline.CERTAIN):
             return local
 
         def parse(answer: str) -> Reading:
@@ -305,7 +296,7 @@ class LLMBrain:
         """One step for a person's instruction, or why none: a target the tools do not know is named, and
         an instruction no tool can do gets what the tools can do, never a step bent onto another target."""
         request = prompts.propose_request(instruction, task, steps, tools)
-        if self.model.name != OfflineModel.name and cancels(instruction):  # "just cancel this": no model needed
+        if self.model.name != OfflineModel.name and offline.cancels(instruction):  # "just cancel this": no model needed
             return TakeoverReading(kind="cancel", message="Cancelling the run.")
 
         def parse(answer: str) -> TakeoverReading:
@@ -349,9 +340,9 @@ class LLMBrain:
             return parse(repaired)
 
 
-def _parts(context: dict[str, Any]) -> PlanParts | None:
+def _parts(context: dict[str, Any]) -> offline.PlanParts | None:
     try:
-        return plan_parts(context)
+        return offline.plan_parts(context)
     except Exception as exc:  # a heuristic bug costs the check, never the plan
         log.warning("could not check the replan against the task: %s", exc)
         return None

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent.models import (
     Answered,
@@ -57,6 +57,8 @@ class LLMRequest(BaseModel):
     parsing prose. A model answers with the message content (a JSON object as text).
     """
 
+    model_config = ConfigDict(defer_build=True)  # built when the loop first asks a model
+
     purpose: Purpose
     messages: list[dict[str, str]]
     context: dict[str, Any] = Field(default_factory=dict)
@@ -71,6 +73,8 @@ class ChatModel(Protocol):
 
 
 class ClassifyContext(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     task: str
     anchor: str
     steps: list[Step] = Field(default_factory=list)

@@ -6,7 +6,8 @@
 AsyncStore, the brain, the bench tools, Runtime. ``--via wiring`` goes through the real
 composition root, :func:`cli.wiring.open_services` (which also opens the demo world).
 It prints one JSON line as soon as the resume is committed; the parent times
-spawn -> that line.
+spawn -> that line. The line names the heavy packages loaded (:data:`HEAVY`: none may be), and with
+``--modules`` every module in ``sys.modules`` (``tests/bench/test_resume_modules.py`` compares them).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import asyncio  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
 import sys  # noqa: E402
+from collections.abc import Iterable  # noqa: E402
 from typing import Any  # noqa: E402
 
 from agent.models import Approve, RunState  # noqa: E402
@@ -27,12 +29,16 @@ from bench.workload import REVIEWER, TOOL_MODULE, make_brain, registry  # noqa: 
 
 _MARKS: dict[str, float] = {}
 
+# Packages a process that only resumes a run must not import: the report's chart (matplotlib, numpy),
+# the LLM client, the Feishu and Slack SDKs, PostgreSQL, and sqlite-utils (whose import brings numpy).
+HEAVY = ("numpy", "matplotlib", "litellm", "lark_oapi", "psycopg", "slack_sdk", "slack_bolt", "sqlite_utils")
+
 
 def _mark(name: str) -> None:
     _MARKS[name] = time.perf_counter() - _T0
 
 
-async def _resume_runtime(db: str, run_id: str, review_id: str, brain: str) -> RunState:
+async def _resume_runtime(db: str, run_id: str, review_id: str, brain: str, modules: bool) -> RunState:
     from agent.runtime import Runtime
     from storage.facade import AsyncStore
 
@@ -45,34 +51,42 @@ async def _resume_runtime(db: str, run_id: str, review_id: str, brain: str) -> R
         _mark("built")
         state = await runtime.decide(run_id, Approve(), REVIEWER, review_id=review_id)
         _mark("resumed")
-        _report(state)
+        _report(state, modules)
         return state
     finally:
         await store.close()
 
 
-async def _resume_wiring(db: str, run_id: str, review_id: str) -> RunState:
+async def _resume_wiring(db: str, run_id: str, review_id: str, modules: bool) -> RunState:
     from agent.settings import CoreSettings
     from cli.wiring import open_services
 
     settings = CoreSettings(db=db, model="offline", tools=TOOL_MODULE)
     async with open_services(settings) as services:
         state = await services.runtime.decide(run_id, Approve(), REVIEWER, review_id=review_id)
-        _report(state)
+        _report(state, modules)
         return state
 
 
-def _report(state: RunState) -> None:
+def heavy_loaded(modules: Iterable[str]) -> list[str]:
+    """The :data:`HEAVY` packages among ``modules`` (names as in ``sys.modules``)."""
+    return sorted({name.split(".")[0] for name in modules} & set(HEAVY))
+
+
+def _report(state: RunState, modules: bool) -> None:
+    loaded = list(sys.modules)
     line: dict[str, Any] = {
         "run_id": state.id,
         "status": state.status,
         "anchor": state.pending.anchor if state.pending else None,
         "in_child_s": time.perf_counter() - _T0,
-        "litellm_imported": "litellm" in sys.modules,
-        "modules": len(sys.modules),
+        "heavy": heavy_loaded(loaded),
+        "modules": len(loaded),
         "rss_kb": _peak_rss_kb(),
         "marks": _MARKS,
     }
+    if modules:
+        line["loaded"] = sorted(loaded)
     print(json.dumps(line), flush=True)
 
 
@@ -95,11 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("review_id")
     parser.add_argument("--brain", choices=("llm", "fixed"), default="llm")
     parser.add_argument("--via", choices=("runtime", "wiring"), default="runtime")
+    parser.add_argument("--modules", action="store_true", help="list every loaded module in the JSON line")
     args = parser.parse_args(argv)
     if args.via == "wiring":
-        asyncio.run(_resume_wiring(args.db, args.run_id, args.review_id))
+        asyncio.run(_resume_wiring(args.db, args.run_id, args.review_id, args.modules))
     else:
-        asyncio.run(_resume_runtime(args.db, args.run_id, args.review_id, args.brain))
+        asyncio.run(_resume_runtime(args.db, args.run_id, args.review_id, args.brain, args.modules))
     return 0
 
 

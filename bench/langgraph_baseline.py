@@ -22,6 +22,7 @@ import operator
 import os
 import platform
 import resource
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -473,12 +474,20 @@ async def _verify(s: Saver, threads: list[str]) -> tuple[dict[int, int], int]:
 # --- fresh processes ----------------------------------------------------------------------
 
 
-def python_baseline(repeats: int) -> list[float]:
+def child_env(cache: Path) -> dict[str, str]:
+    """As ``bench.spawn.child_env`` (not imported: nothing of Tandem here): compiled modules cached in ``cache``
+    by the warm-up child, even where ``PYTHONDONTWRITEBYTECODE`` is set, so both sides are timed alike."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
+def python_baseline(repeats: int, env: dict[str, str] | None = None) -> list[float]:
     """``python -c pass``, spawn to exit, with this venv's interpreter."""
     times = []
     for _ in range(repeats + 1):
         began = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True, cwd=REPO_ROOT)
+        subprocess.run([sys.executable, "-c", "pass"], check=True, cwd=REPO_ROOT, env=env)
         times.append(time.perf_counter() - began)
     return times[1:]  # the first one warms the page cache
 
@@ -490,7 +499,8 @@ def cold_start(db: Path, threads: Sequence[str], kind: SaverKind, durability: Du
         cmd = [sys.executable, "-m", "bench.langgraph_coldstart", str(db), thread_id]
         cmd += ["--saver", kind, "--durability", durability]
         began = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env = child_env(db.parent / "pycache")
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         assert proc.stdout is not None
         line = proc.stdout.readline()
         wall = time.perf_counter() - began
@@ -701,6 +711,12 @@ def main(argv: list[str] | None = None) -> int:
         help="LangGraph's durability mode (default: LangGraph's own default, async)",
     )
     parser.add_argument("--cold-repeats", type=int, default=7, help="fresh processes timed for cold start")
+    parser.add_argument(
+        "--paused",
+        type=int,
+        default=0,
+        help="leave K more threads paused at after_plan, named in the JSON (for bench.coldside); implies --keep",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON line at the end")
     parser.add_argument("--json-out", type=Path, help="also write that JSON to this file")
     parser.add_argument("--dir", type=Path, help="where the database goes (default: a new temp dir)")
@@ -718,12 +734,18 @@ def main(argv: list[str] | None = None) -> int:
                 workdir,
                 kind=args.saver,
                 durability=args.durability,
-                extra_paused=repeats + 1 if repeats else 0,
+                extra_paused=(repeats + 1 if repeats else 0) + max(0, args.paused),
             )
         )
-        baseline = python_baseline(repeats) if repeats else []
-        cold = cold_start(result.db_path, result.extra_paused, args.saver, args.durability) if repeats else []
+        left = result.extra_paused[repeats + 1 if repeats else 0 :]
+        baseline = python_baseline(repeats, child_env(workdir / "pycache")) if repeats else []
+        cold = (
+            cold_start(result.db_path, result.extra_paused[: repeats + 1], args.saver, args.durability)
+            if repeats
+            else []
+        )
         data = figures(result, baseline, cold, load_before)
+        data["db"], data["paused_threads"] = str(result.db_path), left
         ok = report(result, data, cold, baseline)
         if tandem_imported():
             print("  !! the baseline process imported Tandem modules")
@@ -732,10 +754,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.json_out:
             args.json_out.write_text(json.dumps(data, indent=2) + "\n")
     finally:
-        if not args.keep and args.dir is None:
-            for f in sorted(workdir.iterdir()):
-                f.unlink()
-            workdir.rmdir()
+        if not args.keep and not args.paused and args.dir is None:
+            shutil.rmtree(workdir)
         else:
             print(f"\n  kept {workdir}")
     if args.json:  # the last line of stdout

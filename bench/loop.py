@@ -19,14 +19,13 @@ import io
 import os
 import pstats
 import resource
+import shutil
 import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Literal
-
-from sqlite_utils import Database
 
 from agent.models import (
     Approve,
@@ -36,8 +35,9 @@ from agent.models import (
 from agent.runtime import Runtime
 from bench.report import report
 from bench.results import BenchFailure, ChildRun, LoopResult, Paused, TableBytes
-from bench.spawn import cold_start, import_times, python_baseline
+from bench.spawn import child_env, cold_start, import_times, python_baseline
 from bench.workload import EXPECTED_ANCHORS, POLICY, REQUESTER, REVIEWER, TASK, choose_brain, make_brain, registry
+from storage.database import Database
 from storage.facade import AsyncStore
 
 __all__ = ["BenchFailure", "LoopResult", "main", "run_loop"]
@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=2000, help="N runs (default 2000)")
     parser.add_argument("--brain", choices=("auto", "llm", "fixed"), default="auto")
     parser.add_argument("--cold-repeats", type=int, default=7, help="fresh processes timed for cold start")
-    parser.add_argument("--profile", action="store_true", help="cProfile the resume phase, -X importtime the child")
+    parser.add_argument("--profile", action="store_true", help="cProfile the resume phase")
     parser.add_argument(
         "--synchronous",
         choices=("FULL", "NORMAL", "OFF"),
@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 db_thread=args.db_thread,
             )
         )
-        baseline = python_baseline(repeats) if repeats else []
+        baseline = python_baseline(repeats, child_env(workdir / "pycache")) if repeats else []
         cold: list[ChildRun] = []
         wiring: list[ChildRun] = []
         imports = ""
@@ -338,14 +338,11 @@ def main(argv: list[str] | None = None) -> int:
                 wiring = cold_start(result.db_path, paused[repeats + 1 : 2 * repeats + 2], result.brain, "wiring")
             except BenchFailure as exc:  # informational only: cli.wiring is changed by others
                 print(f"  (cold start via cli.wiring failed, left out: {str(exc)[-300:]})")
-            if args.profile:
-                imports = import_times(result.db_path, paused[-1], result.brain)
+            imports = import_times(result.db_path, paused[-1], result.brain)
         ok = report(result, baseline, cold, wiring, imports, load_before)
     finally:
         if not args.keep and args.dir is None:
-            for f in sorted(workdir.iterdir()):
-                f.unlink()
-            workdir.rmdir()
+            shutil.rmtree(workdir)
         else:
             print(f"\n  kept {workdir}")
     return 0 if ok else 1

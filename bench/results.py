@@ -66,11 +66,14 @@ class LoopResult:
 class ChildRun:
     wall_s: float
     in_child_s: float
-    litellm_imported: bool
+    heavy: list[str]
+    """Heavy packages the child imported (``bench.coldstart.HEAVY``); none may be."""
     modules: int
     rss_kb: int
     anchor: str | None
     marks: dict[str, float] = field(default_factory=dict)
+    cpu_s: float = 0.0
+    """The child's user + system CPU time, spawn to exit: less swayed than wall time by other work on the machine."""
 
 
 def percentile(values: Sequence[float], q: float) -> float:

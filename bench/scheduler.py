@@ -38,8 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlite_utils import Database
-
 from agent import usage
 from agent.config import AnchorsRule, PolicyConfig, Strategy, TimeoutRule
 from agent.models import (
@@ -65,6 +63,7 @@ from agent.tools import ToolRegistry
 from bench.loop import disk_bytes
 from bench.results import BenchFailure, percentile
 from bench.workload import BRAIN_LABELS, REQUESTER, TASK, BrainKind, choose_brain, registry
+from storage.database import Database
 from storage.facade import AsyncStore
 
 AFTER = 3600.0  # the after_plan timeout

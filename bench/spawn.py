@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -16,8 +18,23 @@ from bench.workload import EXPECTED_ANCHORS, BrainKind
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-def _spawn_until_line(cmd: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, str]:
-    """Wall-clock from before spawn to the child's first line of output."""
+def child_env(cache: Path) -> dict[str, str]:
+    """The environment of a timed child: compiled modules cached in ``cache`` (written by the dropped warm-up
+    child, read by the others), as an installed package has them, even where ``PYTHONDONTWRITEBYTECODE`` is
+    set. Without it every child would compile every module of the project from source again."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def spawn_until_line(cmd: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, str, float]:
+    """Wall-clock from before spawn to the child's first line of output, and the child's CPU time to its exit."""
+    cpu_before = _children_cpu_s()
     began = time.perf_counter()
     proc = subprocess.Popen(
         list(cmd), cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
@@ -28,15 +45,15 @@ def _spawn_until_line(cmd: Sequence[str], env: dict[str, str] | None = None) -> 
     _, err = proc.communicate()
     if proc.returncode != 0 or not line:
         raise BenchFailure(f"{' '.join(cmd)} failed ({proc.returncode}): {err.strip()[-2000:]}")
-    return took, line
+    return took, line, _children_cpu_s() - cpu_before  # children are waited for one at a time
 
 
-def python_baseline(repeats: int) -> list[float]:
+def python_baseline(repeats: int, env: dict[str, str] | None = None) -> list[float]:
     """``python -c pass``, spawn to exit: this machine's floor for any fresh process."""
     times = []
     for _ in range(repeats + 1):
         began = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True, cwd=REPO_ROOT)
+        subprocess.run([sys.executable, "-c", "pass"], check=True, cwd=REPO_ROOT, env=env)
         times.append(time.perf_counter() - began)
     return times[1:]  # the first one warms the page cache
 
@@ -46,13 +63,14 @@ def cold_start(db: Path, paused: Sequence[Paused], brain: BrainKind, via: str) -
     runs = []
     for p in paused:
         cmd = [sys.executable, "-m", "bench.coldstart", str(db), p.run_id, p.review_id, "--brain", brain, "--via", via]
-        wall, line = _spawn_until_line(cmd)
+        wall, line, cpu = spawn_until_line(cmd, child_env(db.parent / "pycache"))
         data: dict[str, Any] = json.loads(line)
         runs.append(
             ChildRun(
                 wall_s=wall,
+                cpu_s=cpu,
                 in_child_s=float(data["in_child_s"]),
-                litellm_imported=bool(data["litellm_imported"]),
+                heavy=[str(name) for name in data["heavy"]],
                 modules=int(data["modules"]),
                 rss_kb=int(data["rss_kb"]),
                 anchor=data["anchor"],
@@ -65,19 +83,24 @@ def cold_start(db: Path, paused: Sequence[Paused], brain: BrainKind, via: str) -
     return runs[1:]
 
 
-def import_times(db: Path, p: Paused, brain: BrainKind, top: int = 15) -> str:
-    """``-X importtime`` of one cold-start child: the top-level imports by cumulative time."""
+def import_times(db: Path, p: Paused, brain: BrainKind, top: int = 12) -> str:
+    """``-X importtime`` of one cold-start child: the top-level imports by cumulative time, and the
+    modules whose own code took longest (self time, whatever imported them)."""
     cmd = [sys.executable, "-X", "importtime", "-m", "bench.coldstart", str(db), p.run_id, p.review_id]
-    proc = subprocess.run([*cmd, "--brain", brain], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
-    rows = []
+    env = child_env(db.parent / "pycache")
+    proc = subprocess.run([*cmd, "--brain", brain], cwd=REPO_ROOT, capture_output=True, text=True, check=True, env=env)
+    tops, selfs = [], []
     for line in proc.stderr.splitlines():
         parts = line.removeprefix("import time:").split("|")
         if not line.startswith("import time:") or len(parts) != 3 or not parts[1].strip().isdigit():
             continue
         name = parts[2].removeprefix(" ")  # then two spaces per level of nesting
+        selfs.append((int(parts[0]), name.strip()))
         if not name.startswith(" "):
-            rows.append((int(parts[1]), name))
-    rows.sort(reverse=True)
-    total = sum(us for us, _ in rows)
-    lines = [f"  {us / 1000:8.1f} ms  {name}" for us, name in rows[:top]]
-    return f"top-level imports, cumulative (all top-level: {total / 1000:.0f} ms):\n" + "\n".join(lines)
+            tops.append((int(parts[1]), name))
+    total = sum(us for us, _ in tops)
+    lines = [f"top-level imports, cumulative (all top-level: {total / 1000:.0f} ms, {len(selfs)} modules):"]
+    lines += [f"  {us / 1000:8.1f} ms  {name}" for us, name in sorted(tops, reverse=True)[:top]]
+    lines.append("heaviest modules by their own import time:")
+    lines += [f"  {us / 1000:8.1f} ms  {name}" for us, name in sorted(selfs, reverse=True)[:top]]
+    return "\n".join(lines)

@@ -9,14 +9,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Collection, Sequence
-from typing import Any
-
-from sqlite_utils import Database
-from sqlite_utils.db import Table
-from sqlite_utils.migrations import Migrations
+from typing import TYPE_CHECKING, Any
 
 from demo.world import Cache, LogLevel, LogLine, Message, Sample, Service, seed
+from storage.database import Connected, Database, Migrations
 from storage.db import apply_migrations, write_transaction
+
+if TYPE_CHECKING:
+    from sqlite_utils.db import Table
 
 migrations = Migrations("tandem_demo")
 
@@ -100,11 +100,13 @@ class SqliteOpsWorld:
     """An :class:`demo.world.OpsWorld` on the ``demo_`` tables of ``db`` (run :func:`migrate` first).
 
     Calls are serialized with a lock: tools run in worker threads, so open the
-    connection with ``check_same_thread=False``.
+    connection with ``check_same_thread=False``. Its rows are read and written through sqlite-utils'
+    tables, imported when a tool first touches the world (see :mod:`storage.database`).
     """
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Connected) -> None:
         self._db = db
+        self._tables: Any = None
         self._lock = threading.RLock()
 
     def services(self) -> list[Service]:
@@ -166,7 +168,12 @@ class SqliteOpsWorld:
             self._table("demo_logs").insert_all([line.model_dump() for line in lines])
 
     def _table(self, name: str) -> Table:
-        return self._db.table(name)
+        if self._tables is None:
+            from sqlite_utils import Database as Tables
+
+            self._tables = Tables(self._db.conn)
+        table: Table = self._tables.table(name)
+        return table
 
 
 def _without_id(row: dict[str, Any]) -> dict[str, Any]:

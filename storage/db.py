@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
-
-from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
+from typing import Protocol, TypeVar
 
 from agent.models import Lesson
+from storage.database import Connected, Database, Migrations
 
 T = TypeVar("T")
+D = TypeVar("D", bound=Connected, contravariant=True)
+DB = TypeVar("DB", bound=Connected)
 
 BUSY_TIMEOUT_MS = 5000
 # How long a starting process waits for another one to finish migrating the same file.
@@ -253,7 +253,7 @@ def retry_busy(fn: Callable[[], T], *, wait_ms: int = BUSY_TIMEOUT_MS) -> T:
 
 
 @contextmanager
-def write_transaction(db: Database, *, wait_ms: int = BUSY_TIMEOUT_MS) -> Iterator[None]:
+def write_transaction(db: Connected, *, wait_ms: int = BUSY_TIMEOUT_MS) -> Iterator[None]:
     """One transaction holding the write lock from its first statement (``BEGIN IMMEDIATE``);
     inside an open transaction, part of that one.
 
@@ -284,7 +284,21 @@ def write_transaction(db: Database, *, wait_ms: int = BUSY_TIMEOUT_MS) -> Iterat
         raise
 
 
-def apply_migrations(db: Database, pending: Migrations) -> None:
+class _Migration(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def transactional(self) -> bool: ...
+
+
+class MigrationSet(Protocol[D]):
+    """:class:`storage.database.Migrations`, or sqlite-utils' own (a test's set on its ``Database``)."""
+
+    def pending(self, db: D) -> Sequence[_Migration]: ...
+    def apply(self, db: D) -> None: ...
+
+
+def apply_migrations(db: DB, pending: MigrationSet[DB]) -> None:
     """Apply ``pending``'s migrations, once, however many processes start together.
 
     A read shows whether anything is pending (an up-to-date file takes no write lock).
@@ -314,6 +328,7 @@ def connect(path: str | Path, *, check_same_thread: bool = True) -> Database:
     # A decision acknowledged to a person must be on disk.
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA recursive_triggers=ON")  # as sqlite-utils set it on every connection it wrapped
     db = Database(conn)
     apply_migrations(db, migrations)
     return db

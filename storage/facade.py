@@ -21,8 +21,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, ParamSpec, TypeVar
 
-from sqlite_utils import Database
-
 from agent.models import (
     Answered,
     AuditEvent,
@@ -49,6 +47,7 @@ from agent.models import (
 from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
 from storage import inbox, lessons, metrics
+from storage.database import Database
 from storage.db import connect
 from storage.outbox import OutboxStore
 from storage.posts import PostStore

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from sqlite_utils import Database
-
 from agent.models.inbox import Inbound
+from storage.database import Database
 
 _COLUMNS = "key, source, body, received_at, status, attempts"
 

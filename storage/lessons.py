@@ -7,10 +7,9 @@ transaction that adds it, so a later correction of the same thing is never stack
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-
 from agent.lessons import search_words
 from agent.models import Lesson
+from storage.database import Database
 
 _ACTIVE = "forgotten_at IS NULL AND replaced_by IS NULL"
 

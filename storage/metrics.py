@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlite_utils import Database
-
 from agent.gates import GATES
 from agent.models.metrics import (
     TIMEOUT_STRATEGIES,
@@ -32,6 +30,7 @@ from agent.models.metrics import (
     ToolDecisions,
 )
 from agent.policy import TIMEOUT
+from storage.database import Database
 
 __all__ = ["SQLITE", "STAGED", "Dialect", "SqliteDialect", "assemble", "collect", "queries", "stage"]
 

@@ -18,9 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlite_utils import Database
-
 from agent.models import CardRefresh, Claim, Delivery, Outgoing, decode_outgoing, encode_outgoing
+from storage.database import Database
 
 UNSHOWN = (
     "SELECT run_id, COALESCE(error, '') FROM outbox AS started WHERE kind = 'started' AND status = 'failed'"

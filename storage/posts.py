@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlite_utils import Database
-
 from agent.models import Outbound, ScheduledPost
 from agent.weekly import post_run_id
 from storage import outbox as outbox_rows
+from storage.database import Database
 from storage.db import write_transaction
 
 _COLUMNS = "key, channel, since, until, manual"

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from sqlite_utils import Database
-
 from agent.models import TERMINAL, PruneCounts
+from storage.database import Database
 from storage.db import write_transaction
 
 # A table is one line. Rows that hang off a run (by ``run_id``) and go with it:

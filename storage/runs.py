@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter
-from sqlite_utils import Database
 
 from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
 from agent.messages import decided_verb
@@ -38,6 +37,7 @@ from agent.models import (
 from storage import lessons as lesson_rows
 from storage import outbox as outbox_rows
 from storage import retention
+from storage.database import Database
 from storage.metrics import SQLITE
 from storage.retention import PruneCounts
 from storage.rule_rows import RULE_INSERT, RULE_SQL, rule_of, rule_values

@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 
 
 class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Built on first use: a process that only resumes a run validates a few of the many models.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Tagged(Model):

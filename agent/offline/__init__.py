@@ -21,12 +21,42 @@ asks for that a tool does not know), :mod:`~agent.offline.planner` (``plan`` and
 :mod:`~agent.offline.model` (the model that routes requests to them).
 """
 
-from agent.offline.classifier import CERTAIN, cancels, classify_text
-from agent.offline.model import OfflineModel
-from agent.offline.planner import PlanParts, plan_parts
-from agent.offline.scope import named_unknown, outside_tools
-from agent.offline.text import apply_refinement, render_summary
-from agent.offline.vocabulary import split_clauses, zh_number
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.offline.classifier import CERTAIN, cancels, classify_text
+    from agent.offline.model import OfflineModel
+    from agent.offline.planner import PlanParts, plan_parts
+    from agent.offline.scope import named_unknown, outside_tools
+    from agent.offline.text import apply_refinement, render_summary
+    from agent.offline.vocabulary import split_clauses, zh_number
+
+# Each name is imported from its module when first used: a process that only resumes a run reads no text and
+# plans nothing, so it never loads the classifier or the planner.
+_HOME = {
+    "CERTAIN": "classifier",
+    "cancels": "classifier",
+    "classify_text": "classifier",
+    "OfflineModel": "model",
+    "PlanParts": "planner",
+    "plan_parts": "planner",
+    "named_unknown": "scope",
+    "outside_tools": "scope",
+    "apply_refinement": "text",
+    "render_summary": "text",
+    "split_clauses": "vocabulary",
+    "zh_number": "vocabulary",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _HOME:
+        raise AttributeError(f"module 'agent.offline' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"agent.offline.{_HOME[name]}"), name)
+
 
 __all__ = [
     "CERTAIN",

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import pytest
 
-import agent.offline.model
+import agent.offline.classifier
 from agent.brain import LLMBrain
 from agent.models import Risk, Step
 from agent.offline import OfflineModel
@@ -178,7 +178,7 @@ async def test_offline_model_classifying_huge_text_leaves_loop_serving(monkeypat
         seen.append((threading.get_ident(), began, ticks))
         return reading
 
-    monkeypatch.setattr(agent.offline.model, "classify_text", recording)
+    monkeypatch.setattr(agent.offline.classifier, "classify_text", recording)  # the model looks it up when asked
     text = mixed(150_000, seed=11)
     context = {"text": text, "task": "scale payments", "anchor": "after_plan", "steps": STEPS}
     reading = asyncio.create_task(MODEL.complete(LLMRequest(purpose="classify", messages=[], context=context)))

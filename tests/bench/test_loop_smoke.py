@@ -8,6 +8,7 @@ from typing import Literal
 import pytest
 
 from agent.models import RunState
+from bench import coldside
 from bench.loop import expect_run, main, run_loop
 from bench.results import BenchFailure
 from bench.spawn import cold_start
@@ -37,14 +38,14 @@ def test_expect_run_done_too_early_raises() -> None:
         expect_run(state, 1)
 
 
-async def test_cold_start_child_resumes_paused_run_without_litellm(tmp_path: Path) -> None:
+async def test_cold_start_child_resumes_paused_run_without_heavy_packages(tmp_path: Path) -> None:
     result = await run_loop(1, tmp_path, brain="auto", extra_paused=2)
 
     runs = cold_start(result.db_path, result.extra_paused, result.brain, "runtime")
 
     assert len(runs) == 1  # the first child is a dropped warm-up
     assert runs[0].anchor == EXPECTED_ANCHORS[1]
-    assert runs[0].litellm_imported is False
+    assert runs[0].heavy == []
 
 
 def test_main_quick_run_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,3 +54,13 @@ def test_main_quick_run_prints_figures(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert "reviews per run: {3: 5}" in out
     assert "bytes on disk per paused run" in out
+
+
+def test_coldside_without_langgraph_interpreter_says_where_it_looked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-venv" / "bin" / "python"
+
+    assert coldside.main(["--langgraph", str(missing), "--repeats", "1"]) == 2
+
+    assert f"no LangGraph interpreter at {missing}" in capsys.readouterr().out

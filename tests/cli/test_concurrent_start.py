@@ -79,7 +79,7 @@ def test_runs_with_twenty_processes_on_fresh_file_all_start_and_migrate_once(tmp
     assert failures == [], f"{len(failures)} of {PROCESSES} processes failed"
     assert all(json.loads(out)["status"] == "awaiting_review" for _, out, _ in results)
 
-    fresh = Database(sqlite3.connect(":memory:"))
+    fresh = Database(sqlite3.connect(":memory:", isolation_level=None))
     expected = sorted((s.name, m.name) for s in (store_migrations, world_migrations) for m in s.pending(fresh))
     migrate_world(fresh)
     db = Database(sqlite3.connect(db_path))

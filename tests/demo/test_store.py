@@ -1,24 +1,24 @@
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlite_utils import Database
 
 from agent.tools import load_tools
 from demo import tools as demo_tools
 from demo.store import SqliteOpsWorld, migrate
 from demo.world import SERVICE_NAMES, InMemoryWorld, LogLevel, LogLine, Message, OpsWorld, seed, use_world
+from storage.database import Database
+from storage.db import connect
 
 INFO: tuple[LogLevel, ...] = ("info",)
 ALL_LEVEL_SETS: tuple[tuple[LogLevel, ...], ...] = (("info", "warning", "error"), ("error",), ("warning", "error"))
 
 
 def open_db(path: Path) -> Database:
-    db = Database(sqlite3.connect(path, check_same_thread=False))
+    db = connect(path, check_same_thread=False)  # as cli.wiring opens the demo world
     migrate(db)
     return db
 
@@ -31,16 +31,19 @@ def db(tmp_path: Path) -> Iterator[Database]:
 
 
 def test_migrate_with_new_file_creates_demo_tables_and_seeds(db: Database) -> None:
-    assert {"demo_services", "demo_samples", "demo_logs", "demo_caches", "demo_outbox"} <= set(db.table_names())
+    assert {"demo_services", "demo_samples", "demo_logs", "demo_caches", "demo_outbox"} <= {
+        name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
     world = SqliteOpsWorld(db)
     assert [s.name for s in world.services()] == list(SERVICE_NAMES)
     assert world.outbox() == []
 
 
 def test_migrate_twice_seeds_once(db: Database) -> None:
-    counts = {name: db.table(name).count for name in ("demo_services", "demo_samples", "demo_logs", "demo_caches")}
+    names = ("demo_services", "demo_samples", "demo_logs", "demo_caches")
+    counts = {name: db.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in names}
     migrate(db)
-    assert {name: db.table(name).count for name in counts} == counts
+    assert {name: db.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in names} == counts
 
 
 def test_world_after_reopening_file_keeps_state(tmp_path: Path) -> None:

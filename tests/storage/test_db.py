@@ -6,14 +6,17 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
 
 import storage.db
 from agent.errors import ConcurrentUpdate
 from agent.models import RunState
+from storage.database import Database, Migrations
 from storage.db import apply_migrations, connect, migrations, retry_busy
 from storage.runs import RunStore
+
+
+def table_names(db: Database) -> set[str]:
+    return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def test_connect_with_fresh_file_sets_busy_timeout_wal_and_migrates(tmp_path: Path) -> None:
@@ -27,7 +30,7 @@ def test_connect_with_fresh_file_sets_busy_timeout_wal_and_migrates(tmp_path: Pa
 def test_connect_with_memory_database_migrates() -> None:
     db = connect(":memory:")
     assert migrations.pending(db) == []
-    assert {"runs", "events", "reviews", "deliveries", "chat_messages", "rules"} <= set(db.table_names())
+    assert {"runs", "events", "reviews", "deliveries", "chat_messages", "rules"} <= table_names(db)
     db.close()
 
 
@@ -108,7 +111,7 @@ def test_apply_migrations_with_failing_migration_rolls_back_the_whole_set() -> N
     with pytest.raises(ValueError, match="bad migration"):
         apply_migrations(db, failing)
     assert not db.conn.in_transaction
-    assert "first" not in db.table_names()
+    assert "first" not in table_names(db)
     assert [m.name for m in failing.pending(db)] == ["m001_table", "m002_broken"]
 
 
