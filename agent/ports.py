@@ -44,6 +44,7 @@ from agent.models import (
 )
 from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
+from agent.models.tokens import ApiToken
 from agent.tools import ToolRegistry
 
 Purpose = Literal["plan", "revise", "summarize", "refine", "classify", "propose"]
@@ -366,6 +367,24 @@ class InboxStore(Protocol):
     async def settle_inbound(self, key: str, status: Literal["done", "failed"], at: float) -> None: ...
 
 
+class TokensStore(Protocol):
+    """API tokens for software calling Tandem (see :mod:`agent.tokens`), kept by the hash of the token."""
+
+    async def create_token(self, token: ApiToken) -> bool:
+        """Keep ``token``; False when its name (or, by a chance never seen, its hash) is taken."""
+        ...
+
+    async def token_by_hash(self, token_hash: str) -> ApiToken | None: ...
+
+    async def list_tokens(self) -> list[ApiToken]:
+        """Every token, revoked ones too, oldest first."""
+        ...
+
+    async def revoke_token(self, name: str, by: str, at: float) -> bool:
+        """Revoke the named token; False when there is none by that name still in force."""
+        ...
+
+
 class Store(
     RunsStore,
     ReviewsStore,
@@ -376,6 +395,7 @@ class Store(
     PostsStore,
     MetricsStore,
     InboxStore,
+    TokensStore,
     Protocol,
 ):
     """Everything the runtime, the channels and the CLI need from storage

@@ -38,6 +38,7 @@ from cli.policy import checked_policy
 from cli.render import cancel_reason, plain, show_text
 from cli.report import report_command
 from cli.terminal import interact
+from cli.tokens import tokens_command
 from cli.wiring import Services, database_exists, open_services, open_store
 
 __all__ = ["build_parser", "main"]
@@ -212,6 +213,8 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
             coro = _slack(args)
         elif args.command == "prune":
             coro = _prune(args, settings_factory())
+        elif args.command == "tokens":
+            coro = tokens_command(args, read_settings(settings_factory))
         else:
             coro = _main(args, read_settings(settings_factory))
         code = asyncio.run(coro)

@@ -345,3 +345,14 @@ def m012_unshown_cards(db: Database) -> None:
     """Run cards given up on (a ``started`` row that failed) are looked for at every scheduler tick: an index of
     those few rows, so the look never reads the whole outbox."""
     db.execute("CREATE INDEX outbox_unshown ON outbox(run_id) WHERE kind = 'started' AND status = 'failed'")
+
+
+@migrations()
+def m016_api_tokens(db: Database) -> None:
+    """Tokens for software calling the API (see :mod:`agent.tokens`): kept by name, found by the SHA-256 of the
+    token (never the token itself); a revoked one stays, for the audit trail."""
+    db.execute(
+        "CREATE TABLE api_tokens (name TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL,"
+        " webhook_secret TEXT NOT NULL, created_by TEXT NOT NULL, created_at REAL NOT NULL, expires_at REAL,"
+        " revoked_by TEXT, revoked_at REAL)"
+    )

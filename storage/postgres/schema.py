@@ -217,6 +217,24 @@ MIGRATIONS: tuple[tuple[str, MigrationStep], ...] = (
         CREATE INDEX outbox_unshown ON outbox (run_id) WHERE kind = 'started' AND status = 'failed';
         """,
     ),
+    (
+        "m013_api_tokens",
+        """
+        -- Tokens for software calling the API (see agent.tokens): kept by name, found by the SHA-256 of the
+        -- token (never the token itself); a revoked one stays, for the audit trail.
+        CREATE TABLE api_tokens (
+            name text PRIMARY KEY,
+            token_hash text NOT NULL UNIQUE,
+            scopes text NOT NULL,
+            webhook_secret text NOT NULL,
+            created_by text NOT NULL,
+            created_at double precision NOT NULL,
+            expires_at double precision,
+            revoked_by text,
+            revoked_at double precision
+        );
+        """,
+    ),
 )
 
 

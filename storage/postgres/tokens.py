@@ -1,0 +1,42 @@
+"""API tokens on PostgreSQL: the same rows as on SQLite (see :mod:`storage.tokens`)."""
+
+from __future__ import annotations
+
+from psycopg.errors import UniqueViolation
+
+from agent.models.tokens import ApiToken
+from storage.postgres.base import PoolUser
+from storage.tokens import COLUMNS, token_row, token_values
+
+
+class Tokens(PoolUser):
+    """The API-token side of :class:`storage.postgres.PgStore`."""
+
+    async def create_token(self, token: ApiToken) -> bool:
+        try:
+            async with self.pool.connection() as conn:
+                await conn.execute(
+                    f"INSERT INTO api_tokens ({COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, NULL, NULL)",
+                    token_values(token),
+                )
+        except UniqueViolation:
+            return False
+        return True
+
+    async def token_by_hash(self, token_hash: str) -> ApiToken | None:
+        row = await self.fetch_one(f"SELECT {COLUMNS} FROM api_tokens WHERE token_hash = %s", [token_hash])
+        return None if row is None else token_row(row)
+
+    async def list_tokens(self) -> list[ApiToken]:
+        return [
+            token_row(r)
+            for r in await self.fetch_all(f"SELECT {COLUMNS} FROM api_tokens ORDER BY created_at, name", [])
+        ]
+
+    async def revoke_token(self, name: str, by: str, at: float) -> bool:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "UPDATE api_tokens SET revoked_by = %s, revoked_at = %s WHERE name = %s AND revoked_at IS NULL",
+                [by, at, name],
+            )
+            return cur.rowcount == 1
