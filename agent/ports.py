@@ -44,7 +44,7 @@ from agent.models import (
 )
 from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
-from agent.models.tokens import ApiToken
+from agent.models.tokens import ApiToken, AskedRecord
 from agent.tools import ToolRegistry
 
 Purpose = Literal["plan", "revise", "summarize", "refine", "classify", "propose"]
@@ -383,6 +383,13 @@ class TokensStore(Protocol):
     async def revoke_token(self, name: str, by: str, at: float) -> bool:
         """Revoke the named token; False when there is none by that name still in force."""
         ...
+
+    async def keep_asked(self, record: AskedRecord) -> AskedRecord:
+        """Keep a handoff asked through the API; with an idempotency key its token used before, the handoff
+        kept then (and nothing is written)."""
+        ...
+
+    async def asked(self, run_id: str) -> AskedRecord | None: ...
 
 
 class Store(

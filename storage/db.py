@@ -356,3 +356,15 @@ def m016_api_tokens(db: Database) -> None:
         " webhook_secret TEXT NOT NULL, created_by TEXT NOT NULL, created_at REAL NOT NULL, expires_at REAL,"
         " revoked_by TEXT, revoked_at REAL)"
     )
+
+
+@migrations()
+def m017_asked(db: Database) -> None:
+    """Handoffs asked through the API: the run that asks each (pruned with it), the token that asked
+    it (only it may read it), and its idempotency key, unique per token (asking again with it returns the
+    same handoff)."""
+    db.execute(
+        "CREATE TABLE asked (run_id TEXT PRIMARY KEY, token TEXT NOT NULL, idempotency_key TEXT, callback_url TEXT,"
+        " created_at REAL NOT NULL)"
+    )
+    db.execute("CREATE UNIQUE INDEX asked_key ON asked (token, idempotency_key) WHERE idempotency_key IS NOT NULL")

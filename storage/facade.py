@@ -48,7 +48,7 @@ from agent.models import (
 )
 from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
-from agent.models.tokens import ApiToken
+from agent.models.tokens import ApiToken, AskedRecord
 from storage import inbox, lessons, metrics, tokens
 from storage.db import connect
 from storage.outbox import OutboxStore
@@ -238,6 +238,12 @@ class AsyncStore:
 
     async def revoke_token(self, name: str, by: str, at: float) -> bool:
         return await self._call(tokens.revoke, self.db, name, by, at)
+
+    async def keep_asked(self, record: AskedRecord) -> AskedRecord:
+        return await self._call(tokens.keep_asked, self.db, record)
+
+    async def asked(self, run_id: str) -> AskedRecord | None:
+        return await self._call(tokens.asked, self.db, run_id)
 
     async def metrics(self, query: MetricsQuery) -> Metrics:
         return await self._call(metrics.collect, self.db, query)

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from agent.models.tokens import ApiToken
+from agent.models.tokens import ApiToken, AskedRecord
 
 COLUMNS = "name, token_hash, scopes, webhook_secret, created_by, created_at, expires_at, revoked_by, revoked_at"
 
@@ -55,3 +55,30 @@ def revoke(db: Database, name: str, by: str, at: float) -> bool:
         "UPDATE api_tokens SET revoked_by = ?, revoked_at = ? WHERE name = ? AND revoked_at IS NULL", [by, at, name]
     )
     return cur.rowcount == 1
+
+
+ASKED = "run_id, token, idempotency_key, callback_url, created_at"
+
+
+def asked_row(row: tuple[Any, ...]) -> AskedRecord:
+    run_id, token, key, url, at = row
+    return AskedRecord(id=run_id, token=token, idempotency_key=key, callback_url=url, created_at=at)
+
+
+def keep_asked(db: Database, record: AskedRecord) -> AskedRecord:
+    with db.atomic():
+        db.execute(
+            f"INSERT INTO asked ({ASKED}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [record.id, record.token, record.idempotency_key, record.callback_url, record.created_at],
+        )
+        if record.idempotency_key is None:
+            return record
+        row = db.execute(
+            f"SELECT {ASKED} FROM asked WHERE token = ? AND idempotency_key = ?", [record.token, record.idempotency_key]
+        ).fetchone()
+    return asked_row(row)
+
+
+def asked(db: Database, run_id: str) -> AskedRecord | None:
+    row = db.execute(f"SELECT {ASKED} FROM asked WHERE run_id = ?", [run_id]).fetchone()
+    return None if row is None else asked_row(row)

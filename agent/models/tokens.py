@@ -35,3 +35,14 @@ class ApiToken(BaseModel):
         if self.expires_at is not None and now >= self.expires_at:
             return "expired"
         return "active"
+
+
+class AskedRecord(BaseModel):
+    """A handoff asked through the API: the run that asks it (``id``, the run's id), the token that asked,
+    its idempotency key, and where to send the answer."""
+
+    id: str
+    token: str
+    idempotency_key: str | None = None
+    callback_url: str | None = None
+    created_at: float

@@ -235,6 +235,22 @@ MIGRATIONS: tuple[tuple[str, MigrationStep], ...] = (
         );
         """,
     ),
+    (
+        "m014_asked",
+        """
+        -- Handoffs asked through the API: the run that asks each (pruned with it), the token that asked
+        -- it (only it may read it), and its idempotency key, unique per token (asking again with it returns
+        -- the same handoff).
+        CREATE TABLE asked (
+            run_id text PRIMARY KEY,
+            token text NOT NULL,
+            idempotency_key text,
+            callback_url text,
+            created_at double precision NOT NULL
+        );
+        CREATE UNIQUE INDEX asked_key ON asked (token, idempotency_key) WHERE idempotency_key IS NOT NULL;
+        """,
+    ),
 )
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from psycopg.errors import UniqueViolation
 
-from agent.models.tokens import ApiToken
+from agent.models.tokens import ApiToken, AskedRecord
 from storage.postgres.base import PoolUser
-from storage.tokens import COLUMNS, token_row, token_values
+from storage.tokens import ASKED, COLUMNS, asked_row, token_row, token_values
 
 
 class Tokens(PoolUser):
@@ -40,3 +40,22 @@ class Tokens(PoolUser):
                 [by, at, name],
             )
             return cur.rowcount == 1
+
+    async def keep_asked(self, record: AskedRecord) -> AskedRecord:
+        values = [record.id, record.token, record.idempotency_key, record.callback_url, record.created_at]
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                f"INSERT INTO asked ({ASKED}) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", values
+            )
+        if record.idempotency_key is None:
+            return record
+        row = await self.fetch_one(
+            f"SELECT {ASKED} FROM asked WHERE token = %s AND idempotency_key = %s",
+            [record.token, record.idempotency_key],
+        )
+        assert row is not None
+        return asked_row(row)
+
+    async def asked(self, run_id: str) -> AskedRecord | None:
+        row = await self.fetch_one(f"SELECT {ASKED} FROM asked WHERE run_id = %s", [run_id])
+        return None if row is None else asked_row(row)
