@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import assert_never
 
 from aiohttp import web
@@ -25,9 +26,12 @@ async def _token(request: web.Request, scope: Scope) -> ApiToken | web.Response:
 
 def _unprocessable(exc: ValidationError) -> web.Response:
     first = exc.errors()[0]
-    field = ".".join(str(x) for x in first["loc"]) or str(first["msg"]).split(":", 1)[0].removeprefix("Value error, ")
     detail = str(first["msg"]).removeprefix("Value error, ")
-    return problem(422, "Unprocessable Content", f"{field}: {detail}" if field else detail, field=field)
+    if first["loc"]:
+        field = ".".join(str(x) for x in first["loc"])
+        return problem(422, "Unprocessable Content", f"{field}: {detail}", field=field)
+    named, said, _ = detail.partition(":")  # a check across fields names its field first ("options: …")
+    return problem(422, "Unprocessable Content", detail, field=named if said else "body")
 
 
 def _shown(request: web.Request, view: HandoffView, status: int = 200) -> web.Response:
@@ -59,7 +63,9 @@ async def read(request: web.Request) -> web.Response:
     try:
         wait = float(request.query.get("wait", "0"))
     except ValueError:
-        return problem(422, "Unprocessable Content", "wait: give seconds, like ?wait=25", field="wait")
+        wait = math.nan
+    if not math.isfinite(wait) or wait < 0:
+        return problem(422, "Unprocessable Content", "wait: give seconds (0 to 30), like ?wait=25", field="wait")
     found = await asking.read(token, request.match_info["id"], wait)
     if isinstance(found, NoSuchHandoff):
         return problem(404, "Not Found", f"No handoff {found.id} for this token.")

@@ -3,6 +3,7 @@ the Slack thread (local Slack fake), a person answers with its buttons, and the 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -55,9 +56,10 @@ async def test_handoff_created_over_http_is_answered_by_a_click_and_read_back_re
         assert body["status"] == "pending" and body["url"].endswith(f"/api/v1/handoffs/{body['id']}")
 
         question = await asked_in_thread(env, "Roll back checkout to v41?")
-        await env.click("alice", question, f"{ids.ANSWER}.0")
+        waiting = asyncio.create_task(http.get(f"/api/v1/handoffs/{body['id']}", params={"wait": "20"}))
+        await env.click("alice", question, f"{ids.ANSWER}.0")  # served while the long poll waits
 
-        read = await http.get(f"/api/v1/handoffs/{body['id']}", params={"wait": "10"})
+        read = await asyncio.wait_for(waiting, 10)  # it returns once answered, well before its 20 s
         got = await read.json()
         assert (got["status"], got["answer"], got["by"]) == ("resolved", "roll back", "U0ALICE")
         assert got["at"] is not None
@@ -104,6 +106,14 @@ async def test_handoff_with_a_bad_field_gets_422_naming_it(tmp_path: Path) -> No
             assert answer.status == 422, (sent, await answer.text())
             assert named in (await answer.json())["detail"], sent
         assert env.cards() == []
+
+
+async def test_handoff_read_with_a_wait_that_is_no_duration_gets_422_at_once(tmp_path: Path) -> None:
+    async with api(tmp_path) as (_, http, _):
+        body = await (await http.post("/api/v1/handoffs", json=ASK)).json()
+        for wait in ("nan", "-1", "soon"):
+            read = await http.get(f"/api/v1/handoffs/{body['id']}", params={"wait": wait})
+            assert read.status == 422 and (await read.json())["field"] == "wait", wait
 
 
 async def test_handoff_api_refuses_wrong_revoked_and_unscoped_tokens_and_hides_other_tokens_handoffs(
