@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.models.tokens import ApiToken
+from agent.models.tokens import ApiToken, AskedRecord
 from agent.ports import Store
 from agent.tokens import check, hash_token, mint
 
@@ -57,3 +57,19 @@ def test_token_check_refuses_missing_wrong_expired_and_unscoped_tokens() -> None
     assert check(stored, made.token, "handoffs:write", T0 + 1) == "scope"
     assert check(stored, made.token, "handoffs:read", T0 + 60) == "expired"
     assert stored.principal == "token:ci"
+
+
+async def test_asked_with_a_key_its_token_used_before_returns_the_first_and_another_tokens_key_is_its_own(
+    store: Store,
+) -> None:
+    first = AskedRecord(id="h1", token="ci", idempotency_key="deploy-981", created_at=T0)
+    kept = await store.keep_asked(first)
+    again = await store.keep_asked(first.model_copy(update={"id": "h2", "created_at": T0 + 1}))
+    other = await store.keep_asked(first.model_copy(update={"id": "h3", "token": "other"}))
+    keyless = await store.keep_asked(AskedRecord(id="h4", token="ci", created_at=T0))
+    keyless_too = await store.keep_asked(AskedRecord(id="h5", token="ci", created_at=T0))
+
+    assert (kept.id, again.id, other.id, keyless.id, keyless_too.id) == ("h1", "h1", "h3", "h4", "h5")
+    assert await store.asked("h2") is None  # nothing was written for the repeat
+    found = await store.asked("h1")
+    assert found is not None and (found.token, found.idempotency_key) == ("ci", "deploy-981")
