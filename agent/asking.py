@@ -43,7 +43,8 @@ class AskRequest(BaseModel, extra="forbid"):
     options: list[str] = Field(default_factory=list, max_length=25)
     context: dict[str, Any] = Field(default_factory=dict)
     channel: str = Field(min_length=1)
-    assignees: list[str] = Field(default_factory=list)
+    assignees: list[str] = Field(min_length=1, max_length=50)
+    """Who may answer (people or groups): required, since a run asked by a token has no person as its requester."""
     quorum: int = Field(default=1, ge=1)
     timeout: float | None = Field(default=None, gt=0)
     on_timeout: OnTimeout | Literal["escalate"] | None = None
@@ -94,7 +95,7 @@ class AskRequest(BaseModel, extra="forbid"):
     def _consistent(self) -> AskRequest:
         if self.input_type == "choice" and not self.options:
             raise ValueError("options: a choice needs at least one option")
-        if self.assignees and self.quorum > len(self.assignees):
+        if self.quorum > len(self.assignees):
             raise ValueError(f"quorum: {self.quorum} answers cannot come from {len(self.assignees)} assignees")
         if self.on_timeout == "use_default":
             if self.default is None:

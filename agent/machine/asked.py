@@ -17,8 +17,8 @@ OnTimeout = Literal["cancel", "reassign", "use_default"]
 
 
 class AskTerms(TypedDict):
-    """Who answers and by when: the question's assignees (none: whoever the policy lets decide), how many of
-    them must answer alike, seconds until its deadline, and what happens then."""
+    """Who answers and by when: the question's assignees, how many of them must answer alike, seconds until
+    its deadline, and what happens then."""
 
     assignees: list[str]
     quorum: int
@@ -40,7 +40,7 @@ def start(
     timeout: float | None,
     on_timeout: OnTimeout | None,
 ) -> tuple[RunState, list[Effect], StepPaused]:
-    """A new run asking ``handoff`` of its assignees (or whoever the policy lets decide), waiting for them; with
+    """A new run asking ``handoff`` of its assignees, waiting for them; with
     the event that paused it, for the audit trail."""
     step = Step(number=1, tool=ASK_TOOL, reason=handoff.reason, status="running")  # its review carries the question
     s = RunState(

@@ -100,6 +100,7 @@ async def test_handoff_with_a_bad_field_gets_422_naming_it(tmp_path: Path) -> No
             ({**ASK, "quorum": 2}, "quorum"),
             ({**ASK, "callback_url": "https://ci.example.com/hook"}, "not available yet"),
             ({k: v for k, v in ASK.items() if k != "prompt"}, "prompt"),
+            ({**ASK, "assignees": []}, "assignees"),
         ]
         for sent, named in cases:
             answer = await http.post("/api/v1/handoffs", json=sent)
