@@ -32,6 +32,7 @@ from agent.config_rules import configured_rules
 from agent.gates import GateRules
 from agent.messages import RULE_IN_POLICY
 from agent.models import (
+    ASK_TOOL,
     AlwaysOffer,
     Cancel,
     Correct,
@@ -196,6 +197,8 @@ class SafetyPolicy(GateRules):
     def may_stop(self, state: RunState, actor: str, groups: Iterable[str] = ()) -> Refusal | None:
         """Stopping a run (also while it works) is open to its requester and whoever may approve it."""
         groups = list(groups)
+        if actor == state.requester and state.plan and state.plan[0].tool == ASK_TOOL:
+            return None  # the software that asked a question through the API may withdraw it
         if state.pending is not None:
             return authz.check(self.config, state, state.pending, actor, Cancel(), groups)
         everyone = authz.any_approver(self.config)

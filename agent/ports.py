@@ -44,6 +44,7 @@ from agent.models import (
 )
 from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
+from agent.models.tokens import ApiToken, AskedRecord
 from agent.tools import ToolRegistry
 
 Purpose = Literal["plan", "revise", "summarize", "refine", "classify", "propose"]
@@ -370,6 +371,31 @@ class InboxStore(Protocol):
     async def settle_inbound(self, key: str, status: Literal["done", "failed"], at: float) -> None: ...
 
 
+class TokensStore(Protocol):
+    """API tokens for software calling Tandem (see :mod:`agent.tokens`), kept by the hash of the token."""
+
+    async def create_token(self, token: ApiToken) -> bool:
+        """Keep ``token``; False when its name (or, by a chance never seen, its hash) is taken."""
+        ...
+
+    async def token_by_hash(self, token_hash: str) -> ApiToken | None: ...
+
+    async def list_tokens(self) -> list[ApiToken]:
+        """Every token, revoked ones too, oldest first."""
+        ...
+
+    async def revoke_token(self, name: str, by: str, at: float) -> bool:
+        """Revoke the named token; False when there is none by that name still in force."""
+        ...
+
+    async def keep_asked(self, record: AskedRecord) -> AskedRecord:
+        """Keep a handoff asked through the API; with an idempotency key its token used before, the handoff
+        kept then (and nothing is written)."""
+        ...
+
+    async def asked(self, run_id: str) -> AskedRecord | None: ...
+
+
 class Store(
     RunsStore,
     ReviewsStore,
@@ -380,6 +406,7 @@ class Store(
     PostsStore,
     MetricsStore,
     InboxStore,
+    TokensStore,
     Protocol,
 ):
     """Everything the runtime, the channels and the CLI need from storage

@@ -75,6 +75,11 @@ def report_destination(entry: str) -> SlackChannel | None:
     return SlackChannel(channel_id=entry) if is_channel(entry) else None
 
 
+def run_origin(entry: str) -> SlackThread | None:
+    """A run asked from outside in a Slack channel: its card starts a thread there."""
+    return SlackThread(channel_id=entry) if is_channel(entry) else None
+
+
 def legacy(channel: dict[str, str]) -> SlackThread | None:
     """Runs stored before origins existed were Slack runs: ``{"channel": …, "thread_ts": …}``."""
     if "channel" in channel and "thread_ts" in channel:
@@ -91,6 +96,7 @@ PLATFORM = register(
         id_hint="Slack users U…/W… and user groups S… (a profile's ⋮ menu → Copy member ID)",
         report_destination=report_destination,
         report_hint="a Slack channel id (C…), not the name (the channel's details show it at the bottom)",
+        run_origin=run_origin,
         legacy=legacy,
     )
 )

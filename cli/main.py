@@ -40,6 +40,7 @@ from cli.render import plain, show_text
 from cli.report import report_command
 from cli.runs import no_such_run, run_named, runs_command
 from cli.terminal import interact
+from cli.tokens import tokens_command
 from cli.tools import tools_command
 from cli.wiring import Services, database_exists, open_services, open_store
 
@@ -205,6 +206,8 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
             coro = _prune(args, settings_factory())
         elif args.command == "tools":
             coro = tools_command(args, read_settings(settings_factory))
+        elif args.command == "tokens":
+            coro = tokens_command(args, read_settings(settings_factory))
         else:
             coro = _main(args, read_settings(settings_factory))
         code = asyncio.run(coro)

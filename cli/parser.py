@@ -123,6 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     tools = sub.add_parser("tools", help="list every tool: its source (module or MCP server), its risk and why")
     tools.add_argument("--json", action="store_true")
+    tokens = sub.add_parser("tokens", help="API tokens for other software: create NAME, list, revoke NAME")
+    tokens.add_argument("action", choices=["create", "list", "revoke"])
+    tokens.add_argument("name", nargs="?", help="the token's name (create, revoke)")
+    tokens.add_argument("--scopes", default="handoffs:write,handoffs:read", help="comma-separated (create)")
+    tokens.add_argument("--expires-in", help="like 90d or 12h (create; default: never)")
+    tokens.add_argument("--json", action="store_true")
+    tokens.add_argument("--as", dest="user", default=_default_user(), help="who creates or revokes it (default: you)")
 
     redeliver = sub.add_parser("redeliver", help="try again to deliver a run's messages that could not be delivered")
     redeliver.add_argument("run_id")

@@ -14,12 +14,14 @@ import aiohttp
 from aiohttp import web
 
 from agent import inbox
+from agent.asking import Asking
 from agent.delivery import DeliveryWorker
 from agent.errors import ConfigError
 from agent.logs import ctx
 from agent.runtime import Runtime
 from agent.runtime.home import RuntimeLoop, forwarded
 from agent.settings import DEMO_TOOLS, CoreSettings
+from api import handoffs as api
 from bot.app import EdgeApp, build_app, build_client, run_socket_mode
 from bot.channel import CHANNEL, SlackChannel
 from bot.directory import Directory
@@ -199,6 +201,7 @@ def web_app(bot: Bot) -> web.Application:
         return web.json_response({"ok": True})
 
     application.router.add_get("/healthz", healthz)
+    api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases))
     if bot.feishu is not None:
         from feishu.webhook import mount
 

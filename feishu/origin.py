@@ -46,6 +46,11 @@ def is_chat(entry: str) -> bool:
     return _CHAT.fullmatch(entry) is not None
 
 
+def run_origin(entry: str) -> FeishuChat | None:
+    """A run asked from outside in a Feishu chat: its card is the root of a reply thread there."""
+    return FeishuChat(chat_id=entry) if is_chat(entry) else None
+
+
 PLATFORM = register(
     Platform(
         name=FEISHU,
@@ -53,5 +58,6 @@ PLATFORM = register(
         parse_id=parse_id,
         is_place=is_chat,
         id_hint="Feishu users ou_…, departments od-… and chats oc_…",
+        run_origin=run_origin,
     )
 )

@@ -360,3 +360,26 @@ def m012_unshown_cards(db: Database) -> None:
     """Run cards given up on (a ``started`` row that failed) are looked for at every scheduler tick: an index of
     those few rows, so the look never reads the whole outbox."""
     db.execute("CREATE INDEX outbox_unshown ON outbox(run_id) WHERE kind = 'started' AND status = 'failed'")
+
+
+@migrations()
+def m016_api_tokens(db: Database) -> None:
+    """Tokens for software calling the API (see :mod:`agent.tokens`): kept by name, found by the SHA-256 of the
+    token (never the token itself); a revoked one stays, for the audit trail."""
+    db.execute(
+        "CREATE TABLE api_tokens (name TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, scopes TEXT NOT NULL,"
+        " webhook_secret TEXT NOT NULL, created_by TEXT NOT NULL, created_at REAL NOT NULL, expires_at REAL,"
+        " revoked_by TEXT, revoked_at REAL)"
+    )
+
+
+@migrations()
+def m017_asked(db: Database) -> None:
+    """Handoffs asked through the API: the run that asks each (pruned with it), the token that asked
+    it (only it may read it), and its idempotency key, unique per token (asking again with it returns the
+    same handoff)."""
+    db.execute(
+        "CREATE TABLE asked (run_id TEXT PRIMARY KEY, token TEXT NOT NULL, idempotency_key TEXT, callback_url TEXT,"
+        " created_at REAL NOT NULL)"
+    )
+    db.execute("CREATE UNIQUE INDEX asked_key ON asked (token, idempotency_key) WHERE idempotency_key IS NOT NULL")

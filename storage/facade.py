@@ -46,7 +46,8 @@ from agent.models import (
 )
 from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
-from storage import inbox, lessons, metrics
+from agent.models.tokens import ApiToken, AskedRecord
+from storage import inbox, lessons, metrics, tokens
 from storage.database import Database
 from storage.db import connect
 from storage.outbox import OutboxStore
@@ -222,6 +223,26 @@ class AsyncStore:
 
     async def settle_inbound(self, key: str, status: Literal["done", "failed"], at: float) -> None:
         await self._call(inbox.settle, self.db, key, status, at)
+
+    # --- API tokens ---------------------------------------------------------------
+
+    async def create_token(self, token: ApiToken) -> bool:
+        return await self._call(tokens.create, self.db, token)
+
+    async def token_by_hash(self, token_hash: str) -> ApiToken | None:
+        return await self._call(tokens.by_hash, self.db, token_hash)
+
+    async def list_tokens(self) -> list[ApiToken]:
+        return await self._call(tokens.listed, self.db)
+
+    async def revoke_token(self, name: str, by: str, at: float) -> bool:
+        return await self._call(tokens.revoke, self.db, name, by, at)
+
+    async def keep_asked(self, record: AskedRecord) -> AskedRecord:
+        return await self._call(tokens.keep_asked, self.db, record)
+
+    async def asked(self, run_id: str) -> AskedRecord | None:
+        return await self._call(tokens.asked, self.db, run_id)
 
     async def metrics(self, query: MetricsQuery) -> Metrics:
         return await self._call(metrics.collect, self.db, query)

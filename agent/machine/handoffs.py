@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agent.errors import InvalidDecision
 from agent.evidence import note_asked
 from agent.machine.execution import advance
-from agent.machine.helpers import Result, ask_person, start_work
+from agent.machine.helpers import Result, ask_person, finish_run, start_work
 from agent.models import (
+    ASK_TOOL,
     Answer,
     Approve,
     AskHuman,
@@ -17,6 +20,7 @@ from agent.models import (
     PlanQuestion,
     Review,
     RunState,
+    Step,
     StepPaused,
 )
 from agent.policy import SafetyPolicy
@@ -87,6 +91,18 @@ def on_answer(s: RunState, event: Decided, review: Review, policy: SafetyPolicy)
     except ValueError as exc:
         raise InvalidDecision(f"Invalid answer: {exc}. The question stays open.") from None
     step = s.step(review.step)
+    if step.tool == ASK_TOOL:  # asked through the API: the answer is the step's result, and the run's
+        return answered(s, step, value, event.at)
     step.answers.append(value)
     step.status = "pending"
     return advance(s, event, policy)
+
+
+def answered(s: RunState, step: Step, value: Any, at: float) -> Result:
+    """An asked run's question is answered: its step is done with the answer as its result, and so is the run."""
+    step.answers.append(value)
+    step.result = value
+    step.status = "done"
+    step.finished_at = at
+    s.output = str(value).lower() if isinstance(value, bool) else str(value)
+    return finish_run(s, "done")

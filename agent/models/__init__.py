@@ -112,7 +112,7 @@ from agent.models.outbox import (
 )
 from agent.models.policy import CONFIGURABLE_ANCHORS, AfterRisky, Anchor, Policy, ReadOnly
 from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
-from agent.models.reviews import Approval, Handoff, InputType, LastAsked, Priority, Review
+from agent.models.reviews import ASK_TOOL, Approval, Handoff, InputType, LastAsked, Priority, Review
 from agent.models.risk import Risk
 from agent.models.rules import AlwaysOffer, GateDecision, RuleSuspension, call_scope, param_shape, scope_label
 from agent.models.run import TERMINAL, Feedback, Learning, Phase, RunState, Status
@@ -131,6 +131,7 @@ from agent.models.store import (
 )
 
 __all__ = [
+    "ASK_TOOL",
     "ScheduledPost",
     "Answered",
     "LeaseClaim",

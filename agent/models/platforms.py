@@ -43,6 +43,8 @@ class Platform:
     """The origin a ``[report] channel`` id stands for, if the platform posts reports there."""
     report_hint: str = ""
     """How a policy names a report destination here (``an Acme room r_…``), when it posts reports."""
+    run_origin: Callable[[str], Origin | None] | None = None
+    """The origin of a run started from outside (the API) in the place an id names, if the platform has one."""
     legacy: Callable[[dict[str, str]], Origin | None] | None = None
     """The origin of a run stored before origins existed (its ``channel`` record), if it was this platform's."""
 
@@ -102,6 +104,14 @@ def report_destination(entry: str) -> Origin | None:
     """Where a ``[report] channel`` id posts the report: the first platform that takes it."""
     for platform in _REGISTERED.values():
         if platform.report_destination is not None and (where := platform.report_destination(entry)):
+            return where
+    return None
+
+
+def run_origin(entry: str) -> Origin | None:
+    """Where a run asked from outside lives when ``entry`` names its place: the first platform that takes it."""
+    for platform in _REGISTERED.values():
+        if platform.run_origin is not None and (where := platform.run_origin(entry)) is not None:
             return where
     return None
 

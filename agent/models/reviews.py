@@ -13,6 +13,9 @@ from agent.models.rules import AlwaysOffer
 InputType = Literal["choice", "text", "confirm"]
 Priority = Literal["low", "normal", "high", "urgent"]
 
+ASK_TOOL = "human.ask"
+"""The tool of a run asked through the API (see :mod:`agent.machine.asked`): its one step is answered, never run."""
+
 
 class Handoff(Model):
     """A structured question a tool (or the loop itself) puts to a person."""

@@ -8,10 +8,12 @@ from collections.abc import Sequence
 from agent import machine
 from agent.errors import ConcurrentUpdate, InvalidDecision, NotAllowed, StaleDecision, TandemError
 from agent.logs import ctx
-from agent.machine import lessons
+from agent.machine import asked, lessons
+from agent.machine.asked import AskTerms
 from agent.models import (
     AuditEvent,
     CancelRequested,
+    Handoff,
     Origin,
     Outbound,
     Recovered,
@@ -23,6 +25,7 @@ from agent.models import (
 )
 from agent.ports import Change
 from agent.review_view import lessons_shown
+from agent.runtime.audit import audit_lines
 from agent.runtime.home import at_home
 from agent.runtime.outbox import delivery_channel, needs_card, outgoing_for
 from agent.runtime.reopening import Reopening
@@ -49,6 +52,25 @@ class Runtime(Reopening, Scheduling):
             messages.insert(0, RunStarted())
         outbox = Outbound(shown_in, messages) if shown_in is not None else None
         version = await self.store.create(state, audit, outbox=outbox, lease=self._lease(state))
+        await self._notify(Change(state, effects, None, requester))
+        return await self._drive(state, version, effects)
+
+    @at_home
+    async def ask(self, run_id: str, requester: str, origin: Origin, handoff: Handoff, terms: AskTerms) -> RunState:
+        """Create a run (id ``run_id``) that only asks ``handoff`` (see :mod:`agent.machine.asked`), waiting at
+        its question. Its card and question go out through the outbox, like a started run's."""
+        at = self.clock()
+        state, effects, paused = asked.start(
+            run_id, requester, origin, handoff, at, self.safety, limits=self.policy, **terms
+        )
+        audit = [AuditEvent(at=at, actor=requester, kind="started", payload={"task": state.task, "asked": True})]
+        audit += audit_lines(paused, requester, effects, state, state)
+        messages = outgoing_for(None, None, effects)
+        if needs_card(state):
+            messages.insert(0, RunStarted())
+        shown_in = delivery_channel(state)
+        outbox = Outbound(shown_in, messages) if shown_in is not None else None
+        version = await self.store.create(state, audit, opened=state.pending, outbox=outbox)
         await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)
 

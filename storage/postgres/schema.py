@@ -217,6 +217,40 @@ MIGRATIONS: tuple[tuple[str, MigrationStep], ...] = (
         CREATE INDEX outbox_unshown ON outbox (run_id) WHERE kind = 'started' AND status = 'failed';
         """,
     ),
+    (
+        "m013_api_tokens",
+        """
+        -- Tokens for software calling the API (see agent.tokens): kept by name, found by the SHA-256 of the
+        -- token (never the token itself); a revoked one stays, for the audit trail.
+        CREATE TABLE api_tokens (
+            name text PRIMARY KEY,
+            token_hash text NOT NULL UNIQUE,
+            scopes text NOT NULL,
+            webhook_secret text NOT NULL,
+            created_by text NOT NULL,
+            created_at double precision NOT NULL,
+            expires_at double precision,
+            revoked_by text,
+            revoked_at double precision
+        );
+        """,
+    ),
+    (
+        "m014_asked",
+        """
+        -- Handoffs asked through the API: the run that asks each (pruned with it), the token that asked
+        -- it (only it may read it), and its idempotency key, unique per token (asking again with it returns
+        -- the same handoff).
+        CREATE TABLE asked (
+            run_id text PRIMARY KEY,
+            token text NOT NULL,
+            idempotency_key text,
+            callback_url text,
+            created_at double precision NOT NULL
+        );
+        CREATE UNIQUE INDEX asked_key ON asked (token, idempotency_key) WHERE idempotency_key IS NOT NULL;
+        """,
+    ),
 )
 
 

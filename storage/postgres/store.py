@@ -31,6 +31,7 @@ from storage.postgres.outbox import Outbox
 from storage.postgres.posts import Posts
 from storage.postgres.runs import Runs
 from storage.postgres.schema import migrate
+from storage.postgres.tokens import Tokens
 
 log = logging.getLogger("tandem.storage")
 
@@ -39,7 +40,7 @@ CLOCK_SKEW_WARNING = 2.0
 CONNECT_TIMEOUT = 10
 
 
-class PgStore(Runs, Outbox, Posts, Chat, Lessons, Inbox):
+class PgStore(Runs, Outbox, Posts, Chat, Lessons, Inbox, Tokens):
     """The PostgreSQL :class:`agent.ports.Store` on ``url`` (a libpq URL or conninfo string)."""
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10) -> None:

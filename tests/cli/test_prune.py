@@ -73,6 +73,7 @@ def test_prune_with_json_prints_counts_as_json(tmp_path: Path, capsys: pytest.Ca
         "reviews": 0,
         "chat_messages": 0,
         "outbox": 0,
+        "asked": 0,
         "deliveries": 1,
         "inbox": 0,
     }

@@ -8,16 +8,18 @@ from pathlib import Path
 import pytest
 
 from agent.models import AuditEvent, CardRefresh, Phase, Review, RunState
+from agent.models.tokens import AskedRecord
 from bot.origin import SlackThread
 from storage.db import connect
 from storage.runs import RunStore
+from storage.tokens import keep_asked
 
 DAY = 86_400.0
 NOW = 1_000 * DAY
 CUTOFF = NOW - 90 * DAY
 OLD = NOW - 200 * DAY
 RECENT = NOW - 10 * DAY
-CHILDREN = ("events", "reviews", "chat_messages", "outbox")
+CHILDREN = ("events", "reviews", "chat_messages", "outbox", "asked")
 
 
 @pytest.fixture
@@ -28,7 +30,7 @@ def store(tmp_path: Path) -> Iterator[RunStore]:
 
 
 def add_run(store: RunStore, run_id: str, phase: Phase, at: float) -> None:
-    """A run last written at ``at``, with two audit events, one review and one posted message."""
+    """A run last written at ``at``, with two audit events, one review, one posted message, asked through the API."""
     state = RunState(
         id=run_id,
         task="restart payments",
@@ -46,6 +48,7 @@ def add_run(store: RunStore, run_id: str, phase: Phase, at: float) -> None:
         ("slack", [CardRefresh()]),
     )
     store.save_message(f"card:{run_id}", run_id, "C1", f"{at}.{run_id}", [{"type": "divider"}])
+    keep_asked(store.db, AskedRecord(id=run_id, token="ci", idempotency_key=f"k-{run_id}", created_at=at - 60))
 
 
 def rows_of(store: RunStore, run_id: str) -> dict[str, int]:
@@ -60,7 +63,7 @@ def table_counts(store: RunStore) -> dict[str, int]:
     return {name: store.db.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in names}
 
 
-WHOLE = {"runs": 1, "events": 2, "reviews": 1, "chat_messages": 1, "outbox": 1}
+WHOLE = {"runs": 1, "events": 2, "reviews": 1, "chat_messages": 1, "outbox": 1, "asked": 1}
 GONE = dict.fromkeys(WHOLE, 0)
 
 
@@ -86,6 +89,7 @@ def test_prune_with_old_finished_run_deletes_it_with_its_children(store: RunStor
         "reviews": 1,
         "chat_messages": 1,
         "outbox": 1,
+        "asked": 1,
         "deliveries": 0,
         "inbox": 0,
     }
@@ -125,6 +129,7 @@ def test_prune_dry_run_counts_what_a_real_prune_deletes_and_deletes_nothing(stor
         "reviews": 3,
         "chat_messages": 3,
         "outbox": 3,
+        "asked": 3,
         "deliveries": 1,
         "inbox": 0,
     }
@@ -143,6 +148,7 @@ def test_prune_with_more_rows_than_a_batch_deletes_them_all(store: RunStore) -> 
         "reviews": 5,
         "chat_messages": 5,
         "outbox": 5,
+        "asked": 5,
         "deliveries": 5,
         "inbox": 0,
     }
@@ -152,6 +158,7 @@ def test_prune_with_more_rows_than_a_batch_deletes_them_all(store: RunStore) -> 
         "reviews": 1,
         "chat_messages": 1,
         "outbox": 1,
+        "asked": 1,
         "deliveries": 0,
     }
 

@@ -1,0 +1,222 @@
+"""Other software asks your people: a handoff asked with an API token becomes a run that only asks
+(:mod:`agent.machine.asked`), and its status is read from that run.
+
+The use cases here take a checked token (see :mod:`agent.tokens`) and return typed outcomes; an HTTP
+door renders them. A token sees only the handoffs it asked: another token's is unknown to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from agent.errors import UnknownRun
+from agent.machine.asked import AskTerms, OnTimeout
+from agent.models import Handoff, InputType, Priority, RunState
+from agent.models.platforms import place_hint, principal_of, run_origin
+from agent.models.tokens import ApiToken, AskedRecord
+from agent.outcomes import Applied, NotApplied, Refused
+from agent.policy import TIMEOUT
+from agent.ports import Store
+from agent.runtime import Runtime
+from agent.usecases import UseCases
+
+Status = Literal["pending", "resolved", "timed_out", "cancelled"]
+MAX_WAIT = 30.0
+"""The longest a ``wait`` holds a read open, in seconds."""
+POLL = 0.2
+
+
+class NotYet(ValueError):
+    """A field asks for something this version does not do yet (the HTTP door answers 422 with it)."""
+
+
+class AskRequest(BaseModel, extra="forbid"):
+    """What a caller asks: the question, how it is answered, where, by whom and by when."""
+
+    prompt: str = Field(min_length=1, max_length=3000)
+    input_type: InputType | Literal["number"] = "text"
+    options: list[str] = Field(default_factory=list, max_length=25)
+    context: dict[str, Any] = Field(default_factory=dict)
+    channel: str = Field(min_length=1)
+    assignees: list[str] = Field(min_length=1, max_length=50)
+    """Who may answer (people or groups): required, since a run asked by a token has no person as its requester."""
+    quorum: int = Field(default=1, ge=1)
+    timeout: float | None = Field(default=None, gt=0)
+    on_timeout: OnTimeout | Literal["escalate"] | None = None
+    default: Any = None
+    priority: Priority = "normal"
+    callback_url: str | None = None
+    idempotency_key: str | None = Field(default=None, min_length=1, max_length=200)
+
+    @field_validator("input_type")
+    @classmethod
+    def _known_type(cls, value: str) -> str:
+        if value == "number":
+            raise NotYet("input_type 'number' is not available yet; ask with 'text' and parse the answer")
+        return value
+
+    @field_validator("on_timeout")
+    @classmethod
+    def _known_strategy(cls, value: str | None) -> str | None:
+        if value == "escalate":
+            raise NotYet("on_timeout 'escalate' is not available yet; 'reassign' asks the next assignee")
+        return value
+
+    @field_validator("channel")
+    @classmethod
+    def _a_place(cls, value: str) -> str:
+        if value == "inbox" or value.startswith("email:"):
+            raise NotYet(f"channel {value!r} is not available yet; give the id of a chat channel ({place_hint()})")
+        if run_origin(value) is None:
+            raise ValueError(f"{value!r} is not the id of a channel Tandem posts to ({place_hint()})")
+        return value
+
+    @field_validator("assignees")
+    @classmethod
+    def _people(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            if principal_of(entry) is None:
+                raise ValueError(f"{entry!r} is not a person or group id of a chat platform Tandem knows")
+        return value
+
+    @field_validator("callback_url")
+    @classmethod
+    def _web_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            raise NotYet("callback_url is not available yet; read the handoff with ?wait=SECONDS instead")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AskRequest:
+        if self.input_type == "choice" and not self.options:
+            raise ValueError("options: a choice needs at least one option")
+        if self.quorum > len(self.assignees):
+            raise ValueError(f"quorum: {self.quorum} answers cannot come from {len(self.assignees)} assignees")
+        if self.on_timeout == "use_default":
+            if self.default is None:
+                raise ValueError("default: on_timeout 'use_default' needs a default")
+            try:
+                self.handoff().validate_answer(self.default)
+            except ValueError as exc:
+                raise ValueError(f"default: not a valid answer ({exc})") from None
+        if self.on_timeout is not None and self.timeout is None:
+            raise ValueError("timeout: on_timeout needs a timeout (seconds)")
+        return self
+
+    def handoff(self) -> Handoff:
+        assert self.input_type != "number"
+        return Handoff(
+            prompt=self.prompt,
+            input_type=self.input_type,
+            options=self.options,
+            context=self.context,
+            reason="asked through the API",
+            priority=self.priority,
+            default=self.default,
+        )
+
+
+class HandoffView(BaseModel):
+    """A handoff as the API shows it."""
+
+    id: str
+    status: Status
+    prompt: str
+    answer: Any = None
+    by: str | None = None
+    at: float | None = None
+    created_at: float
+
+
+@dataclass(frozen=True)
+class Created:
+    handoff: HandoffView
+    new: bool
+
+
+@dataclass(frozen=True)
+class NoSuchHandoff:
+    id: str
+
+
+class Asking:
+    """The handoff use cases on one store and runtime (the same the chat channels use)."""
+
+    def __init__(self, store: Store, runtime: Runtime, usecases: UseCases) -> None:
+        self.store = store
+        self.runtime = runtime
+        self.usecases = usecases
+
+    async def ask(self, token: ApiToken, request: AskRequest) -> Created:
+        origin = run_origin(request.channel)
+        assert origin is not None  # checked by the request
+        record = AskedRecord(
+            id=uuid.uuid4().hex[:12],
+            token=token.name,
+            idempotency_key=request.idempotency_key,
+            callback_url=request.callback_url,
+            created_at=self.runtime.clock(),
+        )
+        kept = await self.store.keep_asked(record)
+        try:
+            state, _ = await self.store.load(kept.id)
+            return Created(await self._view(state), new=False)
+        except UnknownRun:  # new (or kept by a process that stopped before its run was written)
+            pass
+        on_timeout = None if request.on_timeout == "escalate" else request.on_timeout  # (refused by the request)
+        terms = AskTerms(
+            assignees=request.assignees, quorum=request.quorum, timeout=request.timeout, on_timeout=on_timeout
+        )
+        state = await self.runtime.ask(kept.id, token.principal, origin, request.handoff(), terms)
+        return Created(await self._view(state), new=kept.id == record.id)
+
+    async def read(self, token: ApiToken, handoff_id: str, wait: float = 0.0) -> HandoffView | NoSuchHandoff:
+        """The handoff, once it is decided or ``wait`` seconds (at most :data:`MAX_WAIT`) passed."""
+        kept = await self.store.asked(handoff_id)
+        if kept is None or kept.token != token.name:
+            return NoSuchHandoff(handoff_id)
+        until = self.runtime.clock() + min(max(wait, 0.0), MAX_WAIT)
+        while True:
+            try:
+                state, _ = await self.store.load(handoff_id)
+            except UnknownRun:  # kept by a process that stopped before its run was written, or pruned
+                return NoSuchHandoff(handoff_id)
+            view = await self._view(state)
+            if view.status != "pending" or self.runtime.clock() >= until:
+                return view
+            await asyncio.sleep(POLL)
+
+    async def cancel(self, token: ApiToken, handoff_id: str) -> HandoffView | NoSuchHandoff | NotApplied | Refused:
+        kept = await self.store.asked(handoff_id)
+        if kept is None or kept.token != token.name:
+            return NoSuchHandoff(handoff_id)
+        outcome = await self.usecases.cancel(handoff_id, token.principal, "cancelled by the software that asked")
+        if isinstance(outcome, Applied):
+            return await self._view(outcome.state)
+        if isinstance(outcome, Refused | NotApplied):
+            return outcome
+        state, _ = await self.store.load(handoff_id)  # it ended meanwhile: as it ended
+        return await self._view(state)
+
+    async def _view(self, state: RunState) -> HandoffView:
+        record = await self.store.get_review(state.id)
+        answered = record is not None and record.answered_by is not None
+        by = record.answered_by if record is not None else None
+        at = record.answered_at if record is not None else None
+        answer = state.plan[0].result if state.plan else None
+        status: Status = "pending"
+        timed_out = answered and by == TIMEOUT
+        if state.phase == "done":
+            status = "timed_out" if timed_out else "resolved"
+        elif state.finished:
+            status = "timed_out" if timed_out else "cancelled"
+        if status == "pending":
+            by, at = None, None
+        return HandoffView(
+            id=state.id, status=status, prompt=state.task, answer=answer, by=by, at=at, created_at=state.created_at
+        )

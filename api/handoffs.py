@@ -1,0 +1,102 @@
+"""``/api/v1/handoffs``: create, read (long-poll with ``?wait=``) and cancel handoffs; ``/api/v1/openapi.json``."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import assert_never
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from agent.asking import Asking, AskRequest, HandoffView, NoSuchHandoff
+from agent.models.tokens import ApiToken, Scope
+from agent.outcomes import NotApplied, Refused
+from api.auth import problem, token_of
+from api.openapi import document
+
+PREFIX = "/api/v1"
+ASKING: web.AppKey[Asking] = web.AppKey("asking", Asking)
+
+
+async def _token(request: web.Request, scope: Scope) -> ApiToken | web.Response:
+    asking = request.app[ASKING]
+    return await token_of(request, asking.store, scope, asking.runtime.clock)
+
+
+def _unprocessable(exc: ValidationError) -> web.Response:
+    first = exc.errors()[0]
+    detail = str(first["msg"]).removeprefix("Value error, ")
+    if first["loc"]:
+        field = ".".join(str(x) for x in first["loc"])
+        return problem(422, "Unprocessable Content", f"{field}: {detail}", field=field)
+    named, said, _ = detail.partition(":")  # a check across fields names its field first ("options: …")
+    return problem(422, "Unprocessable Content", detail, field=named if said else "body")
+
+
+def _shown(request: web.Request, view: HandoffView, status: int = 200) -> web.Response:
+    body = view.model_dump(mode="json")
+    body["url"] = str(request.url.with_path(f"{PREFIX}/handoffs/{view.id}").with_query(None))
+    return web.json_response(body, status=status)
+
+
+async def create(request: web.Request) -> web.Response:
+    asking, token = request.app[ASKING], await _token(request, "handoffs:write")
+    if isinstance(token, web.Response):
+        return token
+    try:
+        raw = await request.json()
+    except json.JSONDecodeError as exc:
+        return problem(400, "Bad Request", f"The body is not JSON: {exc}")
+    try:
+        wanted = AskRequest.model_validate(raw)
+    except ValidationError as exc:
+        return _unprocessable(exc)
+    created = await asking.ask(token, wanted)
+    return _shown(request, created.handoff, 201 if created.new else 200)
+
+
+async def read(request: web.Request) -> web.Response:
+    asking, token = request.app[ASKING], await _token(request, "handoffs:read")
+    if isinstance(token, web.Response):
+        return token
+    try:
+        wait = float(request.query.get("wait", "0"))
+    except ValueError:
+        wait = math.nan
+    if not math.isfinite(wait) or wait < 0:
+        return problem(422, "Unprocessable Content", "wait: give seconds (0 to 30), like ?wait=25", field="wait")
+    found = await asking.read(token, request.match_info["id"], wait)
+    if isinstance(found, NoSuchHandoff):
+        return problem(404, "Not Found", f"No handoff {found.id} for this token.")
+    return _shown(request, found)
+
+
+async def cancel(request: web.Request) -> web.Response:
+    asking, token = request.app[ASKING], await _token(request, "handoffs:write")
+    if isinstance(token, web.Response):
+        return token
+    done = await asking.cancel(token, request.match_info["id"])
+    match done:
+        case NoSuchHandoff():
+            return problem(404, "Not Found", f"No handoff {done.id} for this token.")
+        case Refused():
+            return problem(403, "Forbidden", done.refusal.describe())
+        case NotApplied():
+            return problem(409, "Conflict", done.message)
+        case HandoffView():
+            return _shown(request, done)
+        case _:
+            assert_never(done)
+
+
+async def openapi(request: web.Request) -> web.Response:
+    return web.json_response(document())
+
+
+def mount(application: web.Application, asking: Asking) -> None:
+    application[ASKING] = asking
+    application.router.add_post(f"{PREFIX}/handoffs", create)
+    application.router.add_get(f"{PREFIX}/handoffs/{{id}}", read)
+    application.router.add_post(f"{PREFIX}/handoffs/{{id}}/cancel", cancel)
+    application.router.add_get(f"{PREFIX}/openapi.json", openapi)

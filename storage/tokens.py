@@ -1,0 +1,83 @@
+"""API tokens on SQLite (see :mod:`agent.tokens`)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from agent.models.tokens import ApiToken, AskedRecord
+from storage.database import Database
+
+COLUMNS = "name, token_hash, scopes, webhook_secret, created_by, created_at, expires_at, revoked_by, revoked_at"
+
+
+def token_row(row: tuple[Any, ...]) -> ApiToken:
+    """A stored row (in :data:`COLUMNS` order, scopes as JSON) as a token; PostgreSQL's rows too."""
+    name, token_hash, scopes, secret, by, at, expires, revoked_by, revoked_at = row
+    return ApiToken(
+        name=name,
+        token_hash=token_hash,
+        scopes=json.loads(scopes),
+        webhook_secret=secret,
+        created_by=by,
+        created_at=at,
+        expires_at=expires,
+        revoked_by=revoked_by,
+        revoked_at=revoked_at,
+    )
+
+
+def token_values(t: ApiToken) -> list[Any]:
+    return [t.name, t.token_hash, json.dumps(t.scopes), t.webhook_secret, t.created_by, t.created_at, t.expires_at]
+
+
+def create(db: Database, token: ApiToken) -> bool:
+    try:
+        db.execute(f"INSERT INTO api_tokens ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)", token_values(token))
+    except sqlite3.IntegrityError:
+        return False
+    return True
+
+
+def by_hash(db: Database, token_hash: str) -> ApiToken | None:
+    row = db.execute(f"SELECT {COLUMNS} FROM api_tokens WHERE token_hash = ?", [token_hash]).fetchone()
+    return None if row is None else token_row(row)
+
+
+def listed(db: Database) -> list[ApiToken]:
+    return [token_row(r) for r in db.execute(f"SELECT {COLUMNS} FROM api_tokens ORDER BY created_at, name")]
+
+
+def revoke(db: Database, name: str, by: str, at: float) -> bool:
+    cur = db.execute(
+        "UPDATE api_tokens SET revoked_by = ?, revoked_at = ? WHERE name = ? AND revoked_at IS NULL", [by, at, name]
+    )
+    return cur.rowcount == 1
+
+
+ASKED = "run_id, token, idempotency_key, callback_url, created_at"
+
+
+def asked_row(row: tuple[Any, ...]) -> AskedRecord:
+    run_id, token, key, url, at = row
+    return AskedRecord(id=run_id, token=token, idempotency_key=key, callback_url=url, created_at=at)
+
+
+def keep_asked(db: Database, record: AskedRecord) -> AskedRecord:
+    with db.atomic():
+        db.execute(
+            f"INSERT INTO asked ({ASKED}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [record.id, record.token, record.idempotency_key, record.callback_url, record.created_at],
+        )
+        if record.idempotency_key is None:
+            return record
+        row = db.execute(
+            f"SELECT {ASKED} FROM asked WHERE token = ? AND idempotency_key = ?", [record.token, record.idempotency_key]
+        ).fetchone()
+    return asked_row(row)
+
+
+def asked(db: Database, run_id: str) -> AskedRecord | None:
+    row = db.execute(f"SELECT {ASKED} FROM asked WHERE run_id = ?", [run_id]).fetchone()
+    return None if row is None else asked_row(row)
