@@ -189,9 +189,21 @@ async def test_stdio_server_dying_mid_call_fails_the_call_with_the_reason(tmp_pa
         while calls(log) != ["delete_pod"]:  # the server has the call
             assert time.monotonic() < deadline
             await asyncio.sleep(0.02)
-        os.kill(int(await asyncio.to_thread(Path(f"{log}.pid").read_text)), signal.SIGKILL)
+        killed = int(await asyncio.to_thread(Path(f"{log}.pid").read_text))
+        os.kill(killed, signal.SIGKILL)
         with pytest.raises(ToolError, match=r"MCP server kube failed during the call \(.+\); it may or may not"):
             await asyncio.wait_for(call, 15)
+        # the session connects again, to a new server process that takes the next call
+        await asyncio.to_thread(Path(f"{log}.hold").unlink)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                await tools.get("get_pods").call({"namespace": "prod"})
+                break
+            except ToolError as exc:
+                assert time.monotonic() < deadline, f"the session never connected again: {exc}"
+                await asyncio.sleep(0.1)
+        assert int(await asyncio.to_thread(Path(f"{log}.pid").read_text)) != killed
 
 
 async def test_http_server_gets_the_policys_headers_and_a_wrong_token_is_the_reason_it_is_not_reachable(

@@ -40,7 +40,7 @@ def http_server(log: Path, token: str | None = None) -> Iterator[tuple[str, subp
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while True:  # a positive signal: the port takes connections
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
