@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 import types
 from collections.abc import Sequence
@@ -28,6 +27,8 @@ def problem(error: ErrorDetails, root: type[BaseModel]) -> str:
 
 def did_you_mean(written: str, known: Sequence[str]) -> str:
     """`` (did you mean approvers?)`` when one of ``known`` is close to ``written``; else empty."""
+    import difflib  # only when a policy has a mistake to name
+
     close = difflib.get_close_matches(written.lower(), known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 
