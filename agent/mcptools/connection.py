@@ -35,6 +35,10 @@ REQUEST_TIMEOUT = 10.0
 """Seconds a listing (or the connection's handshake) may take; a tool call is bounded by its step's timeout."""
 RETRY_AFTER = (1.0, 5.0, 30.0)
 """Seconds between attempts to connect again after a loss (the last repeats)."""
+CLOSE_WITHIN = REQUEST_TIMEOUT + 5.0
+"""Seconds :meth:`ServerConnection.close` lets the session wind down: a connect under way finishing (its
+handshake is bounded by ``REQUEST_TIMEOUT``) and the SDK stopping the server (about 4.5 s at worst: a flush,
+a grace period for the server to exit, then a kill). Only past it is the session cancelled."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class ServerConnection:
         self._client: Client | None = None
         self._first = asyncio.Event()
         self._lost = asyncio.Event()
+        self._stop = asyncio.Event()
         self._relists: set[asyncio.Task[None]] = set()
         self._http_error: str | None = None
         self._task: asyncio.Task[None] | None = None
@@ -78,9 +83,20 @@ class ServerConnection:
             self.problem = f"no answer within {connect_timeout:g} s"
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        """End the session the way it ends itself, so the SDK stops a server process it started: a connect under
+        way finishes first (a cancel landing while the SDK spawns a server would leave the process running).
+        Cancelled only if it has not ended within ``CLOSE_WITHIN`` seconds."""
+        task = self._task
+        if task is None:
+            return
+        self._stop.set()
+        try:
+            await asyncio.wait({task}, timeout=CLOSE_WITHIN)
+        finally:
+            if not task.done():
+                log.warning("MCP server %s: the session did not end within %g s; cancelled", self.name, CLOSE_WITHIN)
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
 
     async def call(self, tool: str, /, **args: Any) -> Any:
         """Call ``tool`` with ``args`` (checked already against its listed schema); its result, or a
@@ -105,12 +121,14 @@ class ServerConnection:
 
     async def _keep(self) -> None:
         attempt = 0
-        while True:
+        while not self._stop.is_set():
             try:
                 async with AsyncExitStack() as stack:
                     self._lost.clear()
                     self._http_error = None
                     client = await stack.enter_async_context(self._client_for(stack))
+                    if self._stop.is_set():  # closed while connecting: the stack stops the server
+                        return
                     await self._list(client)
                     self._client, self.problem, attempt = client, None, 0
                     self._first.set()
@@ -125,8 +143,15 @@ class ServerConnection:
             finally:
                 self._client = None
             self._first.set()
-            await asyncio.sleep(RETRY_AFTER[min(attempt, len(RETRY_AFTER) - 1)])
+            await self._pause(RETRY_AFTER[min(attempt, len(RETRY_AFTER) - 1)])
             attempt += 1
+
+    async def _pause(self, seconds: float) -> None:
+        """Wait ``seconds`` before connecting again, or until the connection is closed."""
+        try:
+            await asyncio.wait_for(self._stop.wait(), seconds)
+        except TimeoutError:
+            pass
 
     def _client_for(self, stack: AsyncExitStack) -> Client:
         server = self.server
@@ -151,6 +176,19 @@ class ServerConnection:
         return f"{_reason(exc)}, {said}" if said else _reason(exc)
 
     async def _follow(self, client: Client) -> None:
+        """Follow the session until it ends (an error) or the connection is closed (a return)."""
+        following = asyncio.ensure_future(self._changes(client))
+        stopping = asyncio.ensure_future(self._stop.wait())
+        try:
+            await asyncio.wait({following, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (following, stopping):
+                task.cancel()
+            await asyncio.gather(following, stopping, return_exceptions=True)
+        if not self._stop.is_set():
+            following.result()  # its error
+
+    async def _changes(self, client: Client) -> None:
         """Listen for ``tools/list_changed`` until the session ends (a 2026-07-28 server streams it on a
         subscription; an older one sends it as a notification, see :meth:`_on_message`)."""
         try:

@@ -7,7 +7,9 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
+import mcp.client.stdio as mcp_stdio
 import pytest
 
 from agent.config import load_config
@@ -219,3 +221,57 @@ async def test_http_server_gets_the_policys_headers_and_a_wrong_token_is_the_rea
         async with mcp_toolsets(bad, tools, connect_timeout=5) as servers:  # type: ignore[arg-type]
             assert servers[0].problem is not None and "401" in servers[0].problem
             assert len(tools) == 0
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def _gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+async def test_closing_while_a_stdio_server_is_being_spawned_again_leaves_no_server_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spawned: list[Any] = []  # the processes, kept referenced: a leaked one stays running, as it does in a worker
+    spawning, spawn_returns = asyncio.Event(), asyncio.Event()
+    spawn = mcp_stdio._create_platform_compatible_process
+
+    async def slow_spawn(*args: Any, **kwargs: Any) -> Any:
+        process = await spawn(*args, **kwargs)
+        spawned.append(process)
+        if len(spawned) == 2:  # the reconnect: the process runs, the spawn has not returned it yet
+            spawning.set()
+            await spawn_returns.wait()
+        return process
+
+    monkeypatch.setattr(mcp_stdio, "_create_platform_compatible_process", slow_spawn)
+    config = _config(tmp_path, server_toml("kube", trust="trusted"))
+    tools = ToolRegistry()
+    toolsets = mcp_toolsets(config, tools)  # type: ignore[arg-type]
+    await toolsets.__aenter__()
+    try:
+        os.kill(spawned[0].pid, signal.SIGKILL)
+        with pytest.raises(ToolError, match=r"MCP server kube (failed during the call|is not reachable) \("):
+            await tools.get("get_pods").call({"namespace": "prod"})
+        await asyncio.wait_for(spawning.wait(), 20)
+        closing = asyncio.ensure_future(toolsets.__aexit__(None, None, None))
+        await asyncio.sleep(0)  # one step of the close: it has said to stop
+        spawn_returns.set()
+        await asyncio.wait_for(closing, 30)
+        assert await _gone(spawned[1].pid, 5), "the server spawned again is still running after the close"
+    finally:
+        for process in spawned:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
