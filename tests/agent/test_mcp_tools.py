@@ -12,6 +12,7 @@ from typing import Any
 import mcp.client.stdio as mcp_stdio
 import pytest
 
+import agent.mcptools.connection as mcp_connection
 from agent.config import load_config
 from agent.config_mcp import McpServer
 from agent.errors import InvalidParams, PolicyError, ToolError
@@ -275,3 +276,23 @@ async def test_closing_while_a_stdio_server_is_being_spawned_again_leaves_no_ser
             if process.returncode is None:
                 process.kill()
                 await process.wait()
+
+
+async def test_closing_a_connection_stuck_connecting_cancels_it_after_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    stuck = asyncio.Event()
+
+    async def never_spawns(*args: Any, **kwargs: Any) -> Any:
+        stuck.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(mcp_stdio, "_create_platform_compatible_process", never_spawns)
+    monkeypatch.setattr(mcp_connection, "CLOSE_WITHIN", 0.5)
+    config = _config(tmp_path, server_toml("kube"))
+    async with mcp_toolsets(config, ToolRegistry(), connect_timeout=0.1) as servers:  # type: ignore[arg-type]
+        await asyncio.wait_for(stuck.wait(), 10)
+        assert servers[0].problem == "no answer within 0.1 s"
+        started = time.monotonic()
+    assert time.monotonic() - started < 5
+    assert "MCP server kube: the session did not end within 0.5 s; cancelled" in caplog.text
