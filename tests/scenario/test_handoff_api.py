@@ -98,7 +98,8 @@ async def test_handoff_with_a_bad_field_gets_422_naming_it(tmp_path: Path) -> No
             ({**ASK, "channel": "general"}, "channel"),
             ({**ASK, "channel": "email:oncall@example.com"}, "not available yet"),
             ({**ASK, "quorum": 2}, "quorum"),
-            ({**ASK, "callback_url": "https://ci.example.com/hook"}, "not available yet"),
+            ({**ASK, "callback_url": "ftp://ci.example.com/hook"}, "callback_url"),
+            ({**ASK, "callback_url": "ci.example.com/hook"}, "not an http or https URL"),
             ({k: v for k, v in ASK.items() if k != "prompt"}, "prompt"),
             ({**ASK, "assignees": []}, "assignees"),
         ]
