@@ -38,6 +38,20 @@ async def test_handoff_answered_by_a_click_posts_one_verified_webhook_with_the_a
         assert env.bot.webhooks is not None
         await env.bot.webhooks.idle()
         assert len(receiver.received) == 1, "delivered once"
+        assert await env.bot.deps.store.delivery_status(created["id"], "webhook", None) == "sent"
+
+
+async def test_handoff_without_callback_url_writes_no_webhook(tmp_path: Path) -> None:
+    async with api(tmp_path) as (env, http, _):
+        created = await (await http.post("/api/v1/handoffs", json=ASK)).json()
+        question = await asked_in_thread(env, "Roll back checkout to v41?")
+
+        await env.click("alice", question, f"{ids.ANSWER}.0")
+
+        read = await (await http.get(f"/api/v1/handoffs/{created['id']}", params={"wait": "10"})).json()
+        assert read["status"] == "resolved"
+        assert await env.bot.deps.store.delivery_status(created["id"], "finished", None) is not None
+        assert await env.bot.deps.store.delivery_status(created["id"], "webhook", None) is None
 
 
 async def test_handoff_webhook_answered_500_twice_then_200_is_retried_until_delivered(tmp_path: Path) -> None:
