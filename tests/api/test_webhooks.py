@@ -3,6 +3,11 @@ altered, forged, stale or unsigned fails."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 from api.webhooks import TOLERANCE, signature, verify
 
 SECRET = "whsec_test-secret"
@@ -47,3 +52,23 @@ def test_signature_is_v1_hex_hmac_sha256_over_timestamp_dot_body() -> None:
 
     expected = hmac.new(SECRET.encode(), b"1796405172." + BODY, hashlib.sha256).hexdigest()
     assert signature(SECRET, "1796405172", BODY) == f"v1={expected}"
+
+
+def _readme_verify() -> Callable[..., bool]:
+    """The ``verify`` the README shows receivers, run as written."""
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    section = text[text.index("## Other software asks your people") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    namespace: dict[str, Any] = {}
+    exec(code[: code.index("```")], namespace)  # noqa: S102 - the README's own example
+    found: Callable[..., bool] = namespace["verify"]
+    return found
+
+
+def test_readme_verify_passes_a_fresh_signed_body_and_fails_an_altered_or_forged_one() -> None:
+    readme = _readme_verify()
+    fresh = _headers(at=time.time())
+    assert readme(SECRET, fresh, BODY)
+    assert not readme(SECRET, fresh, BODY.replace(b"roll back", b"keep v42"))
+    assert not readme(SECRET, _headers(secret="whsec_forged", at=time.time()), BODY)
+    assert not readme(SECRET, _headers(at=time.time() - TOLERANCE - 60), BODY)

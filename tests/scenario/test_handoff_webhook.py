@@ -7,8 +7,8 @@ from pathlib import Path
 
 from agent.models import WEBHOOK
 from blocks import ids
+from tests.scenario.asking import ASK, api, asked_in_thread
 from tests.scenario.harness import Env
-from tests.scenario.test_handoff_api import ASK, api, asked_in_thread
 from tests.scenario.webhook_receiver import receiving
 
 
