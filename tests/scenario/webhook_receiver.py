@@ -33,7 +33,10 @@ class Receiver:
     """Statuses to answer, one per POST, before answering 200."""
     received: list[Received] = field(default_factory=list)
     url: str = ""
+    hold: int = 0
+    """How many POSTs (the first ones) are left unanswered until the receiver stops."""
     _came: asyncio.Event = field(default_factory=asyncio.Event)
+    _stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def posts(self, count: int, within: float = 15.0) -> list[Received]:
         """The POSTs received, once there are ``count`` of them (TimeoutError after ``within`` seconds)."""
@@ -47,13 +50,15 @@ class Receiver:
         body = await request.read()
         self.received.append(Received(dict(request.headers), body, verify(self.secret, request.headers, body)))
         self._came.set()
+        if len(self.received) <= self.hold:
+            await self._stopping.wait()
         status = self.answers.pop(0) if self.answers else 200
         return web.Response(status=status, text="ok" if status < 300 else "not now")
 
 
 @asynccontextmanager
-async def receiving(secret: str, answers: list[int] | None = None) -> AsyncIterator[Receiver]:
-    receiver = Receiver(secret, list(answers or []))
+async def receiving(secret: str, answers: list[int] | None = None, *, hold: int = 0) -> AsyncIterator[Receiver]:
+    receiver = Receiver(secret, list(answers or []), hold=hold)
     app = web.Application()
     app.router.add_post("/hook", receiver.hook)
     runner = web.AppRunner(app)
@@ -65,4 +70,5 @@ async def receiving(secret: str, answers: list[int] | None = None) -> AsyncItera
     try:
         yield receiver
     finally:
+        receiver._stopping.set()
         await runner.cleanup()
