@@ -8,7 +8,7 @@ from pathlib import Path
 from agent.models import WEBHOOK
 from blocks import ids
 from tests.scenario.asking import ASK, api, asked_in_thread
-from tests.scenario.harness import Env
+from tests.scenario.harness import Env, policy_file
 from tests.scenario.webhook_receiver import receiving
 
 
@@ -87,3 +87,20 @@ async def test_handoff_webhook_refused_with_410_fails_at_once_and_shows_as_undel
         undelivered = await env.bot.deps.store.undelivered(created["id"])
         assert [(d.message.kind, d.error) for d in undelivered] == [("webhook", f"POST {receiver.url} answered 410")]
         assert len(receiver.received) == 1, "a 4xx is not tried again"
+
+
+async def test_handoff_timed_out_with_use_default_posts_timed_out_with_the_default(tmp_path: Path) -> None:
+    async with (
+        api(tmp_path, config=policy_file(tmp_path, "")) as (env, http, made),
+        receiving(made.webhook_secret) as receiver,
+    ):
+        ask = {**ASK, "timeout": 1, "on_timeout": "use_default", "default": "keep v42", "callback_url": receiver.url}
+        await (await http.post("/api/v1/handoffs", json=ask)).json()
+        await asked_in_thread(env, "Roll back checkout to v41?")
+
+        env.bot.deps.runtime.clock = lambda: 10.0**10  # past the deadline
+        await env.bot.deps.runtime.tick()
+
+        got = (await receiver.posts(1))[0]
+        assert got.verified
+        assert (got.json["status"], got.json["answer"]) == ("timed_out", "keep v42")
