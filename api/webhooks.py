@@ -23,10 +23,10 @@ from collections.abc import Callable, Mapping
 import aiohttp
 
 from agent.asking import handoff_view
-from agent.delivery import DeliveryFailed
+from agent.delivery import DeliveryFailed, DeliveryWorker
 from agent.errors import UnknownRun
 from agent.models import Delivery, Form, HandoffWebhook
-from agent.ports import Store
+from agent.ports import Change, Store
 
 TIMEOUT = 10.0
 """Seconds a receiver has to answer one POST before it counts as failed (and is tried again)."""
@@ -53,12 +53,18 @@ def verify(secret: str, headers: Mapping[str, str], body: bytes, *, now: float |
 
 
 class WebhookSender:
-    """Sends the ``webhook`` outbox channel's rows (a :class:`~agent.delivery.Sender`)."""
+    """Sends the ``webhook`` outbox channel's rows (a :class:`~agent.delivery.Sender`); as a runtime observer it
+    wakes its ``worker`` when a run ends, so a decision's webhook leaves at once rather than at the next poll."""
 
     def __init__(self, store: Store, session: aiohttp.ClientSession, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.session = session
         self.clock = clock
+        self.worker: DeliveryWorker | None = None
+
+    async def on_change(self, change: Change) -> None:
+        if self.worker is not None and change.state.finished:
+            self.worker.wake()
 
     async def send(self, delivery: Delivery, *, uncertain: bool, form: Form = "full") -> None:
         message = delivery.message

@@ -92,13 +92,12 @@ async def _core(settings: SlackSettings) -> AsyncIterator[_Core]:
         channel.worker = delivery
         services.runtime.observers.append(channel)
         # Decided handoffs' webhooks: a worker of their own, so a slow receiver never holds up a chat message.
+        signer = WebhookSender(services.store, session)
         webhooks = DeliveryWorker(
-            services.store,
-            WEBHOOK,
-            WebhookSender(services.store, session),
-            poll=settings.delivery_poll,
-            lease=settings.delivery_lease,
+            services.store, WEBHOOK, signer, poll=settings.delivery_poll, lease=settings.delivery_lease
         )
+        signer.worker = webhooks
+        services.runtime.observers.append(signer)
         loop = asyncio.get_running_loop()
         workers = [loop.create_task(delivery.run(), name="delivery"), loop.create_task(webhooks.run(), name="webhooks")]
         try:

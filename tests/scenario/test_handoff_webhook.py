@@ -104,3 +104,14 @@ async def test_handoff_timed_out_with_use_default_posts_timed_out_with_the_defau
         got = (await receiver.posts(1))[0]
         assert got.verified
         assert (got.json["status"], got.json["answer"]) == ("timed_out", "keep v42")
+
+
+async def test_handoff_webhook_leaves_as_the_handoff_is_decided_not_at_the_next_poll(tmp_path: Path) -> None:
+    async with api(tmp_path, delivery_poll=60.0) as (env, http, made), receiving(made.webhook_secret) as receiver:
+        await (await http.post("/api/v1/handoffs", json={**ASK, "callback_url": receiver.url})).json()
+        question = await asked_in_thread(env, "Roll back checkout to v41?")
+
+        await env.click("alice", question, f"{ids.ANSWER}.1")
+
+        got = (await receiver.posts(1, within=10))[0]  # well before the worker's next look, a minute away
+        assert got.verified and got.json["answer"] == "keep v42"
