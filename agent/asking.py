@@ -11,6 +11,7 @@ import asyncio
 import uuid
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -87,8 +88,11 @@ class AskRequest(BaseModel, extra="forbid"):
     @field_validator("callback_url")
     @classmethod
     def _web_address(cls, value: str | None) -> str | None:
-        if value is not None:
-            raise NotYet("callback_url is not available yet; read the handoff with ?wait=SECONDS instead")
+        if value is None:
+            return None
+        parsed = urlsplit(value)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"{value!r} is not an http or https URL (like https://ci.example.com/tandem-hook)")
         return value
 
     @model_validator(mode="after")
@@ -118,6 +122,7 @@ class AskRequest(BaseModel, extra="forbid"):
             reason="asked through the API",
             priority=self.priority,
             default=self.default,
+            callback_url=self.callback_url,
         )
 
 
@@ -204,19 +209,24 @@ class Asking:
         return await self._view(state)
 
     async def _view(self, state: RunState) -> HandoffView:
-        record = await self.store.get_review(state.id)
-        answered = record is not None and record.answered_by is not None
-        by = record.answered_by if record is not None else None
-        at = record.answered_at if record is not None else None
-        answer = state.plan[0].result if state.plan else None
-        status: Status = "pending"
-        timed_out = answered and by == TIMEOUT
-        if state.phase == "done":
-            status = "timed_out" if timed_out else "resolved"
-        elif state.finished:
-            status = "timed_out" if timed_out else "cancelled"
-        if status == "pending":
-            by, at = None, None
-        return HandoffView(
-            id=state.id, status=status, prompt=state.task, answer=answer, by=by, at=at, created_at=state.created_at
-        )
+        return await handoff_view(self.store, state)
+
+
+async def handoff_view(store: Store, state: RunState) -> HandoffView:
+    """The handoff ``state`` asks, as the API shows it (and its webhook sends it)."""
+    record = await store.get_review(state.id)
+    answered = record is not None and record.answered_by is not None
+    by = record.answered_by if record is not None else None
+    at = record.answered_at if record is not None else None
+    answer = state.plan[0].result if state.plan else None
+    status: Status = "pending"
+    timed_out = answered and by == TIMEOUT
+    if state.phase == "done":
+        status = "timed_out" if timed_out else "resolved"
+    elif state.finished:
+        status = "timed_out" if timed_out else "cancelled"
+    if status == "pending":
+        by, at = None, None
+    return HandoffView(
+        id=state.id, status=status, prompt=state.task, answer=answer, by=by, at=at, created_at=state.created_at
+    )

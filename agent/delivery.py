@@ -29,6 +29,7 @@ from agent.models import (
     CardRefresh,
     Delivery,
     Form,
+    HandoffWebhook,
     Outgoing,
     OutgoingKind,
     PostedMessage,
@@ -254,8 +255,8 @@ class DeliveryWorker:
         if exc.permanent or attempts >= self.max_attempts:
             await self.store.fail_delivery(row.id, attempts, exc.error)
             log.error("gave up delivering %s after %d attempts: %s", row.message.kind, attempts, exc.error, extra=ids)
-            if isinstance(row.message, WeeklyReport):
-                return  # no run to show it on: the log line above is where it shows
+            if isinstance(row.message, WeeklyReport | HandoffWebhook):
+                return  # not shown in a run's chat: the log line above and the failed row are where it shows
             message = row.message
             follow: list[Outgoing] = [] if isinstance(message, CardRefresh) else [CardRefresh()]
             if self.escalate and not isinstance(message, Undelivered | CardRefresh):

@@ -133,6 +133,8 @@ class SlackChannel:
                 await self.cards.refresh(state)
             case out.Undelivered():
                 await self._undelivered(state, message)
+            case out.HandoffWebhook():  # (written to the webhook channel's outbox, never to a chat's)
+                raise DeliveryFailed("a webhook is sent by the webhook channel", permanent=True)
             case _:
                 assert_never(message)
 

@@ -18,10 +18,12 @@ from agent.asking import Asking
 from agent.delivery import DeliveryWorker
 from agent.errors import ConfigError
 from agent.logs import ctx
+from agent.models import WEBHOOK
 from agent.runtime import Runtime
 from agent.runtime.home import RuntimeLoop, forwarded
 from agent.settings import DEMO_TOOLS, CoreSettings
 from api import handoffs as api
+from api.webhooks import WebhookSender
 from bot.app import EdgeApp, build_app, build_client, run_socket_mode
 from bot.channel import CHANNEL, SlackChannel
 from bot.directory import Directory
@@ -46,6 +48,7 @@ class Bot:
     deps: Deps
     url: str = ""
     feishu: FeishuDeps | None = None
+    webhooks: DeliveryWorker | None = None  # decided handoffs' signed POSTs (api.webhooks)
 
 
 @dataclass
@@ -65,6 +68,7 @@ class _Core:
     services: Services
     channel: SlackChannel
     delivery: DeliveryWorker
+    webhooks: DeliveryWorker
 
 
 @asynccontextmanager
@@ -87,13 +91,22 @@ async def _core(settings: SlackSettings) -> AsyncIterator[_Core]:
         )
         channel.worker = delivery
         services.runtime.observers.append(channel)
-        worker = asyncio.get_running_loop().create_task(delivery.run(), name="delivery")
+        # Decided handoffs' webhooks: a worker of their own, so a slow receiver never holds up a chat message.
+        signer = WebhookSender(services.store, session)
+        webhooks = DeliveryWorker(
+            services.store, WEBHOOK, signer, poll=settings.delivery_poll, lease=settings.delivery_lease
+        )
+        signer.worker = webhooks
+        services.runtime.observers.append(signer)
+        loop = asyncio.get_running_loop()
+        workers = [loop.create_task(delivery.run(), name="delivery"), loop.create_task(webhooks.run(), name="webhooks")]
         try:
-            yield _Core(services, channel, delivery)
+            yield _Core(services, channel, delivery, webhooks)
         finally:
-            worker.cancel()
-            with suppress(asyncio.CancelledError):
-                await worker
+            for worker in workers:
+                worker.cancel()
+                with suppress(asyncio.CancelledError):
+                    await worker
             if services.store.is_open:
                 with suppress(TimeoutError):  # what is left stays in the outbox for the next start
                     async with asyncio.timeout(5.0):
@@ -114,7 +127,7 @@ async def bot_services(
         AsyncExitStack() as extra,
     ):
         runtime = core.services.runtime
-        runtime.home = core.delivery.home = home
+        runtime.home = core.delivery.home = core.webhooks.home = home
         store = forwarded(home, core.services.store)  # the store as this loop reaches it
         # Requests are kept before their ack through a connection of this loop's own: a tool that holds the
         # runtime's loop never holds up an ack (agent.inbox).
@@ -132,7 +145,7 @@ async def bot_services(
         )
         runtime.acks = core.delivery.acks = deps.acks  # their work yields to requests being answered
         app = build_app(settings, deps, client)
-        bot = Bot(app=app, deps=deps)
+        bot = Bot(app=app, deps=deps, webhooks=core.webhooks)
         assert app.inbox is not None
         replayers = {SLACK_SOURCE: app.inbox.replayer(app)}
         if feishu is not None:

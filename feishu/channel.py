@@ -174,6 +174,8 @@ class FeishuChannel:
                 await self.update_card(state)
             case out.Undelivered():
                 log.error("a message could not be delivered: %s", message.error[:300], extra=ctx(run=state.id))
+            case out.HandoffWebhook():  # (written to the webhook channel's outbox, never to a chat's)
+                raise DeliveryFailed("a webhook is sent by the webhook channel", permanent=True)
             case _:
                 assert_never(message)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agent.models import CardRefresh, Claim, Delivery, Outgoing, decode_outgoing, encode_outgoing
+from agent.models import CardRefresh, Claim, Delivery, Outgoing, channel_of, decode_outgoing, encode_outgoing
 from storage.database import Database
 
 UNSHOWN = (
@@ -50,7 +50,7 @@ def insert(
         db.execute(
             f"{verb} INTO outbox (run_id, channel, kind, message, status, created_at, next_at)"
             " VALUES (?, ?, ?, ?, ?, ?, 0)",
-            [run_id, channel, message.kind, encode_outgoing(message), status, at],
+            [run_id, channel_of(message, channel), message.kind, encode_outgoing(message), status, at],
         )
 
 

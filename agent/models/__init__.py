@@ -87,10 +87,12 @@ from agent.models.origin import (
 )
 from agent.models.outbox import (
     FORMS,
+    WEBHOOK,
     CardRefresh,
     ClarifyAsked,
     Delivery,
     Form,
+    HandoffWebhook,
     NewsLine,
     NotStarted,
     Outgoing,
@@ -107,6 +109,7 @@ from agent.models.outbox import (
     RunStarted,
     Undelivered,
     WeeklyReport,
+    channel_of,
     decode_outgoing,
     encode_outgoing,
 )
@@ -208,6 +211,9 @@ __all__ = [
     "RunStarted",
     "Undelivered",
     "WeeklyReport",
+    "WEBHOOK",
+    "HandoffWebhook",
+    "channel_of",
     "decode_outgoing",
     "encode_outgoing",
     "Form",

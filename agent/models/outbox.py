@@ -149,6 +149,28 @@ class WeeklyReport(Tagged):
     manual: bool = False
 
 
+class HandoffWebhook(Tagged):
+    """A handoff asked through the API was decided: POST it, signed, to the caller's ``url``.
+
+    Only the address and the event id are stored; the body is the handoff as the API shows it, read from
+    the run at send time (the run has ended, so it no longer changes), and the signature is made then with
+    the asking token's webhook secret (never copied into the outbox). Delivered on :data:`WEBHOOK`."""
+
+    kind: Literal["webhook"] = "webhook"
+    review_id: None = None
+    url: str
+    event_id: str
+
+
+WEBHOOK = "webhook"
+"""The outbox channel of :class:`HandoffWebhook` rows, whatever channel shows the run."""
+
+
+def channel_of(message: Outgoing, shown_in: str) -> str:
+    """The outbox channel that delivers ``message`` of a run shown in ``shown_in``."""
+    return WEBHOOK if isinstance(message, HandoffWebhook) else shown_in
+
+
 _RENAMED_TEXT = {"not_started": "error", "undelivered": "error", "weekly_report": "key"}
 """Kinds whose ``text`` had a meaning of its own before messages were typed."""
 
@@ -181,7 +203,8 @@ Outgoing = Annotated[
     | RunEnded
     | CardRefresh
     | Undelivered
-    | WeeklyReport,
+    | WeeklyReport
+    | HandoffWebhook,
     Field(discriminator="kind"),
     BeforeValidator(_from_older_rows),
 ]
@@ -202,6 +225,7 @@ OutgoingKind = Literal[
     "clarify",
     "undelivered",
     "weekly_report",
+    "webhook",
 ]
 
 _ADAPTER: TypeAdapter[Outgoing] = TypeAdapter(Outgoing)

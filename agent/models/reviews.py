@@ -29,6 +29,8 @@ class Handoff(Model):
     default: Any = None
     max_length: int = 3000
     call: int = 0
+    callback_url: str | None = None
+    """Where the decision is POSTed, signed (a handoff asked through the API with a ``callback_url``)."""
 
     def validate_answer(self, value: Any) -> Any:
         """The answer in its canonical form, or ValueError saying what is wrong."""

@@ -10,6 +10,7 @@ from agent.models import (
     Effect,
     Event,
     Finished,
+    HandoffWebhook,
     NewsLine,
     Notify,
     Outgoing,
@@ -61,7 +62,17 @@ def outgoing_for(before: RunState | None, event: Event | None, effects: list[Eff
                 out.append(NewsLine(text=e.text))
             case Finished():
                 out.append(RunEnded(status=e.status))
+                out.extend(_webhook(before))
             case _:
                 pass
     out.append(CardRefresh())
     return out
+
+
+def _webhook(before: RunState | None) -> list[Outgoing]:
+    """The signed POST a handoff asked with a ``callback_url`` gains as it is decided (its run ends once: one
+    event id per handoff, the same on every retry)."""
+    if before is None or before.pending is None or before.pending.handoff is None:
+        return []
+    url = before.pending.handoff.callback_url
+    return [] if url is None else [HandoffWebhook(url=url, event_id=f"evt_{before.id}")]

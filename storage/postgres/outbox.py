@@ -13,7 +13,7 @@ from typing import Any
 
 from psycopg import AsyncConnection
 
-from agent.models import CardRefresh, Claim, Delivery, Outgoing, decode_outgoing, encode_outgoing
+from agent.models import CardRefresh, Claim, Delivery, Outgoing, channel_of, decode_outgoing, encode_outgoing
 from storage.postgres import rows
 from storage.postgres.base import PoolUser
 
@@ -43,7 +43,7 @@ async def insert(
         await conn.execute(
             "INSERT INTO outbox (run_id, channel, kind, message, status, created_at, next_at)"
             f" VALUES (%s, %s, %s, %s, %s, %s, 0){conflict}",
-            [run_id, channel, message.kind, encode_outgoing(message), status, at],
+            [run_id, channel_of(message, channel), message.kind, encode_outgoing(message), status, at],
         )
 
 

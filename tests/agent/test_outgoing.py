@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from agent.models import (
+    WEBHOOK,
     Approve,
     CardRefresh,
     ClarifyAsked,
     Decided,
+    HandoffWebhook,
     NewsLine,
     NotStarted,
     Outgoing,
@@ -19,6 +21,7 @@ from agent.models import (
     RunEnded,
     Undelivered,
     WeeklyReport,
+    channel_of,
     decode_outgoing,
     encode_outgoing,
 )
@@ -38,6 +41,7 @@ DECIDED = Decided(at=5.0, review_id="rv1", decision=Approve(), by="U1")
         ClarifyAsked(review_id="rv1", reading=READING, text="more", anchor="after_plan", can_approve=False),
         NewsLine(text="disk at 91%"),
         RunEnded(status="failed"),
+        HandoffWebhook(url="https://ci.example.com/hook", event_id="evt_3f2a9c1d7e40"),
         NotStarted(error="channel_not_found", stopped=False),
         Undelivered(review_id="rv1", error="msg_too_long", of=7),
         WeeklyReport(key="C0OPS@9", channel="C0OPS", since=1.0, until=9.0, late_by=3600.0, manual=True),
@@ -90,3 +94,8 @@ def test_outgoing_row_of_an_older_release_loads_typed(stored: str, expected: Out
 def test_outgoing_of_an_unknown_kind_is_refused_naming_it() -> None:
     with pytest.raises(ValueError, match="sparkle"):
         decode_outgoing('{"kind":"sparkle"}')
+
+
+def test_outgoing_webhook_goes_to_the_webhook_channel_and_the_rest_where_the_run_is_shown() -> None:
+    assert channel_of(HandoffWebhook(url="https://ci.example.com/hook", event_id="evt_1"), "slack") == WEBHOOK
+    assert channel_of(RunEnded(status="done"), "slack") == "slack"

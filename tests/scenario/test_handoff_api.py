@@ -4,48 +4,14 @@ the Slack thread (local Slack fake), a person answers with its buttons, and the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 
-from agent.tokens import Minted, mint
+from agent.tokens import mint
 from blocks import ids
-from tests.scenario.harness import OPS, Env, policy_file, running, text_of
-
-ASK = {
-    "prompt": "Roll back checkout to v41?",
-    "input_type": "choice",
-    "options": ["roll back", "keep v42"],
-    "channel": OPS,
-    "assignees": ["U0ALICE"],
-}
-
-
-@asynccontextmanager
-async def api(tmp_path: Path, **extra: Any) -> AsyncIterator[tuple[Env, aiohttp.ClientSession, Minted]]:
-    async with running(tmp_path, **extra) as env:
-        made = mint("ci", ["handoffs:write", "handoffs:read"], "ops", env.bot.deps.clock())
-        assert await env.bot.deps.store.create_token(made.stored)
-        headers = {"Authorization": f"Bearer {made.token}"}
-        async with aiohttp.ClientSession(base_url=env.bot.url, headers=headers) as http:
-            yield env, http, made
-
-
-async def asked_in_thread(env: Env, prompt: str) -> Any:
-    """The handoff's question as it shows in its run's thread, once it is there."""
-
-    def question() -> Any:
-        for card in env.cards():
-            for message in env.thread(card):
-                if prompt in text_of(message) and "tandem.answer" in str(message.blocks):
-                    return message
-        return None
-
-    await env.wait(question)
-    return question()
+from tests.scenario.asking import ASK, api, asked_in_thread
+from tests.scenario.harness import OPS, policy_file, running
 
 
 async def test_handoff_created_over_http_is_answered_by_a_click_and_read_back_resolved(tmp_path: Path) -> None:
@@ -98,7 +64,8 @@ async def test_handoff_with_a_bad_field_gets_422_naming_it(tmp_path: Path) -> No
             ({**ASK, "channel": "general"}, "channel"),
             ({**ASK, "channel": "email:oncall@example.com"}, "not available yet"),
             ({**ASK, "quorum": 2}, "quorum"),
-            ({**ASK, "callback_url": "https://ci.example.com/hook"}, "not available yet"),
+            ({**ASK, "callback_url": "ftp://ci.example.com/hook"}, "callback_url"),
+            ({**ASK, "callback_url": "ci.example.com/hook"}, "not an http or https URL"),
             ({k: v for k, v in ASK.items() if k != "prompt"}, "prompt"),
             ({**ASK, "assignees": []}, "assignees"),
         ]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from agent.models import WEBHOOK, AuditEvent, HandoffWebhook, Outbound, Review, RunEnded, RunState
 from agent.models.tokens import ApiToken, AskedRecord
 from agent.ports import Store
 from agent.tokens import check, hash_token, mint
+from bot.origin import SlackThread
 
 T0 = 1_700_000_000.0
 
@@ -73,3 +75,21 @@ async def test_asked_with_a_key_its_token_used_before_returns_the_first_and_anot
     assert await store.asked("h2") is None  # nothing was written for the repeat
     found = await store.asked("h1")
     assert found is not None and (found.token, found.idempotency_key) == ("ci", "deploy-981")
+
+
+async def test_webhook_written_with_a_runs_commit_goes_to_the_webhook_channel(store: Store) -> None:
+    pending = Review(id="r9", anchor="after_plan", created_at=T0)
+    origin = SlackThread(channel_id="C1", thread_ts="1.2")
+    asking = RunState(id="r9", task="t", requester="token:ci", created_at=T0, updated_at=T0, origin=origin)
+    started = AuditEvent(at=T0, actor="token:ci", kind="started", payload={})
+    version = await store.create(
+        asking.model_copy(update={"phase": "awaiting_review", "pending": pending}), [started], pending
+    )
+    ended = asking.model_copy(update={"phase": "done", "updated_at": T0 + 5})
+    finished = AuditEvent(at=T0 + 5, actor="U1", kind="finished", payload={})
+    hook = HandoffWebhook(url="https://ci.example.com/hook", event_id="evt_r9")
+
+    await store.commit(ended, version, [finished], outbox=Outbound("slack", [RunEnded(status="done"), hook]))
+
+    assert [d.message for d in await store.due_deliveries(WEBHOOK, T0 + 10, 60)] == [hook]
+    assert [d.message.kind for d in await store.due_deliveries("slack", T0 + 10, 60)] == ["finished"]
