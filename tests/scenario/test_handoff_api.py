@@ -13,7 +13,7 @@ import aiohttp
 
 from agent.tokens import Minted, mint
 from blocks import ids
-from tests.scenario.harness import OPS, Env, policy_file, running, text_of
+from tests.scenario.harness import OPS, Env, asked_in_thread, policy_file, running
 
 ASK = {
     "prompt": "Roll back checkout to v41?",
@@ -32,20 +32,6 @@ async def api(tmp_path: Path, **extra: Any) -> AsyncIterator[tuple[Env, aiohttp.
         headers = {"Authorization": f"Bearer {made.token}"}
         async with aiohttp.ClientSession(base_url=env.bot.url, headers=headers) as http:
             yield env, http, made
-
-
-async def asked_in_thread(env: Env, prompt: str) -> Any:
-    """The handoff's question as it shows in its run's thread, once it is there."""
-
-    def question() -> Any:
-        for card in env.cards():
-            for message in env.thread(card):
-                if prompt in text_of(message) and "tandem.answer" in str(message.blocks):
-                    return message
-        return None
-
-    await env.wait(question)
-    return question()
 
 
 async def test_handoff_created_over_http_is_answered_by_a_click_and_read_back_resolved(tmp_path: Path) -> None:
