@@ -82,14 +82,17 @@ async def test_mcp_same_idempotency_key_returns_the_same_request_with_its_answer
         asked = {"question": "Which region first?", "channel": OPS, "assignees": ["U0ALICE"]}
         asked |= {"input_type": "choice", "options": ["eu", "us"], "idempotency_key": "rollout-7"}
         progress: list[float] = []
+        twice = asyncio.Event()
 
         async def noted(done: float, total: float | None, message: str | None) -> None:
             progress.append(done)
+            if len(progress) >= 2:
+                twice.set()
 
         first = asyncio.create_task(call(client, "ask_human", asked, progress_callback=noted))
         again = asyncio.create_task(call(client, "ask_human", asked))
         question = await asked_in_thread(env, "Which region first?")
-        await env.wait(lambda: len(progress) >= 2)  # the client hears the call is alive while it waits
+        await asyncio.wait_for(twice.wait(), 10)  # the client hears the call is alive while it waits
         await env.click("alice", question, f"{ids.ANSWER}.1")
 
         one, two = await asyncio.wait_for(asyncio.gather(first, again), 20)
@@ -97,3 +100,18 @@ async def test_mcp_same_idempotency_key_returns_the_same_request_with_its_answer
         assert len(env.cards()) == 1, "asked once"
         later = await asyncio.wait_for(call(client, "ask_human", asked), 20)
         assert (later["id"], later["status"], later["answer"]) == (one["id"], "resolved", "us")
+
+
+async def test_mcp_lists_both_tools_and_a_bad_field_is_a_tool_error_naming_it(tmp_path: Path) -> None:
+    async with running(tmp_path) as env, mcp_client(env, tmp_path, "--as", "coder") as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(listed) == {"ask_human", "request_approval"}
+        assert "approvers" in listed["request_approval"].input_schema["properties"]
+
+        bad = await client.call_tool("ask_human", {"question": "Go?", "channel": "general", "assignees": ["U0ALICE"]})
+        choice = {"question": "Go?", "channel": OPS, "assignees": ["U0ALICE"], "input_type": "choice"}
+        no_options = await client.call_tool("ask_human", choice)
+
+        assert bad.is_error and "channel" in str(bad.content) and "not the id of a channel" in str(bad.content)
+        assert no_options.is_error and "options" in str(no_options.content)
+        assert env.cards() == []
