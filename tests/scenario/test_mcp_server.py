@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, asked_in_thread, buttons_of, running
+from tests.scenario.harness import OPS, Env, asked_in_thread, buttons_of, running, text_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,6 +67,7 @@ async def test_mcp_request_approval_rejected_returns_approved_false(tmp_path: Pa
         )
 
         question = await asked_in_thread(env, "deploy api v42 to prod")
+        assert "12 files changed" in text_of(question) and "high" in text_of(question), "alice sees what she approves"
         no = next(b["action_id"] for b in buttons_of(question) if b["text"]["text"].lower().startswith("no"))
         await env.click("alice", question, no)
 
