@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from blocks import ids
-from tests.scenario.harness import OPS, Env, asked_in_thread, buttons_of, running, text_of
+from tests.scenario.harness import OPS, Env, asked_in_thread, buttons_of, policy_file, running, text_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -116,3 +116,21 @@ async def test_mcp_lists_both_tools_and_a_bad_field_is_a_tool_error_naming_it(tm
         assert bad.is_error and "channel" in str(bad.content) and "not the id of a channel" in str(bad.content)
         assert no_options.is_error and "options" in str(no_options.content)
         assert env.cards() == []
+
+
+async def test_mcp_ask_human_past_its_deadline_returns_timed_out_with_the_default(tmp_path: Path) -> None:
+    async with (
+        running(tmp_path, config=policy_file(tmp_path, "")) as env,
+        mcp_client(env, tmp_path, "--as", "ci") as client,
+    ):
+        asked = {"question": "Roll back checkout to v41?", "channel": OPS, "assignees": ["U0ALICE"]}
+        asked |= {"input_type": "choice", "options": ["roll back", "keep v42"]}
+        asked |= {"timeout": 1, "on_timeout": "use_default", "default": "keep v42"}
+        waiting = asyncio.create_task(call(client, "ask_human", asked))
+        await asked_in_thread(env, "Roll back checkout to v41?")
+
+        env.bot.deps.runtime.clock = lambda: 10.0**10  # past the deadline
+        await env.bot.deps.runtime.tick()
+
+        got = await asyncio.wait_for(waiting, 20)
+        assert (got["status"], got["answer"]) == ("timed_out", "keep v42")
