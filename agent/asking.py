@@ -135,14 +135,14 @@ class AskRequest(BaseModel, extra="forbid"):
             raise ValueError("timeout: on_timeout needs a timeout (seconds)")
         return self
 
-    def handoff(self) -> Handoff:
+    def handoff(self, reason: str = "asked through the API") -> Handoff:
         assert self.input_type != "number"
         return Handoff(
             prompt=self.prompt,
             input_type=self.input_type,
             options=self.options,
             context=self.context,
-            reason="asked through the API",
+            reason=reason,
             priority=self.priority,
             default=self.default,
         )
@@ -180,7 +180,9 @@ class Asking:
         self.usecases = usecases
         self._asking: dict[str, tuple[asyncio.Lock, int]] = {}  # run id -> its lock, and how many hold or await it
 
-    async def ask(self, token: Caller, request: AskRequest) -> Created:
+    async def ask(self, token: Caller, request: AskRequest, *, reason: str = "asked through the API") -> Created:
+        """Ask ``request`` as ``token`` (``reason``: the question's "why" line), or return the handoff this caller
+        already asked with its idempotency key."""
         record = AskedRecord(
             id=uuid.uuid4().hex[:12],
             token=token.name,
@@ -193,13 +195,13 @@ class Asking:
         self._asking[kept.id] = (lock, users + 1)
         try:
             async with lock:  # the same key asked twice at once: the second finds the run the first wrote
-                return await self._asked(kept.id, record.id, request, token)
+                return await self._asked(kept.id, record.id, request, token, reason)
         finally:
             lock, users = self._asking.pop(kept.id)
             if users > 1:  # (the last one out forgets the lock)
                 self._asking[kept.id] = (lock, users - 1)
 
-    async def _asked(self, run_id: str, new_id: str, request: AskRequest, token: Caller) -> Created:
+    async def _asked(self, run_id: str, new_id: str, request: AskRequest, token: Caller, reason: str) -> Created:
         origin = run_origin(request.channel)
         assert origin is not None  # checked by the request
         try:
@@ -211,7 +213,7 @@ class Asking:
         terms = AskTerms(
             assignees=request.assignees, quorum=request.quorum, timeout=request.timeout, on_timeout=on_timeout
         )
-        state = await self.runtime.ask(run_id, token.principal, origin, request.handoff(), terms)
+        state = await self.runtime.ask(run_id, token.principal, origin, request.handoff(reason), terms)
         return Created(await self._view(state), new=run_id == new_id)
 
     async def read(self, token: Caller, handoff_id: str, wait: float = 0.0) -> HandoffView | NoSuchHandoff:

@@ -68,7 +68,8 @@ class HandoffTools:
             wanted = AskRequest.model_validate({k: v for k, v in fields.items() if v is not None})
         except ValidationError as exc:
             raise _refused(exc) from None
-        view = (await self.asking.ask(self.caller, wanted)).handoff
+        asked = await self.asking.ask(self.caller, wanted, reason=f"asked by {self.caller.principal} over MCP")
+        view = asked.handoff
         waited = 0.0
         while view.status == "pending":
             step = min(self.progress_every, MAX_WAIT)

@@ -49,6 +49,7 @@ async def test_mcp_ask_human_is_shown_in_slack_and_returns_the_answer_alice_clic
         waiting = asyncio.create_task(call(client, "ask_human", asked))
 
         question = await asked_in_thread(env, "Roll back checkout to v41?")
+        assert "asked by mcp:coder over MCP" in text_of(question), "alice sees who asks"
         assert not waiting.done(), "the call waits for the answer"
         await env.click("alice", question, f"{ids.ANSWER}.0")
 
