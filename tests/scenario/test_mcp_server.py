@@ -135,3 +135,21 @@ async def test_mcp_ask_human_past_its_deadline_returns_timed_out_with_the_defaul
 
         got = await asyncio.wait_for(waiting, 20)
         assert (got["status"], got["answer"]) == ("timed_out", "keep v42")
+
+
+async def test_mcp_client_that_went_away_mid_wait_calls_again_with_its_key_and_gets_the_answer(tmp_path: Path) -> None:
+    async with running(tmp_path) as env:
+        asked = {"question": "Drain node-7 now?", "channel": OPS, "assignees": ["U0ALICE"]}
+        asked |= {"input_type": "choice", "options": ["drain", "wait"], "idempotency_key": "node-7"}
+        async with mcp_client(env, tmp_path, "--as", "coder") as gone:
+            cut = asyncio.create_task(call(gone, "ask_human", asked))
+            question = await asked_in_thread(env, "Drain node-7 now?")
+            cut.cancel()  # the client goes away mid-wait: its process is stopped with it
+
+        async with mcp_client(env, tmp_path, "--as", "coder") as back:
+            again = asyncio.create_task(call(back, "ask_human", asked))
+            await env.click("alice", question, f"{ids.ANSWER}.0")
+            got = await asyncio.wait_for(again, 20)
+
+        assert (got["status"], got["answer"], got["by"]) == ("resolved", "drain", "U0ALICE")
+        assert len(env.cards()) == 1, "asked once"
