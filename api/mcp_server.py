@@ -72,7 +72,7 @@ class HandoffTools:
         view = asked.handoff
         waited = 0.0
         while view.status == "pending":
-            step = min(self.progress_every, MAX_WAIT)
+            step = min(max(self.progress_every, 0.1), MAX_WAIT)  # (never a busy loop)
             read = await self.asking.read(self.caller, view.id, step)
             if isinstance(read, NoSuchHandoff):  # pruned meanwhile
                 raise ToolError(f"Handoff {view.id} is gone (pruned); ask again.")
