@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -19,7 +19,7 @@ from agent.errors import UnknownRun
 from agent.machine.asked import AskTerms, OnTimeout
 from agent.models import Handoff, InputType, Priority, RunState
 from agent.models.platforms import place_hint, principal_of, run_origin
-from agent.models.tokens import ApiToken, AskedRecord
+from agent.models.tokens import AskedRecord
 from agent.outcomes import Applied, NotApplied, Refused
 from agent.policy import TIMEOUT
 from agent.ports import Store
@@ -30,6 +30,33 @@ Status = Literal["pending", "resolved", "timed_out", "cancelled"]
 MAX_WAIT = 30.0
 """The longest a ``wait`` holds a read open, in seconds."""
 POLL = 0.2
+
+
+class Caller(Protocol):
+    """Who asks: an API token (:class:`~agent.models.tokens.ApiToken`) or another door's named principal.
+    ``name`` keys its handoffs (each caller sees only its own, idempotency keys are per caller);
+    ``principal`` is who it acts as in the audit trail."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def principal(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class McpCaller:
+    """An MCP client of ``tandem mcp``, named by whoever starts it: audited as ``mcp:NAME``."""
+
+    label: str
+
+    @property
+    def name(self) -> str:
+        return self.principal
+
+    @property
+    def principal(self) -> str:
+        return f"mcp:{self.label}"
 
 
 class NotYet(ValueError):
@@ -112,14 +139,14 @@ class AskRequest(BaseModel, extra="forbid"):
             raise ValueError("timeout: on_timeout needs a timeout (seconds)")
         return self
 
-    def handoff(self) -> Handoff:
+    def handoff(self, reason: str = "asked through the API") -> Handoff:
         assert self.input_type != "number"
         return Handoff(
             prompt=self.prompt,
             input_type=self.input_type,
             options=self.options,
             context=self.context,
-            reason="asked through the API",
+            reason=reason,
             priority=self.priority,
             default=self.default,
             callback_url=self.callback_url,
@@ -156,10 +183,11 @@ class Asking:
         self.store = store
         self.runtime = runtime
         self.usecases = usecases
+        self._asking: dict[str, tuple[asyncio.Lock, int]] = {}  # run id -> its lock, and how many hold or await it
 
-    async def ask(self, token: ApiToken, request: AskRequest) -> Created:
-        origin = run_origin(request.channel)
-        assert origin is not None  # checked by the request
+    async def ask(self, token: Caller, request: AskRequest, *, reason: str = "asked through the API") -> Created:
+        """Ask ``request`` as ``token`` (``reason``: the question's "why" line), or return the handoff this caller
+        already asked with its idempotency key."""
         record = AskedRecord(
             id=uuid.uuid4().hex[:12],
             token=token.name,
@@ -168,8 +196,21 @@ class Asking:
             created_at=self.runtime.clock(),
         )
         kept = await self.store.keep_asked(record)
+        lock, users = self._asking.get(kept.id, (asyncio.Lock(), 0))
+        self._asking[kept.id] = (lock, users + 1)
         try:
-            state, _ = await self.store.load(kept.id)
+            async with lock:  # the same key asked twice at once: the second finds the run the first wrote
+                return await self._asked(kept.id, record.id, request, token, reason)
+        finally:
+            lock, users = self._asking.pop(kept.id)
+            if users > 1:  # (the last one out forgets the lock)
+                self._asking[kept.id] = (lock, users - 1)
+
+    async def _asked(self, run_id: str, new_id: str, request: AskRequest, token: Caller, reason: str) -> Created:
+        origin = run_origin(request.channel)
+        assert origin is not None  # checked by the request
+        try:
+            state, _ = await self.store.load(run_id)
             return Created(await self._view(state), new=False)
         except UnknownRun:  # new (or kept by a process that stopped before its run was written)
             pass
@@ -177,10 +218,10 @@ class Asking:
         terms = AskTerms(
             assignees=request.assignees, quorum=request.quorum, timeout=request.timeout, on_timeout=on_timeout
         )
-        state = await self.runtime.ask(kept.id, token.principal, origin, request.handoff(), terms)
-        return Created(await self._view(state), new=kept.id == record.id)
+        state = await self.runtime.ask(run_id, token.principal, origin, request.handoff(reason), terms)
+        return Created(await self._view(state), new=run_id == new_id)
 
-    async def read(self, token: ApiToken, handoff_id: str, wait: float = 0.0) -> HandoffView | NoSuchHandoff:
+    async def read(self, token: Caller, handoff_id: str, wait: float = 0.0) -> HandoffView | NoSuchHandoff:
         """The handoff, once it is decided or ``wait`` seconds (at most :data:`MAX_WAIT`) passed."""
         kept = await self.store.asked(handoff_id)
         if kept is None or kept.token != token.name:
@@ -196,7 +237,7 @@ class Asking:
                 return view
             await asyncio.sleep(POLL)
 
-    async def cancel(self, token: ApiToken, handoff_id: str) -> HandoffView | NoSuchHandoff | NotApplied | Refused:
+    async def cancel(self, token: Caller, handoff_id: str) -> HandoffView | NoSuchHandoff | NotApplied | Refused:
         kept = await self.store.asked(handoff_id)
         if kept is None or kept.token != token.name:
             return NoSuchHandoff(handoff_id)

@@ -32,6 +32,7 @@ from agent.views import run_json
 from cli import names
 from cli.answer import answer
 from cli.lessons import lessons_command
+from cli.mcp_server import mcp_command
 from cli.mrkdwn import use_color
 from cli.options import UsageError
 from cli.parser import build_parser
@@ -208,6 +209,8 @@ def main(argv: Sequence[str] | None = None, *, settings_factory: Callable[[], Co
             coro = tools_command(args, read_settings(settings_factory))
         elif args.command == "tokens":
             coro = tokens_command(args, read_settings(settings_factory))
+        elif args.command == "mcp":
+            coro = mcp_command(args, read_settings(settings_factory))
         else:
             coro = _main(args, read_settings(settings_factory))
         code = asyncio.run(coro)

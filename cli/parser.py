@@ -131,6 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
     tokens.add_argument("--json", action="store_true")
     tokens.add_argument("--as", dest="user", default=_default_user(), help="who creates or revokes it (default: you)")
 
+    mcp = sub.add_parser("mcp", help="serve ask_human and request_approval to MCP clients over stdio")
+    mcp.add_argument("--as", dest="name", help="the client's name, audited as mcp:NAME (default: $TANDEM_MCP_NAME)")
+    mcp.add_argument("--progress-every", type=float, default=15.0, help=argparse.SUPPRESS)
+
     redeliver = sub.add_parser("redeliver", help="try again to deliver a run's messages that could not be delivered")
     redeliver.add_argument("run_id")
     return parser

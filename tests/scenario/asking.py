@@ -11,7 +11,9 @@ from typing import Any
 import aiohttp
 
 from agent.tokens import Minted, mint
-from tests.scenario.harness import OPS, Env, running, text_of
+from tests.scenario.harness import OPS, Env, asked_in_thread, running
+
+__all__ = ["ASK", "api", "asked_in_thread"]
 
 ASK = {
     "prompt": "Roll back checkout to v41?",
@@ -30,17 +32,3 @@ async def api(tmp_path: Path, **extra: Any) -> AsyncIterator[tuple[Env, aiohttp.
         headers = {"Authorization": f"Bearer {made.token}"}
         async with aiohttp.ClientSession(base_url=env.bot.url, headers=headers) as http:
             yield env, http, made
-
-
-async def asked_in_thread(env: Env, prompt: str) -> Any:
-    """The handoff's question as it shows in its run's thread, once it is there."""
-
-    def question() -> Any:
-        for card in env.cards():
-            for message in env.thread(card):
-                if prompt in text_of(message) and "tandem.answer" in str(message.blocks):
-                    return message
-        return None
-
-    await env.wait(question)
-    return question()

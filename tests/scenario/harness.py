@@ -91,6 +91,20 @@ class Env:
         return await self.ws.click(user, OPS, message.ts, action_id, value)
 
 
+async def asked_in_thread(env: Env, prompt: str) -> Any:
+    """The handoff's question as it shows in its run's thread, once it is there."""
+
+    def question() -> Any:
+        for card in env.cards():
+            for message in env.thread(card):
+                if prompt in text_of(message) and "tandem.answer" in str(message.blocks):
+                    return message
+        return None
+
+    await env.wait(question)
+    return question()
+
+
 def buttons_of(message: Message) -> list[dict[str, Any]]:
     found = []
     for block in message.blocks:
