@@ -29,9 +29,11 @@ def answer_value(review_id: str, answer: Any) -> str:
 
 
 def handoff(state: RunState, review: Review) -> Blocks:
-    """The question message with its answer controls."""
+    """The question message with its answer controls; a question closed before it was shown (its run cancelled
+    first: only the open review carries the question) says so, with no controls."""
     h = review.handoff
-    assert h is not None
+    if h is None:
+        return [section("*Tandem needed an answer*"), context("This question was closed before it was shown.")]
     step = state.step(review.step) if review.step is not None else None
     lead = f"{_PRIORITY[h.priority]}*Tandem needs an answer*"
     if step is not None:

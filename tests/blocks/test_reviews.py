@@ -274,3 +274,13 @@ def test_result_review_shows_what_each_risky_step_did() -> None:
     run, rv = reviewing("before_result", plan=[step(1, status="done", result="Restarted payments: degraded → running")])
     text = all_text(review_blocks(run, rv))
     assert "Step 1 restart_service (exec) ran: Restarted payments: degraded → running" in text
+
+
+def test_handoff_question_closed_before_it_was_shown_says_so_without_controls() -> None:
+    # a question cancelled before its post: only the stored review is left, and it does not carry the question
+    state, asked = reviewing("handoff")
+    closed = asked.model_copy(update={"handoff": None})
+    blocks = review_blocks(state, closed)
+    assert_valid_message(blocks)
+    assert "closed before it was shown" in all_text(blocks)
+    assert action_elements(blocks) == []
