@@ -77,13 +77,13 @@ def post_message(post: ScheduledPost, rule: ReportRule, at: float) -> WeeklyRepo
     )
 
 
-def report_outbound(post: ScheduledPost, rule: ReportRule, at: float) -> Outbound | None:
-    """The outbox write of ``post`` claimed at ``at``: its message, for the delivery worker of the platform
+def report_outbound(message: WeeklyReport) -> Outbound | None:
+    """The outbox write of a report post's ``message``, for the delivery worker of the platform
     whose channel it names (None: no registered platform takes that channel any more)."""
-    where = platforms.report_destination(post.channel)
+    where = platforms.report_destination(message.channel)
     if where is None or where.channel is None:
         return None
-    return Outbound(where.channel, [post_message(post, rule, at)])
+    return Outbound(where.channel, [message])
 
 
 async def post_now(store: PostsStore, rule: ReportRule, since: float, until: float, nonce: str) -> ScheduledPost:
@@ -95,7 +95,7 @@ async def post_now(store: PostsStore, rule: ReportRule, since: float, until: flo
             "(or TANDEM_POLICY__REPORT__CHANNEL) to say where the report goes"
         )
     post = manual_post(rule.channel, since, until, nonce)
-    outbound = report_outbound(post, rule, until)
+    outbound = report_outbound(post_message(post, rule, until))
     if outbound is None:  # the policy was checked when it was loaded; a platform cannot have gone since
         raise ConfigError(f"[report] channel {rule.channel} is no channel reports can go to")
     await store.schedule_post(post, until)

@@ -49,13 +49,14 @@ class Scheduling(Unshown):
         for post in await self.store.due_posts(now):
             if not post.manual and post.channel != rule.channel:
                 continue  # the policy no longer posts there
-            outbound = report_outbound(post, rule, now)
+            message = post_message(post, rule, now)
+            outbound = report_outbound(message)
             if outbound is None:
                 log.warning("report post %s skipped: no installed platform posts to %s", post.key, post.channel)
                 continue
             if await self.store.claim_post(post.key, outbound, now):
                 posted += 1
-                late = post_message(post, rule, now).late_by  # (pure: the same as the claimed row's)
+                late = message.late_by
                 log.info("report post %s claimed%s", post.key, f" ({late / 3600:.1f} h late)" if late else "")
         if rule.channel is not None:
             await self.store.schedule_post(scheduled_post(rule.channel, next_post_time(rule, now)), now)

@@ -27,7 +27,7 @@ from agent.models.platforms import Platform, PrincipalKind, register
 from agent.runtime import Runtime
 from agent.tools import Risk, ToolRegistry, tool
 from agent.usecases import Applied, Refused, UseCases
-from agent.weekly import report_outbound
+from agent.weekly import post_message, report_outbound
 from storage.facade import AsyncStore
 from tests.fakes.brain import FixedBrain
 
@@ -155,7 +155,7 @@ def test_run_of_a_toy_room_survives_a_round_trip_through_json() -> None:
 def test_report_for_a_toy_room_goes_to_the_toy_delivery_worker() -> None:
     rule = ReportRule(channel="tr-ops")
     post = ScheduledPost(key="tr-ops@1", channel="tr-ops", since=0.0, until=1.0)
-    outbound = report_outbound(post, rule, 1.0)
+    outbound = report_outbound(post_message(post, rule, 1.0))
     assert (
         outbound is not None
         and outbound.channel == TOY
