@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import aiohttp
+import pytest
+from aiohttp import web
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, StreamingResponse
+from starlette.routing import Route
+
+from api.asgi import mount_asgi
+
+
+def _starlette(events: list[str], release: asyncio.Event, ended: asyncio.Event | None = None) -> Starlette:
+    async def hello(request: Request) -> JSONResponse:
+        return JSONResponse({"path": request.url.path, "root": request.scope["root_path"]})
+
+    async def stream(request: Request) -> StreamingResponse:
+        async def chunks() -> AsyncIterator[bytes]:
+            try:
+                yield b"data: first\n\n"
+                await release.wait()
+                yield b"data: second\n\n"
+            finally:
+                if ended is not None:
+                    ended.set()
+
+        return StreamingResponse(chunks(), media_type="text/event-stream")
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        events.append("started")
+        yield
+        events.append("stopped")
+
+    return Starlette(routes=[Route("/hello", hello), Route("/stream", stream)], lifespan=lifespan)
+
+
+async def test_mount_asgi_serves_beside_aiohttp_routes_streams_and_runs_lifespan() -> None:
+    events: list[str] = []
+    release = asyncio.Event()
+    application = web.Application()
+
+    async def own(request: web.Request) -> web.Response:
+        return web.json_response({"own": True})
+
+    application.router.add_get("/healthz", own)
+    mount_asgi(application, "/inner", _starlette(events, release))
+    runner = web.AppRunner(application)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        assert events == ["started"]
+        async with aiohttp.ClientSession(f"http://127.0.0.1:{port}") as http:
+            async with http.get("/healthz") as response:
+                assert await response.json() == {"own": True}
+            async with http.get("/inner/hello") as response:
+                assert await response.json() == {"path": "/inner/hello", "root": "/inner"}
+            async with http.get("/inner/stream") as response:
+                # The first event arrives while the app still holds the second: nothing is buffered whole.
+                assert await response.content.readuntil(b"\n\n") == b"data: first\n\n"
+                release.set()
+                assert await response.content.readuntil(b"\n\n") == b"data: second\n\n"
+            async with http.get("/elsewhere") as response:
+                assert response.status == 404
+    finally:
+        await runner.cleanup()
+    assert events == ["started", "stopped"]
+
+
+def test_mount_asgi_with_a_trailing_slash_is_refused() -> None:
+    with pytest.raises(ValueError, match="/mcp"):
+        mount_asgi(web.Application(), "/mcp/", _starlette([], asyncio.Event()))
+
+
+async def test_mount_asgi_stream_ends_when_its_client_goes_away() -> None:
+    ended = asyncio.Event()
+    application = web.Application()
+    mount_asgi(application, "/inner", _starlette([], asyncio.Event(), ended))
+    runner = web.AppRunner(application)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        async with aiohttp.ClientSession(f"http://127.0.0.1:{port}") as http:
+            response = await http.get("/inner/stream")
+            assert await response.content.readuntil(b"\n\n") == b"data: first\n\n"
+            # The loop is free while the stream waits: another request is answered.
+            async with http.get("/inner/hello") as other:
+                assert other.status == 200
+            response.close()
+        await asyncio.wait_for(ended.wait(), 10)
+    finally:
+        await runner.cleanup()
