@@ -40,6 +40,19 @@ def _starlette(events: list[str], release: asyncio.Event, ended: asyncio.Event |
     return Starlette(routes=[Route("/hello", hello), Route("/stream", stream)], lifespan=lifespan)
 
 
+@asynccontextmanager
+async def _serving(application: web.Application) -> AsyncIterator[aiohttp.ClientSession]:
+    runner = web.AppRunner(application)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = runner.addresses[0][1]
+    try:
+        async with aiohttp.ClientSession(f"http://127.0.0.1:{port}") as http:
+            yield http
+    finally:
+        await runner.cleanup()
+
+
 async def test_mount_asgi_serves_beside_aiohttp_routes_streams_and_runs_lifespan() -> None:
     events: list[str] = []
     release = asyncio.Event()
@@ -50,27 +63,19 @@ async def test_mount_asgi_serves_beside_aiohttp_routes_streams_and_runs_lifespan
 
     application.router.add_get("/healthz", own)
     mount_asgi(application, "/inner", _starlette(events, release))
-    runner = web.AppRunner(application)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    try:
+    async with _serving(application) as http:
         assert events == ["started"]
-        async with aiohttp.ClientSession(f"http://127.0.0.1:{port}") as http:
-            async with http.get("/healthz") as response:
-                assert await response.json() == {"own": True}
-            async with http.get("/inner/hello") as response:
-                assert await response.json() == {"path": "/inner/hello", "root": "/inner"}
-            async with http.get("/inner/stream") as response:
-                # The first event arrives while the app still holds the second: nothing is buffered whole.
-                assert await response.content.readuntil(b"\n\n") == b"data: first\n\n"
-                release.set()
-                assert await response.content.readuntil(b"\n\n") == b"data: second\n\n"
-            async with http.get("/elsewhere") as response:
-                assert response.status == 404
-    finally:
-        await runner.cleanup()
+        async with http.get("/healthz") as response:
+            assert await response.json() == {"own": True}
+        async with http.get("/inner/hello") as response:
+            assert await response.json() == {"path": "/inner/hello", "root": "/inner"}
+        async with http.get("/inner/stream") as response:
+            # The first event arrives while the app still holds the second: nothing is buffered whole.
+            assert await response.content.readuntil(b"\n\n") == b"data: first\n\n"
+            release.set()
+            assert await response.content.readuntil(b"\n\n") == b"data: second\n\n"
+        async with http.get("/elsewhere") as response:
+            assert response.status == 404
     assert events == ["started", "stopped"]
 
 
@@ -83,19 +88,11 @@ async def test_mount_asgi_stream_ends_when_its_client_goes_away() -> None:
     ended = asyncio.Event()
     application = web.Application()
     mount_asgi(application, "/inner", _starlette([], asyncio.Event(), ended))
-    runner = web.AppRunner(application)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    try:
-        async with aiohttp.ClientSession(f"http://127.0.0.1:{port}") as http:
-            response = await http.get("/inner/stream")
-            assert await response.content.readuntil(b"\n\n") == b"data: first\n\n"
-            # The loop is free while the stream waits: another request is answered.
-            async with http.get("/inner/hello") as other:
-                assert other.status == 200
-            response.close()
+    async with _serving(application) as http:
+        response = await http.get("/inner/stream")
+        assert await response.content.readuntil(b"\n\n") == b"data: first\n\n"
+        # The loop is free while the stream waits: another request is answered.
+        async with http.get("/inner/hello") as other:
+            assert other.status == 200
+        response.close()
         await asyncio.wait_for(ended.wait(), 10)
-    finally:
-        await runner.cleanup()
