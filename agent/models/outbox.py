@@ -7,6 +7,7 @@ delivers them (and reads the run's state as it is by then).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, TypeAdapter
@@ -228,12 +229,15 @@ OutgoingKind = Literal[
     "webhook",
 ]
 
-_ADAPTER: TypeAdapter[Outgoing] = TypeAdapter(Outgoing)
+@cache
+def _adapter() -> TypeAdapter[Outgoing]:
+    # Built on first use, not at import: a process that only resumes a run writes messages and never reads one.
+    return TypeAdapter(Outgoing)
 
 
 def decode_outgoing(raw: str | bytes) -> Outgoing:
     """An outbox row's message, typed (rows of older releases included)."""
-    return _ADAPTER.validate_json(raw)
+    return _adapter().validate_json(raw)
 
 
 def encode_outgoing(message: Outgoing) -> str:
