@@ -179,14 +179,18 @@ def build_graph(saver: Any, kind: SaverKind) -> Any:
 # --- the saver and its connection ------------------------------------------------------------
 
 _PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL")
+# --pragmas default: the file as LangGraph's saver opens it on its own (its setup() turns on WAL; synchronous is
+# SQLite's compiled-in default, read back and printed).
+PRAGMAS: dict[str, tuple[str, ...]] = {"full": _PRAGMAS, "default": ()}
 
 
 class Saver:
     """The checkpointer and its connection, behind one small async face (sync saver: direct calls)."""
 
-    def __init__(self, kind: SaverKind, path: Path) -> None:
+    def __init__(self, kind: SaverKind, path: Path, pragmas: str = "full") -> None:
         self.kind = kind
         self.path = path
+        self.pragmas = PRAGMAS[pragmas]
         self.conn: Any = None
         self.saver: Any = None
         self.graph: Any = None
@@ -198,7 +202,7 @@ class Saver:
 
             # as AsyncSqliteSaver.from_conn_string does, plus the PRAGMAs
             self.conn = await aiosqlite.connect(str(self.path))
-            for pragma in _PRAGMAS:
+            for pragma in self.pragmas:
                 await self.conn.execute(pragma)
             self.saver = AsyncSqliteSaver(self.conn)
             await self.saver.setup()
@@ -207,7 +211,7 @@ class Saver:
 
             # as SqliteSaver.from_conn_string does, plus the PRAGMAs
             self.conn = sqlite3.connect(str(self.path), check_same_thread=False)
-            for pragma in _PRAGMAS:
+            for pragma in self.pragmas:
                 self.conn.execute(pragma)
             self.saver = SqliteSaver(self.conn)
             self.saver.setup()
@@ -347,8 +351,8 @@ async def _row_facts(s: Saver, n: int) -> dict[str, float]:
 # --- the loop ---------------------------------------------------------------------------
 
 
-async def _empty_db_bytes(kind: SaverKind, path: Path) -> int:
-    s = await Saver(kind, path).open()
+async def _empty_db_bytes(kind: SaverKind, path: Path, pragmas: str) -> int:
+    s = await Saver(kind, path, pragmas).open()
     try:
         await _checkpoint(s)
         return disk_bytes(path)
@@ -356,13 +360,15 @@ async def _empty_db_bytes(kind: SaverKind, path: Path) -> int:
         await s.close()
 
 
-async def run_loop(n: int, workdir: Path, *, kind: SaverKind, durability: Durability, extra_paused: int = 0) -> Result:
+async def run_loop(
+    n: int, workdir: Path, *, kind: SaverKind, durability: Durability, extra_paused: int = 0, pragmas: str = "full"
+) -> Result:
     """bench.loop's workload on LangGraph, on a fresh database in ``workdir``; BenchFailure if it misbehaves."""
     if n < 1:
         raise ValueError("n must be at least 1")
-    empty_bytes = await _empty_db_bytes(kind, workdir / "empty.db")
+    empty_bytes = await _empty_db_bytes(kind, workdir / "empty.db", pragmas)
     db_path = workdir / "loop.db"
-    s = await Saver(kind, db_path).open()
+    s = await Saver(kind, db_path, pragmas).open()
     try:
         journal_mode = str((await s.query("PRAGMA journal_mode"))[0][0])
         sync_level = int((await s.query("PRAGMA synchronous"))[0][0])
@@ -605,7 +611,9 @@ def report(r: Result, f: dict[str, Any], cold: list[ChildRun], baseline: list[fl
     )
     print(f"  machine  : Python {f['python']}, SQLite {f['sqlite']}, {f['cpus']} CPUs, {platform.machine()}")
     print(f"             load average before the run: {f['load_before']:.2f} (1 min)")
-    if r.synchronous != 2 or r.journal_mode.lower() != "wal":
+    if f["pragmas"] == "default":
+        print("  --pragmas default: the file as LangGraph opens it, no PRAGMA of the bench's own")
+    elif r.synchronous != 2 or r.journal_mode.lower() != "wal":
         print("  !! not WAL + synchronous=FULL: not comparable with bench.loop")
         ok = False
     print()
@@ -710,6 +718,13 @@ def main(argv: list[str] | None = None) -> int:
         default="async",
         help="LangGraph's durability mode (default: LangGraph's own default, async)",
     )
+    parser.add_argument(
+        "--pragmas",
+        choices=tuple(PRAGMAS),
+        default="full",
+        help="full: WAL + synchronous=FULL set explicitly, as bench.loop has them (default);"
+        " default: only what LangGraph's saver sets itself",
+    )
     parser.add_argument("--cold-repeats", type=int, default=7, help="fresh processes timed for cold start")
     parser.add_argument(
         "--paused",
@@ -735,6 +750,7 @@ def main(argv: list[str] | None = None) -> int:
                 kind=args.saver,
                 durability=args.durability,
                 extra_paused=(repeats + 1 if repeats else 0) + max(0, args.paused),
+                pragmas=args.pragmas,
             )
         )
         left = result.extra_paused[repeats + 1 if repeats else 0 :]
@@ -744,7 +760,7 @@ def main(argv: list[str] | None = None) -> int:
             if repeats
             else []
         )
-        data = figures(result, baseline, cold, load_before)
+        data = figures(result, baseline, cold, load_before) | {"pragmas": args.pragmas}
         data["db"], data["paused_threads"] = str(result.db_path), left
         ok = report(result, data, cold, baseline)
         if tandem_imported():

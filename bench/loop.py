@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import cProfile
 import io
+import json
 import os
 import pstats
 import resource
@@ -33,7 +34,7 @@ from agent.models import (
     RunState,
 )
 from agent.runtime import Runtime
-from bench.report import report
+from bench.report import figures, report
 from bench.results import BenchFailure, ChildRun, LoopResult, Paused, TableBytes
 from bench.spawn import child_env, cold_start, import_times, python_baseline
 from bench.workload import EXPECTED_ANCHORS, POLICY, REQUESTER, REVIEWER, TASK, choose_brain, make_brain, registry
@@ -306,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--dir", type=Path, help="where the database goes (default: a new temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
+    parser.add_argument("--json-out", type=Path, help="also write the headline figures to this file, as JSON")
     args = parser.parse_args(argv)
 
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="tandem-bench-"))
@@ -340,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  (cold start via cli.wiring failed, left out: {str(exc)[-300:]})")
             imports = import_times(result.db_path, paused[-1], result.brain)
         ok = report(result, baseline, cold, wiring, imports, load_before)
+        if args.json_out:
+            args.json_out.write_text(json.dumps(figures(result) | {"workload_ok": ok}, indent=2) + "\n")
     finally:
         if not args.keep and args.dir is None:
             shutil.rmtree(workdir)

@@ -38,6 +38,24 @@ def _verdict(ok: bool) -> str:
     return "MET" if ok else "MISSED"
 
 
+def figures(result: LoopResult) -> dict[str, float | int | str]:
+    """The loop's headline figures as JSON-ready data (``--json-out``; :mod:`bench.resumeside` reads them)."""
+    resumes = len(result.resumes)
+    return {
+        "system": "tandem",
+        "n": result.n,
+        "journal_mode": result.journal_mode,
+        "synchronous": result.synchronous,
+        "starts_per_s": result.n / result.start_s,
+        "resumes_per_s": resumes / result.resume_s,
+        "resume_p50_ms": percentile(result.resumes, 50) * 1000,
+        "resume_p99_ms": percentile(result.resumes, 99) * 1000,
+        "bytes_per_paused_thread": (result.paused_bytes - result.empty_bytes) / result.n,
+        "durable_commits_per_resume": result.durable_commits / resumes,
+        "runs_done": result.runs_done,
+    }
+
+
 def report(
     result: LoopResult,
     baseline: list[float],
@@ -122,7 +140,7 @@ def report(
         f"{per_run:,.0f} B",
         f"≤ {TARGET_BYTES:,} B",
         f"{BASE_BYTES:,} B",
-        f"{BASE_BYTES / per_run:.2f}x smaller",
+        f"{BASE_BYTES / per_run:.2f}x smaller" if per_run > 0 else "(too few runs to grow the file)",
         _verdict(per_run <= TARGET_BYTES),
     )
     row("bytes per finished run (info)", f"{(result.done_bytes - result.empty_bytes) / n:,.0f} B")

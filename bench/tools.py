@@ -1,7 +1,8 @@
 """The benchmark's tools: two cheap reads and one risky deploy, registered with ``@tool``.
 
 They do no I/O so the figures measure Tandem (runtime, machine, storage), not the tools.
-Plain sync functions, like the demo tools: the runtime calls them in a worker thread.
+Async functions, as an async bot writes them (and as the LangGraph baseline writes its nodes): the runtime
+awaits them on its loop. A plain function would be called in a worker thread, one hop each way.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ Service = Literal["api", "web", "worker"]
 
 
 @tool(risk=Risk.READ)
-def check_status(service: Service) -> str:
+async def check_status(service: Service) -> str:
     """Show a service's status.
 
     Args:
@@ -25,7 +26,7 @@ def check_status(service: Service) -> str:
 
 
 @tool(risk=Risk.READ)
-def read_logs(service: Service, limit: int = 20) -> str:
+async def read_logs(service: Service, limit: int = 20) -> str:
     """Read a service's recent log lines.
 
     Args:
@@ -36,7 +37,7 @@ def read_logs(service: Service, limit: int = 20) -> str:
 
 
 @tool(risk=Risk.DEPLOY)
-def deploy(service: Service, version: str) -> str:
+async def deploy(service: Service, version: str) -> str:
     """Deploy a version of a service.
 
     Args:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Literal
 
 import pytest
 
 from agent.models import RunState
-from bench import coldside
+from bench import coldside, resumeside
 from bench.loop import expect_run, main, run_loop
 from bench.results import BenchFailure
 from bench.spawn import cold_start
@@ -62,5 +64,39 @@ def test_coldside_without_langgraph_interpreter_says_where_it_looked(
     missing = tmp_path / "no-venv" / "bin" / "python"
 
     assert coldside.main(["--langgraph", str(missing), "--repeats", "1"]) == 2
+
+    assert f"no LangGraph interpreter at {missing}" in capsys.readouterr().out
+
+
+def test_main_json_out_writes_the_headline_figures(tmp_path: Path) -> None:
+    out = tmp_path / "figures.json"
+
+    assert main(["--runs", "5", "--cold-repeats", "0", "--brain", "fixed", "--json-out", str(out)]) == 0
+
+    figures = json.loads(out.read_text())
+    assert figures["system"] == "tandem"
+    assert figures["n"] == 5 and figures["runs_done"] == 5 and figures["workload_ok"] is True
+    assert figures["synchronous"] == 2
+    assert figures["resume_p50_ms"] > 0 and figures["resumes_per_s"] > 0
+    assert figures["bytes_per_paused_thread"] > 0
+
+
+def test_resumeside_tandem_side_runs_its_own_process_and_checks_its_workload(tmp_path: Path) -> None:
+    figures = resumeside.run_side("tandem", "unused", 5, tmp_path)
+
+    assert figures["workload_ok"] is True and figures["runs_done"] == 5
+
+
+def test_resumeside_an_interpreter_without_langgraph_fails_its_side_saying_why(tmp_path: Path) -> None:
+    with pytest.raises(BenchFailure, match="(?s)langgraph full failed.*No module named 'langgraph'"):
+        resumeside.run_side("langgraph full", sys.executable, 3, tmp_path)
+
+
+def test_resumeside_without_langgraph_interpreter_says_where_it_looked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-venv" / "bin" / "python"
+
+    assert resumeside.main(["--langgraph", str(missing)]) == 2
 
     assert f"no LangGraph interpreter at {missing}" in capsys.readouterr().out
