@@ -16,7 +16,6 @@ from typing import Any
 from agent import prompts
 from agent.lessons import PlanLike, reflected, shaped
 from agent.models import Lesson, PlannedStep, Step
-from agent.offline.planner import plan_answer
 from agent.tools import ToolRegistry
 
 log = logging.getLogger("tandem.lessons")
@@ -44,6 +43,8 @@ async def credited(
 
 
 def _without(context: dict[str, Any]) -> PlanLike | None:
+    from agent.offline.planner import plan_answer  # only when lessons are weighed: a resume never loads the planner
+
     try:
         answer = plan_answer(context)
     except Exception as exc:  # a heuristic bug costs the comparison (the plan's reflection still counts)

@@ -43,8 +43,6 @@ from agent.models import (
     TakeoverReading,
 )
 from agent.not_done import not_done, partly
-from agent.offline.asked import asked_value, negated_only
-from agent.offline.tools_match import tool_view
 from agent.ports import Brain
 from agent.runtime.credit import credited
 from agent.runtime.stopping import CANCEL_GRACE, LateCalls, OutOfTime, within
@@ -128,6 +126,8 @@ class Worker:
             case RunStep():
                 return await self._run_step(state, effect.number)
             case ReviseStep():
+                from agent.offline.asked import negated_only  # a correction's words; a resume never needs them
+
                 step = state.step(effect.number)
                 fix = effect.suggested_fix  # never a value the person said not to use
                 fix = None if fix and negated_only(effect.feedback, fix) else fix
@@ -162,6 +162,9 @@ class Worker:
 
     def _unknown_asked(self, state: RunState) -> str | None:
         """Why the latest correction asks for a value a step's tool does not know, if it does."""
+        from agent.offline.asked import asked_value  # a correction's words; a resume never needs them
+        from agent.offline.tools_match import tool_view
+
         text = state.feedback[-1].text if state.feedback else ""
         for step in state.plan:
             try:
