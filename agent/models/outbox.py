@@ -229,6 +229,7 @@ OutgoingKind = Literal[
     "webhook",
 ]
 
+
 @cache
 def _adapter() -> TypeAdapter[Outgoing]:
     # Built on first use, not at import: a process that only resumes a run writes messages and never reads one.
