@@ -10,7 +10,7 @@ from typing import Literal
 import pytest
 
 from agent.models import RunState
-from bench import coldside, resumeside
+from bench import breakdown, coldside, resumeside
 from bench.loop import expect_run, main, run_loop
 from bench.results import BenchFailure
 from bench.spawn import cold_start
@@ -100,3 +100,17 @@ def test_resumeside_without_langgraph_interpreter_says_where_it_looked(
     assert resumeside.main(["--langgraph", str(missing)]) == 2
 
     assert f"no LangGraph interpreter at {missing}" in capsys.readouterr().out
+
+
+def test_breakdown_parts_add_up_to_the_resumes_and_name_the_durable_commits(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert breakdown.main(["--runs", "3"]) == 0
+
+    out = capsys.readouterr().out
+    assert "9 resumes (3 per run)" in out
+    rows = {line.split("  ")[1].strip(): line for line in out.splitlines() if line.startswith("  ") and " ms" in line}
+    assert {"load", "transition", "commit, durable", "commit, not waiting", "work", "rest", "mean resume"} <= set(rows)
+    # Five durable commits per run of three resumes: the pause before the deploy, the deploy's start, its outcome,
+    # the result's review, the end.
+    assert rows["commit, durable"].split()[-1] == "1.67"
