@@ -222,7 +222,8 @@ def web_app(bot: Bot) -> web.Application:
         return web.json_response({"ok": True})
 
     application.router.add_get("/healthz", healthz)
-    api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases))
+    unserved = {"unserved": bot.mail.unserved} if bot.mail is not None else {}
+    api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases, **unserved))
     mount_mail(application, bot.mail.links if bot.mail is not None else None)
     if bot.feishu is not None:
         from feishu.webhook import mount

@@ -45,6 +45,11 @@ def asked_by(requester: str, reason: str) -> str:
     return f"{who}, {reason}" if reason else who
 
 
+UNSERVED = (
+    "this server sends no mail (TANDEM_SMTP_URL is not set), so nothing was asked; "
+    "ask in a chat channel, or set up mail (README: Email)"
+)
+
 LINK_PAGES: dict[str, tuple[int, str, str]] = {
     "expired": (
         410,

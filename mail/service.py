@@ -9,10 +9,12 @@ from dataclasses import dataclass, replace
 
 from agent.delivery import DeliveryWorker
 from agent.errors import ConfigError
-from agent.models import MAIL
+from agent.models import MAIL, Origin
 from agent.runtime import Runtime
 from agent.settings import CoreSettings
 from mail.links import Links
+from mail.messages import UNSERVED
+from mail.origin import MailTo
 from mail.sender import MailSender, Outgoing
 from mail.smtp import Smtp
 
@@ -25,6 +27,13 @@ class Mailing:
     worker: DeliveryWorker
     links: Links | None
     base: str
+    sends: bool = False  # whether TANDEM_SMTP_URL is set
+
+    def unserved(self, origin: Origin) -> str | None:
+        """Why a handoff cannot be asked at ``origin`` here (None: it can): an address, with mail not set up."""
+        if isinstance(origin, MailTo) and not self.sends:
+            return UNSERVED
+        return None
 
 
 def outgoing_of(settings: CoreSettings, mailing: Mailing | None = None) -> tuple[Outgoing | None, Links | None]:
@@ -61,7 +70,7 @@ async def mailing(settings: CoreSettings, runtime: Runtime, *, poll: float, leas
     outgoing, links = outgoing_of(settings)
     sender = MailSender(runtime.store, runtime.safety, None, runtime.clock)
     worker = DeliveryWorker(runtime.store, MAIL, sender, poll=poll, lease=lease)
-    mail = Mailing(worker, links, settings.public_url.strip().rstrip("/"))
+    mail = Mailing(worker, links, settings.public_url.strip().rstrip("/"), sends=outgoing is not None)
     if outgoing is not None:
         sender.outgoing = replace(outgoing, base=lambda: mail.base)
     sender.worker = worker

@@ -119,3 +119,37 @@ async def test_mail_with_the_smtp_server_down_then_up_is_delivered_once(tmp_path
         assert len(box.received) == 1
         assert await env.bot.deps.store.delivery_status(created["id"], "review", state.pending.id) == "sent"
         assert PUBLIC in text_of(mail)
+
+
+async def test_email_handoff_on_a_server_without_mail_is_refused_and_nothing_is_asked(tmp_path: Path) -> None:
+    async with api(tmp_path) as (env, http, _):
+        answer = await http.post("/api/v1/handoffs", json={**EMAILED, "idempotency_key": "k1"})
+
+        assert answer.status == 422
+        detail = (await answer.json())["detail"]
+        assert detail.startswith("channel: this server sends no mail (TANDEM_SMTP_URL is not set)")
+        again = await http.post("/api/v1/handoffs", json={**ASK, "idempotency_key": "k2"})
+        assert again.status == 201, "a chat handoff still works"
+        runs = await env.bot.deps.store.list_runs()
+        assert [r.id for r in runs] == [(await again.json())["id"]], "only the chat handoff was asked"
+
+
+async def test_email_handoff_cancelled_before_its_mail_could_leave_is_never_mailed(tmp_path: Path) -> None:
+    box = Mailbox()
+    async with local_smtp(box) as probe:
+        url = probe.url  # nothing listens here once this block ends
+    async with api(tmp_path, **{**mail_settings(box, tmp_path), "smtp_url": url}) as (env, http, _):
+        assert env.bot.mail is not None
+        env.bot.mail.worker.retry_scale = 0.01
+        created = await (await http.post("/api/v1/handoffs", json=EMAILED)).json()
+        state, _ = await env.bot.deps.store.load(created["id"])
+        assert state.pending is not None
+        cancelled = await http.post(f"/api/v1/handoffs/{created['id']}/cancel")
+        assert cancelled.status == 200
+
+        host, port = url.removeprefix("smtp://").split(":")
+        async with local_smtp(box, host, int(port)):
+            await env.bot.mail.worker.idle(horizon=5.0)
+
+        assert await env.bot.deps.store.delivery_status(created["id"], "review", state.pending.id) == "sent"
+        assert box.received == [], "nobody is asked what is already decided"
