@@ -35,14 +35,13 @@ NOT_BY_REPLY = (
 LINK_LASTS = "The link works until {until}."
 
 
-def asked_by(requester: str, reason: str) -> str:
-    """Who asks: a person's id, or the software that asked through a token (``token:ci``)."""
-    who = (
-        f"{requester.removeprefix('token:')} (software, through an API token)"
+def asked_by(requester: str) -> str:
+    """Who asks: a person's id, or the software that asked through an API token (``token:ci``)."""
+    return (
+        f"{requester.removeprefix('token:')} (software, with an API token)"
         if requester.startswith("token:")
         else requester
     )
-    return f"{who}, {reason}" if reason else who
 
 
 UNSERVED = (

@@ -29,6 +29,7 @@ class MailView:
     """What is asked: the handoff's prompt, or the run's task, as the requester wrote it."""
     title: str
     asked_by: str
+    why: str
     deadline: float | None
     choices: tuple[str, ...]
     context: tuple[tuple[str, str], ...]
@@ -58,7 +59,8 @@ def mail_view(
         about=about,
         what=what,
         title=view.title,
-        asked_by=m.asked_by(state.requester, reason),
+        asked_by=m.asked_by(state.requester),
+        why=reason,
         deadline=view.deadline,
         choices=choices,
         context=context,
@@ -74,7 +76,7 @@ def _when(at: float) -> str:
 
 def _lines(view: MailView) -> list[tuple[str, str]]:
     """The mail's facts as (label, value), the same in both parts."""
-    rows = [("Asked", view.what), ("Asked by", view.asked_by)]
+    rows = [("Asked", view.what), ("Asked by", view.asked_by)] + ([("Why", view.why)] if view.why else [])
     rows.append(("Deadline", _when(view.deadline) if view.deadline is not None else "none set"))
     rows.append(("Choices", " · ".join(view.choices) if view.choices else "—"))
     rows += list(view.context)

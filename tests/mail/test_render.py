@@ -12,7 +12,8 @@ VIEW = MailView(
     about="asked",
     what='Roll back <b>checkout</b> to v41? "now"',
     title="A question for you",
-    asked_by="ci (software, through an API token), asked through the API",
+    asked_by="ci (software, with an API token)",
+    why="asked through the API",
     deadline=AT + 3600,
     choices=("roll back", "keep <v42>"),
     context=(("ticket", "<img src=x onerror=alert(1)>"),),
@@ -26,7 +27,7 @@ def test_text_part_says_what_by_whom_deadline_choices_link_and_that_replies_deci
     text = text_part(VIEW)
 
     assert 'Asked: Roll back <b>checkout</b> to v41? "now"' in text
-    assert "Asked by: ci (software, through an API token)" in text
+    assert "Asked by: ci (software, with an API token)\nWhy: asked through the API" in text
     assert "Deadline: Fri 04 Dec 2026, 17:00 UTC" in text
     assert "Choices: roll back · keep <v42>" in text
     assert "ticket: <img src=x onerror=alert(1)>" in text

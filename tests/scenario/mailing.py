@@ -29,9 +29,10 @@ def mail_settings(box: Mailbox, tmp_path: Path, policy: str = PEOPLE) -> dict[st
 
 
 def text_of(mail: EmailMessage) -> str:
+    """The plain text part, its lines ended as Python writes them (SMTP carries them as CRLF)."""
     part = mail.get_body(preferencelist=("plain",))
     assert part is not None
-    return str(part.get_content())
+    return str(part.get_content()).replace("\r\n", "\n")
 
 
 def html_of(mail: EmailMessage) -> str:

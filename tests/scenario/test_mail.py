@@ -28,7 +28,7 @@ async def test_email_handoff_arrives_by_mail_with_a_link_to_its_inbox_item(tmp_p
         assert "Roll back checkout to v41?" in mail["Subject"]
         text = text_of(mail)
         assert "Asked: Roll back checkout to v41?" in text
-        assert "Asked by: ci (software, through an API token), asked through the API" in text
+        assert "Asked by: ci (software, with an API token)\nWhy: asked through the API" in text
         assert "Choices: roll back · keep v42" in text
         assert "Deadline: " in text and "none set" not in text
         assert "Replying to this mail does not answer it" in text
