@@ -62,6 +62,7 @@ class FeishuBot:
     background: Background
     url: str = ""
     connection: LongConnection | None = None
+    mail: Mailing | None = None
 
 
 @dataclass
@@ -252,9 +253,14 @@ async def _feishu_alone(settings: FeishuSettings, *, webhook: bool) -> AsyncIter
 
     settings.require(webhook=webhook)
     background = Background()
-    async with RuntimeLoop.running() as home, home.context(open_services(settings, inline=True)) as services:
+    poll, lease = settings.delivery_poll, settings.delivery_lease
+    async with (
+        RuntimeLoop.running() as home,
+        home.context(open_services(settings, inline=True)) as services,
+        home.context(mailing(settings, services.runtime, poll=poll, lease=lease)) as mail,
+    ):
         runtime = services.runtime
-        runtime.home = home
+        runtime.home = mail.worker.home = home
         store = forwarded(home, services.store)  # the store as this loop reaches it
         try:
             # requests are kept before their ack through this loop's own connection, as beside Slack
@@ -266,7 +272,7 @@ async def _feishu_alone(settings: FeishuSettings, *, webhook: bool) -> AsyncIter
                     scheduler(runtime, settings.scheduler_interval, background), name="scheduler", service=True
                 )
                 background.spawn(feishu_replaying(settings, deps, background), name="inbox", service=True)
-                yield FeishuBot(deps=deps, background=background)
+                yield FeishuBot(deps=deps, background=background, mail=mail)
         finally:
             await background.drain()
 
@@ -281,6 +287,7 @@ async def feishu_serving(
     async with _feishu_alone(settings, webhook=True) as bot:
         application = web.Application()
         mount(application, bot.deps)
+        mount_mail(application, bot.mail.links if bot.mail is not None else None)
         deps = bot.deps
 
         async def healthz(request: web.Request) -> web.Response:
