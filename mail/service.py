@@ -36,9 +36,10 @@ class Mailing:
         return None
 
 
-def outgoing_of(settings: CoreSettings, mailing: Mailing | None = None) -> tuple[Outgoing | None, Links | None]:
-    """How mail goes out under ``settings`` (None without ``TANDEM_SMTP_URL``), and the link signer (None
-    without ``TANDEM_MAIL_SECRET``); a setting mail needs and lacks is a :class:`ConfigError` naming it."""
+def outgoing_of(settings: CoreSettings) -> tuple[Outgoing | None, Links | None]:
+    """How mail goes out under ``settings`` (None without ``TANDEM_SMTP_URL``; its links under
+    ``TANDEM_PUBLIC_URL``), and the link signer (None without ``TANDEM_MAIL_SECRET``); a setting mail needs and
+    lacks is a :class:`ConfigError` naming it."""
     secret = settings.mail_secret.get_secret_value().strip() if settings.mail_secret is not None else ""
     links = Links(secret, settings.mail_link_ttl) if secret else None
     url = settings.smtp_url.get_secret_value().strip() if settings.smtp_url is not None else ""
@@ -61,7 +62,8 @@ def outgoing_of(settings: CoreSettings, mailing: Mailing | None = None) -> tuple
             "people open tandem serve at (e.g. https://tandem.example.com)."
         )
     assert links is not None
-    return Outgoing(smtp, settings.mail_from.strip(), links, lambda: ""), links
+    base = settings.public_url.strip().rstrip("/")
+    return Outgoing(smtp, settings.mail_from.strip(), links, lambda: base), links
 
 
 @asynccontextmanager
@@ -71,14 +73,15 @@ async def mailing(settings: CoreSettings, runtime: Runtime, *, poll: float, leas
     sender = MailSender(runtime.store, runtime.safety, None, runtime.clock)
     worker = DeliveryWorker(runtime.store, MAIL, sender, poll=poll, lease=lease)
     mail = Mailing(worker, links, settings.public_url.strip().rstrip("/"), sends=outgoing is not None)
-    if outgoing is not None:
+    if outgoing is not None:  # links follow ``mail.base`` (``tandem dev`` learns its address late)
         sender.outgoing = replace(outgoing, base=lambda: mail.base)
     sender.worker = worker
     runtime.observers.append(sender)
     task = asyncio.get_running_loop().create_task(worker.run(), name="mail")
     try:
         yield mail
-    finally:
+    finally:  # what is left stays in the outbox for the next start
+        runtime.observers.remove(sender)
         task.cancel()
         with suppress(asyncio.CancelledError):
             await task
