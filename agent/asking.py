@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
@@ -17,7 +18,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from agent.errors import UnknownRun
 from agent.machine.asked import AskTerms, OnTimeout
-from agent.models import Handoff, InputType, Priority, RunState
+from agent.models import Handoff, InputType, Origin, Priority, RunState
 from agent.models.platforms import place_hint, principal_of, run_origin
 from agent.models.tokens import AskedRecord
 from agent.outcomes import Applied, NotApplied, Refused
@@ -63,6 +64,11 @@ class NotYet(ValueError):
     """A field asks for something this version does not do yet (the HTTP door answers 422 with it)."""
 
 
+class Unserved(Exception):  # noqa: N818 - a refusal with its reason, named for what it says
+    """The ``channel`` names a place this server does not reach as set up (e.g. mail with no SMTP server):
+    nothing was asked (the HTTP door answers 422 with it)."""
+
+
 class AskRequest(BaseModel, extra="forbid"):
     """What a caller asks: the question, how it is answered, where, by whom and by when."""
 
@@ -98,8 +104,10 @@ class AskRequest(BaseModel, extra="forbid"):
     @field_validator("channel")
     @classmethod
     def _a_place(cls, value: str) -> str:
-        if value == "inbox" or value.startswith("email:"):
+        if value == "inbox":
             raise NotYet(f"channel {value!r} is not available yet; give the id of a chat channel ({place_hint()})")
+        if value.startswith("email:") and run_origin(value) is None:
+            raise ValueError(f"{value!r} is not one mail address after 'email:' (like email:oncall@example.com)")
         if run_origin(value) is None:
             raise ValueError(f"{value!r} is not the id of a channel Tandem posts to ({place_hint()})")
         return value
@@ -176,18 +184,28 @@ class NoSuchHandoff:
     id: str
 
 
+def _served(origin: Origin) -> str | None:
+    return None
+
+
 class Asking:
     """The handoff use cases on one store and runtime (the same the chat channels use)."""
 
-    def __init__(self, store: Store, runtime: Runtime, usecases: UseCases) -> None:
+    def __init__(
+        self, store: Store, runtime: Runtime, usecases: UseCases, *, unserved: Callable[[Origin], str | None] = _served
+    ) -> None:
         self.store = store
         self.runtime = runtime
         self.usecases = usecases
+        self.unserved = unserved  # why a place cannot be asked at on this server (None: it can)
         self._asking: dict[str, tuple[asyncio.Lock, int]] = {}  # run id -> its lock, and how many hold or await it
 
     async def ask(self, token: Caller, request: AskRequest, *, reason: str = "asked through the API") -> Created:
         """Ask ``request`` as ``token`` (``reason``: the question's "why" line), or return the handoff this caller
-        already asked with its idempotency key."""
+        already asked with its idempotency key. :class:`Unserved` when its channel cannot be reached here."""
+        origin = run_origin(request.channel)
+        if origin is not None and (why := self.unserved(origin)) is not None:
+            raise Unserved(why)
         record = AskedRecord(
             id=uuid.uuid4().hex[:12],
             token=token.name,

@@ -53,6 +53,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent.config_hints import problem
+from agent.config_mail import MailRule
 from agent.config_mcp import McpRule
 from agent.config_rules import AlwaysAllow
 from agent.errors import PolicyError
@@ -232,6 +233,7 @@ class PolicyConfig(_Section):
     rules: RulesRule = Field(default_factory=RulesRule)
     anchors: AnchorsRule = Field(default_factory=AnchorsRule)
     mcp: McpRule = Field(default_factory=McpRule)
+    mail: MailRule = Field(default_factory=MailRule)
 
     @model_validator(mode="after")
     def _gates_never_default(self) -> PolicyConfig:
@@ -340,6 +342,11 @@ def _bad_ids(config: PolicyConfig) -> list[str]:
             for member in members
             if not _is_user(member)
         ]
+    problems += [
+        f"mail.people: {json.dumps(person, ensure_ascii=False)} is not a user id"
+        for person in config.mail.people
+        if not _is_user(person)
+    ]
     return problems
 
 

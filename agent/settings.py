@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -67,6 +67,16 @@ class CoreSettings(LogSettings):
         default=10.0, gt=0, description="seconds before a received click whose process died is replayed (renewed)"
     )
     inbox_poll: float = Field(default=2.0, gt=0, description="seconds between looks for received clicks to replay")
+    # Mail (the mail package): reminders, escalations and `email:` handoffs, sent only when smtp_url is set.
+    smtp_url: SecretStr | None = Field(
+        default=None, description="smtp://user:pass@host:587?starttls=1 or smtps://… (TANDEM_SMTP_URL)"
+    )
+    mail_from: str = Field(default="", description="the From address of Tandem's mail (TANDEM_MAIL_FROM)")
+    mail_secret: SecretStr | None = Field(default=None, description="signs the links in mail (TANDEM_MAIL_SECRET)")
+    public_url: str = Field(
+        default="", description="where people reach tandem serve, e.g. https://tandem.example.com (TANDEM_PUBLIC_URL)"
+    )
+    mail_link_ttl: float = Field(default=7 * 86400.0, gt=0, description="seconds a mailed link works")
 
     @field_validator("model", mode="before")
     @classmethod

@@ -9,7 +9,7 @@ from typing import assert_never
 from aiohttp import web
 from pydantic import ValidationError
 
-from agent.asking import Asking, AskRequest, HandoffView, NoSuchHandoff
+from agent.asking import Asking, AskRequest, HandoffView, NoSuchHandoff, Unserved
 from agent.models.tokens import ApiToken, Scope
 from agent.outcomes import NotApplied, Refused
 from api.auth import problem, token_of
@@ -52,7 +52,10 @@ async def create(request: web.Request) -> web.Response:
         wanted = AskRequest.model_validate(raw)
     except ValidationError as exc:
         return _unprocessable(exc)
-    created = await asking.ask(token, wanted)
+    try:
+        created = await asking.ask(token, wanted)
+    except Unserved as exc:
+        return problem(422, "Unprocessable Content", f"channel: {exc}", field="channel")
     return _shown(request, created.handoff, 201 if created.new else 200)
 
 

@@ -133,8 +133,8 @@ class SlackChannel:
                 await self.cards.refresh(state)
             case out.Undelivered():
                 await self._undelivered(state, message)
-            case out.HandoffWebhook():  # (written to the webhook channel's outbox, never to a chat's)
-                raise DeliveryFailed("a webhook is sent by the webhook channel", permanent=True)
+            case out.HandoffWebhook() | out.MailNotice():  # (written to their own channels' outboxes, never a chat's)
+                raise DeliveryFailed(f"a {message.kind!r} message is sent by its own channel", permanent=True)
             case _:
                 assert_never(message)
 

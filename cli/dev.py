@@ -18,6 +18,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -27,6 +28,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 from bot.settings import SlackSettings
 from cli.policy import checked_policy
 from cli.serve import Bot, serving
+from mail import dev as mail
 from workspace import Workspace, WorkspaceState, run_workspace
 from workspace.persist import keep, restore
 
@@ -131,7 +133,9 @@ async def developing(
     if saved is not None:
         restore(state, saved)
     async with AsyncExitStack() as stack:
-        page = run_workspace(host=host, port=port, ui=True, state=state)
+        box = await stack.enter_async_context(mail.local_smtp(mail.Mailbox())) if mail.installed() else None
+        pages = [partial(mail.add_page, box=box)] if box is not None else []
+        page = run_workspace(host=host, port=port, ui=True, state=state, pages=pages)
         ws = await _listening(stack, page, "the page", host, port)
         fake: FeishuFake | None = None
         feishu: FeishuSettings | None = None
@@ -146,7 +150,12 @@ async def developing(
             feishu = dev_feishu_settings(fake)
         keeping: list[asyncio.Task[None]] = []
         stack.push_async_callback(_stop_keeping, keeping)  # after the bot has stopped: what it said last is kept
-        bot = await stack.enter_async_context(serving(dev_settings(ws, db, **extra), "127.0.0.1", 0, feishu=feishu))
+        mailing = mail.dev_settings(box) if box is not None else {}
+        bot = await stack.enter_async_context(
+            serving(dev_settings(ws, db, **{**mailing, **extra}), "127.0.0.1", 0, feishu=feishu)
+        )
+        if bot.mail is not None:
+            bot.mail.base = bot.url  # the links in mail open on the bot
         ws.events_url = f"{bot.url}/slack/events"
         if fake is not None:
             fake.events_url = f"{bot.url}/feishu/events"
@@ -204,6 +213,8 @@ async def dev_forever(host: str, port: int, db: str, *, policy_name: str = "no p
             print(f"  the same bot in a Feishu-style chat: {dev.feishu_url}", flush=True)
         print(f"  bot {dev.bot.url}/slack/events · database {db} · offline model · demo tools", flush=True)
         print(f"  {policy_name}", flush=True)
+        if dev.bot.mail is not None and dev.bot.mail.links is not None:
+            print(f"  mail Tandem sends (to a local SMTP server): {dev.url}{mail.PAGE}", flush=True)
         print("  Act as alice, bob or carol; try /tandem restart payments and check errors after. Ctrl-C stops.")
         await stop.wait()
 

@@ -32,6 +32,8 @@ from bot.inbox import SOURCE as SLACK_SOURCE
 from bot.settings import SlackSettings
 from bot.tasks import Background
 from cli.wiring import Services, open_services, open_store
+from mail.service import Mailing, mailing
+from mail.web import mount as mount_mail
 
 if TYPE_CHECKING:  # Feishu is an optional extra: imported only when its settings are given
     from feishu.deps import FeishuDeps
@@ -49,6 +51,7 @@ class Bot:
     url: str = ""
     feishu: FeishuDeps | None = None
     webhooks: DeliveryWorker | None = None  # decided handoffs' signed POSTs (api.webhooks)
+    mail: Mailing | None = None  # reminders, escalations and email: handoffs by mail (mail.service)
 
 
 @dataclass
@@ -59,6 +62,7 @@ class FeishuBot:
     background: Background
     url: str = ""
     connection: LongConnection | None = None
+    mail: Mailing | None = None
 
 
 @dataclass
@@ -69,13 +73,18 @@ class _Core:
     channel: SlackChannel
     delivery: DeliveryWorker
     webhooks: DeliveryWorker
+    mail: Mailing
 
 
 @asynccontextmanager
 async def _core(settings: SlackSettings) -> AsyncIterator[_Core]:
     """Entered on the runtime's loop: what it opens (the store, an HTTP session) belongs to that loop;
     a SQLite store is called on that loop's thread (nothing else reaches it but through the loop)."""
-    async with aiohttp.ClientSession() as session, open_services(settings, inline=True) as services:
+    async with (
+        aiohttp.ClientSession() as session,
+        open_services(settings, inline=True) as services,
+        mailing(settings, services.runtime, poll=settings.delivery_poll, lease=settings.delivery_lease) as mail,
+    ):
         config = services.runtime.config
         channel = SlackChannel(
             build_client(settings, session), services.store, card_interval=settings.card_update_interval, config=config
@@ -101,7 +110,7 @@ async def _core(settings: SlackSettings) -> AsyncIterator[_Core]:
         loop = asyncio.get_running_loop()
         workers = [loop.create_task(delivery.run(), name="delivery"), loop.create_task(webhooks.run(), name="webhooks")]
         try:
-            yield _Core(services, channel, delivery, webhooks)
+            yield _Core(services, channel, delivery, webhooks, mail)
         finally:
             for worker in workers:
                 worker.cancel()
@@ -127,7 +136,7 @@ async def bot_services(
         AsyncExitStack() as extra,
     ):
         runtime = core.services.runtime
-        runtime.home = core.delivery.home = core.webhooks.home = home
+        runtime.home = core.delivery.home = core.webhooks.home = core.mail.worker.home = home
         store = forwarded(home, core.services.store)  # the store as this loop reaches it
         # Requests are kept before their ack through a connection of this loop's own: a tool that holds the
         # runtime's loop never holds up an ack (agent.inbox).
@@ -145,7 +154,7 @@ async def bot_services(
         )
         runtime.acks = core.delivery.acks = deps.acks  # their work yields to requests being answered
         app = build_app(settings, deps, client)
-        bot = Bot(app=app, deps=deps, webhooks=core.webhooks)
+        bot = Bot(app=app, deps=deps, webhooks=core.webhooks, mail=core.mail)
         assert app.inbox is not None
         replayers = {SLACK_SOURCE: app.inbox.replayer(app)}
         if feishu is not None:
@@ -214,7 +223,9 @@ def web_app(bot: Bot) -> web.Application:
         return web.json_response({"ok": True})
 
     application.router.add_get("/healthz", healthz)
-    api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases))
+    unserved = {"unserved": bot.mail.unserved} if bot.mail is not None else {}
+    api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases, **unserved))
+    mount_mail(application, bot.mail.links if bot.mail is not None else None)
     if bot.feishu is not None:
         from feishu.webhook import mount
 
@@ -242,9 +253,14 @@ async def _feishu_alone(settings: FeishuSettings, *, webhook: bool) -> AsyncIter
 
     settings.require(webhook=webhook)
     background = Background()
-    async with RuntimeLoop.running() as home, home.context(open_services(settings, inline=True)) as services:
+    poll, lease = settings.delivery_poll, settings.delivery_lease
+    async with (
+        RuntimeLoop.running() as home,
+        home.context(open_services(settings, inline=True)) as services,
+        home.context(mailing(settings, services.runtime, poll=poll, lease=lease)) as mail,
+    ):
         runtime = services.runtime
-        runtime.home = home
+        runtime.home = mail.worker.home = home
         store = forwarded(home, services.store)  # the store as this loop reaches it
         try:
             # requests are kept before their ack through this loop's own connection, as beside Slack
@@ -256,7 +272,7 @@ async def _feishu_alone(settings: FeishuSettings, *, webhook: bool) -> AsyncIter
                     scheduler(runtime, settings.scheduler_interval, background), name="scheduler", service=True
                 )
                 background.spawn(feishu_replaying(settings, deps, background), name="inbox", service=True)
-                yield FeishuBot(deps=deps, background=background)
+                yield FeishuBot(deps=deps, background=background, mail=mail)
         finally:
             await background.drain()
 
@@ -271,6 +287,7 @@ async def feishu_serving(
     async with _feishu_alone(settings, webhook=True) as bot:
         application = web.Application()
         mount(application, bot.deps)
+        mount_mail(application, bot.mail.links if bot.mail is not None else None)
         deps = bot.deps
 
         async def healthz(request: web.Request) -> web.Response:

@@ -174,8 +174,8 @@ class FeishuChannel:
                 await self.update_card(state)
             case out.Undelivered():
                 log.error("a message could not be delivered: %s", message.error[:300], extra=ctx(run=state.id))
-            case out.HandoffWebhook():  # (written to the webhook channel's outbox, never to a chat's)
-                raise DeliveryFailed("a webhook is sent by the webhook channel", permanent=True)
+            case out.HandoffWebhook() | out.MailNotice():  # (written to their own channels' outboxes, never a chat's)
+                raise DeliveryFailed(f"a {message.kind!r} message is sent by its own channel", permanent=True)
             case _:
                 assert_never(message)
 

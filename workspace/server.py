@@ -9,7 +9,7 @@ async with run_workspace() as ws:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import aiohttp
@@ -51,16 +51,20 @@ async def run_workspace(
     state: WorkspaceState | None = None,
     ack_timeout: float = ACK_TIMEOUT,
     ui: bool = False,
+    pages: Sequence[Callable[[web.Application], None]] = (),
 ) -> AsyncIterator[Workspace]:
     """Start the Web API on ``host:port`` (0 picks a free port) and yield the :class:`Workspace`.
 
-    ``ui=True`` also serves the browser page at ``/`` (see :mod:`workspace.web`).
+    ``ui=True`` also serves the browser page at ``/`` (see :mod:`workspace.web`); each of ``pages`` adds
+    routes of its own (e.g. ``tandem dev``'s mail page).
     """
     state = state if state is not None else WorkspaceState()
     app = build_api(state, bot_token=bot_token)
     socket = SocketHub(on_change=state.changes.bump)
     socket.add_routes(app)
     page = add_ui(app, state) if ui else None
+    for add in pages:
+        add(app)
     async with serve(app, host=host, port=port) as base_url:
         state.site = base_url.rstrip("/")
         async with aiohttp.ClientSession() as session:

@@ -87,12 +87,14 @@ from agent.models.origin import (
 )
 from agent.models.outbox import (
     FORMS,
+    MAIL,
     WEBHOOK,
     CardRefresh,
     ClarifyAsked,
     Delivery,
     Form,
     HandoffWebhook,
+    MailNotice,
     NewsLine,
     NotStarted,
     Outgoing,
@@ -212,6 +214,8 @@ __all__ = [
     "Undelivered",
     "WeeklyReport",
     "WEBHOOK",
+    "MAIL",
+    "MailNotice",
     "HandoffWebhook",
     "channel_of",
     "decode_outgoing",

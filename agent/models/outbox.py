@@ -167,9 +167,26 @@ WEBHOOK = "webhook"
 """The outbox channel of :class:`HandoffWebhook` rows, whatever channel shows the run."""
 
 
+class MailNotice(Tagged):
+    """A reminder or an escalation, also by mail to the people the review waits on whose address is known
+    (and to the address an ``email:`` handoff was asked at). Who exactly is worked out at send time; where mail
+    is not set up the row is let go unsent. Delivered on :data:`MAIL`."""
+
+    kind: Literal["mail"] = "mail"
+    review_id: str
+    about: Literal["remind", "escalate"]
+    text: str = ""
+
+
+MAIL = "email"
+"""The outbox channel of mail: :class:`MailNotice` rows, and every row of a run asked at an ``email:`` address."""
+
+
 def channel_of(message: Outgoing, shown_in: str) -> str:
     """The outbox channel that delivers ``message`` of a run shown in ``shown_in``."""
-    return WEBHOOK if isinstance(message, HandoffWebhook) else shown_in
+    if isinstance(message, HandoffWebhook):
+        return WEBHOOK
+    return MAIL if isinstance(message, MailNotice) else shown_in
 
 
 _RENAMED_TEXT = {"not_started": "error", "undelivered": "error", "weekly_report": "key"}
@@ -205,7 +222,8 @@ Outgoing = Annotated[
     | CardRefresh
     | Undelivered
     | WeeklyReport
-    | HandoffWebhook,
+    | HandoffWebhook
+    | MailNotice,
     Field(discriminator="kind"),
     BeforeValidator(_from_older_rows),
 ]
@@ -227,6 +245,7 @@ OutgoingKind = Literal[
     "undelivered",
     "weekly_report",
     "webhook",
+    "mail",
 ]
 
 

@@ -38,7 +38,7 @@ class Platform:
     is_place: Callable[[str], bool]
     """Whether an id names one of its places (channel, chat) a standing rule can be scoped to."""
     id_hint: str
-    """How a policy names its people, for the error that rejects a name (``Acme users a_…``)."""
+    """How a policy names its people, for the error that rejects a name (``Acme users a_…``); "" names nobody."""
     report_destination: Callable[[str], Origin | None] | None = None
     """The origin a ``[report] channel`` id stands for, if the platform posts reports there."""
     report_hint: str = ""
@@ -126,7 +126,7 @@ def legacy_origin(channel: dict[str, str]) -> Origin | None:
 
 def id_hint() -> str:
     """How a policy names people and groups on every registered platform."""
-    hints = ", ".join(p.id_hint for p in _REGISTERED.values())
+    hints = ", ".join(p.id_hint for p in _REGISTERED.values() if p.id_hint)  # (a platform may name nobody)
     return f"Use ids, not names: {hints}." if hints else "Use ids, not names (no chat platform is installed)."
 
 

@@ -11,6 +11,7 @@ from agent.models import (
     Event,
     Finished,
     HandoffWebhook,
+    MailNotice,
     NewsLine,
     Notify,
     Outgoing,
@@ -52,12 +53,14 @@ def outgoing_for(before: RunState | None, event: Event | None, effects: list[Eff
                 out.append(ReviewClosed(review_id=e.review_id))
             case AskHuman() if e.review.escalated:
                 out.append(ReviewEscalated(review_id=e.review.id))
+                out.append(MailNotice(review_id=e.review.id, about="escalate"))
             case AskHuman() if e.review.id == was:
                 out.append(ReviewReassigned(review_id=e.review.id))
             case AskHuman():
                 out.append(ReviewAsked(review_id=e.review.id))
             case Remind():
                 out.append(Reminder(review_id=e.review.id, text=e.text))
+                out.append(MailNotice(review_id=e.review.id, about="remind", text=e.text))
             case Notify():
                 out.append(NewsLine(text=e.text))
             case Finished():

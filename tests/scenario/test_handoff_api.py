@@ -62,7 +62,7 @@ async def test_handoff_with_a_bad_field_gets_422_naming_it(tmp_path: Path) -> No
             ({**ASK, "input_type": "colour"}, "input_type"),
             ({**ASK, "options": []}, "options"),
             ({**ASK, "channel": "general"}, "channel"),
-            ({**ASK, "channel": "email:oncall@example.com"}, "not available yet"),
+            ({**ASK, "channel": "email:oncall"}, "not one mail address"),
             ({**ASK, "quorum": 2}, "quorum"),
             ({**ASK, "callback_url": "ftp://ci.example.com/hook"}, "callback_url"),
             ({**ASK, "callback_url": "ci.example.com/hook"}, "not an http or https URL"),
