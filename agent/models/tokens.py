@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-Scope = Literal["handoffs:write", "handoffs:read"]
-SCOPES: tuple[Scope, ...] = ("handoffs:write", "handoffs:read")
+Scope = Literal["handoffs:write", "handoffs:read", "runs:write"]
+"""``runs:write`` starts runs over A2A and steers and reads them (see :mod:`api.a2a`)."""
+SCOPES: tuple[Scope, ...] = ("handoffs:write", "handoffs:read", "runs:write")
 
 
 class ApiToken(BaseModel):
