@@ -153,3 +153,18 @@ async def test_cancel_task_cancels_the_run(tmp_path: Path) -> None:
         assert state.status == "cancelled"
         with pytest.raises(A2AError, match="already ended"):
             await client.cancel_task(CancelTaskRequest(id=response.task.id))
+
+
+async def test_text_naming_its_review_is_read_like_a_thread_reply(tmp_path: Path) -> None:
+    async with calling(tmp_path) as (_, client):
+        [response] = await sent(client, task_message(TASK))
+        plan = response.task
+        reply = answer(plan)
+        del reply.parts[:]
+        reply.parts.add(text="approve")
+        reply.metadata.update({"review_id": choices_of(plan)["review_id"]})
+
+        [moved] = await sent(client, reply)
+
+        assert moved.task.id == plan.id
+        assert choices_of(moved.task)["anchor"] != "after_plan", "the plan was approved by the text"
