@@ -38,6 +38,17 @@ class ApiToken(BaseModel):
         return "active"
 
 
+class TaskRecord(BaseModel):
+    """A run started by a token over A2A (see :mod:`api.a2a`): the task is the run (``id``), in the caller's
+    ``context_id``, started by the message ``message_id`` (sent again, it finds this run instead of starting one)."""
+
+    id: str
+    token: str
+    context_id: str
+    message_id: str
+    created_at: float
+
+
 class AskedRecord(BaseModel):
     """A handoff asked through the API: the run that asks it (``id``, the run's id), the token that asked,
     its idempotency key, and where to send the answer."""

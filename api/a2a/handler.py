@@ -3,11 +3,13 @@
 ``SendMessage`` without a ``taskId`` starts a run (as ``/tandem TASK`` does); with one, it answers that run's
 pending review through the same use case as a button. ``GetTask``, ``CancelTask`` and ``SubscribeToTask``
 read and stop the run. Every task is read from the stored run, so nothing is lost when the process restarts.
-A token sees only the runs it started: another's is "not found" to it.
+A token sees only the runs it started over A2A (see :class:`~agent.models.tokens.TaskRecord`): another's is "not
+found" to it. The same start message (its ``messageId``) sent again finds its run instead of starting another.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any, assert_never
 
@@ -45,7 +47,7 @@ from google.protobuf.json_format import MessageToDict
 from agent.errors import UnknownRun
 from agent.models import RunState, mention, moment
 from agent.models.platforms import place_hint, run_origin
-from agent.models.tokens import ApiToken
+from agent.models.tokens import ApiToken, TaskRecord
 from agent.usecases import AlreadyDecided, Answered, Applied, Asked, NeedsButton, NotApplied, Outcome, Refused
 from api.a2a import answers, tasks
 from api.a2a.watch import Door, updates
@@ -78,27 +80,43 @@ def _refused(outcome: Outcome) -> str | None:
 class RunsHandler(RequestHandler):
     def __init__(self, door: Door) -> None:
         self.door = door
+        self._starting: dict[tuple[str, str], asyncio.Lock] = {}  # (token, message id) -> its start, in this process
 
-    async def _owned(self, run_id: str, token: ApiToken) -> RunState:
+    async def _owned(self, run_id: str, token: ApiToken) -> tuple[RunState, TaskRecord]:
+        record = await self.door.store.task_by_id(run_id)
+        if record is None or record.token != token.name:
+            raise TaskNotFoundError(f"No task {run_id} for this token.")
         try:
             state, _ = await self.door.store.load(run_id)
-        except UnknownRun:
+        except UnknownRun:  # pruned
             raise TaskNotFoundError(f"No task {run_id} for this token.") from None
-        if state.requester != token.principal:
-            raise TaskNotFoundError(f"No task {run_id} for this token.")
-        return state
+        return state, record
 
-    def _task(self, state: RunState) -> Task:
-        return tasks.task(state, self.door.runtime.safety)
+    def _task(self, state: RunState, record: TaskRecord) -> Task:
+        return tasks.task(state, self.door.runtime.safety, record.context_id)
 
-    async def _send(self, params: SendMessageRequest, context: ServerCallContext) -> RunState:
+    async def _send(self, params: SendMessageRequest, context: ServerCallContext) -> tuple[RunState, TaskRecord]:
         token, message = _token(context), params.message
         if message.task_id:
             return await self._answer(message, token)
-        return await self._start(params, token)
+        if not message.message_id:
+            raise InvalidParamsError(
+                "Give the message a messageId: sent again, it finds its task instead of a new one."
+            )
+        key = (token.name, message.message_id)
+        lock = self._starting.setdefault(key, asyncio.Lock())
+        try:
+            async with lock:  # the same message twice at once: the second finds the run the first started
+                return await self._start(params, token)
+        finally:
+            if not lock.locked():
+                self._starting.pop(key, None)
 
-    async def _start(self, params: SendMessageRequest, token: ApiToken) -> RunState:
+    async def _start(self, params: SendMessageRequest, token: ApiToken) -> tuple[RunState, TaskRecord]:
         message = params.message
+        known = await self.door.store.task_by_message(token.name, message.message_id)
+        if known is not None:
+            return (await self.door.store.load(known.id))[0], known
         text = get_message_text(message, "\n").strip()
         if not text:
             raise InvalidParamsError("Say what Tandem should do: send the task as a text part.")
@@ -115,11 +133,23 @@ class RunsHandler(RequestHandler):
         outcome = await self.door.usecases.start(text, token.principal, origin)
         if isinstance(outcome, NotApplied):
             raise InvalidRequestError(tasks.plain(outcome.message))
-        return outcome.state
+        state = outcome.state
+        record = TaskRecord(
+            id=state.id,
+            token=token.name,
+            context_id=message.context_id or state.id,
+            message_id=message.message_id,
+            created_at=self.door.runtime.clock(),
+        )
+        kept = await self.door.store.keep_task(record)
+        if kept.id != state.id:  # another process started this message's run meanwhile: that one is the task
+            await self.door.usecases.cancel(state.id, token.principal, "started twice by the same A2A message")
+            return (await self.door.store.load(kept.id))[0], kept
+        return state, kept
 
-    async def _answer(self, message: Message, token: ApiToken) -> RunState:
-        state = await self._owned(message.task_id, token)
-        if message.context_id and message.context_id != state.id:
+    async def _answer(self, message: Message, token: ApiToken) -> tuple[RunState, TaskRecord]:
+        state, record = await self._owned(message.task_id, token)
+        if message.context_id and message.context_id != record.context_id:
             raise InvalidParamsError(f"Context {message.context_id} is not the context of task {state.id}.")
         if state.finished:
             raise UnsupportedOperationError(f"Task {state.id} has ended ({state.status}); nothing changed.")
@@ -132,24 +162,24 @@ class RunsHandler(RequestHandler):
         if why is not None:
             raise InvalidRequestError(tasks.plain(why))
         fresh, _ = await self.door.store.load(state.id)
-        return fresh
+        return fresh, record
 
     async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Task | Message:
-        return self._task(await self._send(params, context))
+        return self._task(*await self._send(params, context))
 
     async def on_message_send_stream(
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        state = await self._send(params, context)
-        async for event in updates(self.door, state, until_input=True):
+        state, record = await self._send(params, context)
+        async for event in updates(self.door, state, record.context_id, until_input=True):
             yield event
 
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task | None:
-        return self._task(await self._owned(params.id, _token(context)))
+        return self._task(*await self._owned(params.id, _token(context)))
 
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task | None:
         token = _token(context)
-        state = await self._owned(params.id, token)
+        state, record = await self._owned(params.id, token)
         if state.finished:
             raise TaskNotCancelableError(f"Task {state.id} has already ended ({state.status}).")
         outcome = await self.door.usecases.cancel(state.id, token.principal, "cancelled over A2A")
@@ -159,13 +189,13 @@ class RunsHandler(RequestHandler):
         if why is not None:
             raise TaskNotCancelableError(tasks.plain(why))
         fresh, _ = await self.door.store.load(state.id)
-        return self._task(fresh)
+        return self._task(fresh, record)
 
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Event]:
-        state = await self._owned(params.id, _token(context))
-        async for event in updates(self.door, state, until_input=False):
+        state, record = await self._owned(params.id, _token(context))
+        async for event in updates(self.door, state, record.context_id, until_input=False):
             yield event
 
     async def on_list_tasks(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:

@@ -96,12 +96,14 @@ def _stamp(at: float) -> Timestamp:
     return stamp
 
 
-def _message(run_id: str, parts: list[Part], key: str) -> Message:
-    return Message(role=Role.ROLE_AGENT, parts=parts, message_id=f"{run_id}-{key}", task_id=run_id, context_id=run_id)
+def status(state: RunState, safety: SafetyPolicy, context: str) -> TaskStatus:
+    """The task's status (in the caller's ``context``): the question it waits on, its working, or how it ended."""
 
+    def _message(run_id: str, parts: list[Part], key: str) -> Message:
+        return Message(
+            role=Role.ROLE_AGENT, parts=parts, message_id=f"{run_id}-{key}", task_id=run_id, context_id=context
+        )
 
-def status(state: RunState, safety: SafetyPolicy) -> TaskStatus:
-    """The task's status: the question it waits on, its working, or how it ended."""
     at = _stamp(state.updated_at)
     if state.phase == "failed":
         text = f"Run {state.id} failed: {state.error or 'no reason given'}"
@@ -137,20 +139,20 @@ def result(state: RunState) -> Artifact | None:
     return Artifact(artifact_id=f"{state.id}-result", name="result", parts=parts)
 
 
-def task(state: RunState, safety: SafetyPolicy) -> Task:
-    """The run ``state`` as an A2A task (its id is the run's, and so is its context)."""
+def task(state: RunState, safety: SafetyPolicy, context: str) -> Task:
+    """The run ``state`` as an A2A task (its id is the run's) in the caller's ``context``."""
     asked = Message(
         role=Role.ROLE_USER,
         parts=[new_text_part(state.task)],
         message_id=f"{state.id}-task",
         task_id=state.id,
-        context_id=state.id,
+        context_id=context,
     )
     found = result(state)
     return Task(
         id=state.id,
-        context_id=state.id,
-        status=status(state, safety),
+        context_id=context,
+        status=status(state, safety, context),
         artifacts=[found] if found is not None else [],
         history=[asked],
     )

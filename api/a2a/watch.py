@@ -61,15 +61,15 @@ def _key(state: RunState) -> tuple[str, str | None, int]:
     return state.phase, pending.id if pending is not None else None, len(pending.approvals) if pending else 0
 
 
-async def updates(door: Door, state: RunState, *, until_input: bool) -> AsyncGenerator[Event]:
+async def updates(door: Door, state: RunState, context: str, *, until_input: bool) -> AsyncGenerator[Event]:
     """The task now, then each change of its status (its result before it completes), until it ends; with
     ``until_input``, also until it waits for an answer (as a streamed ``SendMessage`` does)."""
     safety = door.runtime.safety
     with door.changes.following(state.id) as woken:
-        yield tasks.task(state, safety)
+        yield tasks.task(state, safety, context)
         shown = _key(state)
         while True:
-            status = tasks.status(state, safety)
+            status = tasks.status(state, safety, context)
             if status.state in ENDED or (until_input and status.state == TaskState.TASK_STATE_INPUT_REQUIRED):
                 return
             with suppress(TimeoutError):
@@ -80,8 +80,8 @@ async def updates(door: Door, state: RunState, *, until_input: bool) -> AsyncGen
             if _key(state) == shown:
                 continue
             shown = _key(state)
-            status = tasks.status(state, safety)
+            status = tasks.status(state, safety, context)
             found = tasks.result(state)
             if found is not None:
-                yield TaskArtifactUpdateEvent(task_id=state.id, context_id=state.id, artifact=found, last_chunk=True)
-            yield TaskStatusUpdateEvent(task_id=state.id, context_id=state.id, status=status)
+                yield TaskArtifactUpdateEvent(task_id=state.id, context_id=context, artifact=found, last_chunk=True)
+            yield TaskStatusUpdateEvent(task_id=state.id, context_id=context, status=status)

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 from a2a.client import A2ACardResolver
-from a2a.types import CancelTaskRequest, TaskState
+from a2a.types import CancelTaskRequest, Message, Task, TaskState
 from a2a.utils.errors import A2AError, InvalidParamsError, InvalidRequestError
 
 from blocks import ids
@@ -168,3 +168,24 @@ async def test_text_naming_its_review_is_read_like_a_thread_reply(tmp_path: Path
 
         assert moved.task.id == plan.id
         assert choices_of(moved.task)["anchor"] != "after_plan", "the plan was approved by the text"
+
+
+async def test_the_same_start_message_sent_again_finds_its_task_in_the_callers_context(tmp_path: Path) -> None:
+    async with calling(tmp_path) as (env, client):
+        message = task_message(TASK)
+        message.context_id = "deploy-981"
+
+        [first] = await sent(client, message)
+        [again] = await sent(client, message)
+
+        assert again.task.id == first.task.id and again.task.context_id == first.task.context_id == "deploy-981"
+        assert len(await env.bot.deps.store.list_runs()) == 1
+        assert len(env.cards()) == 1
+        with pytest.raises(InvalidParamsError, match="not the context"):
+            await sent(client, _elsewhere(first.task))
+
+
+def _elsewhere(task: Task) -> Message:
+    moved = answer(task, choice="approve")
+    moved.context_id = "another-context"
+    return moved
