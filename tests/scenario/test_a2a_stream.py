@@ -1,5 +1,5 @@
 """Following an A2A task as it moves (``SubscribeToTask``, streamed ``SendMessage``), whoever moves it, and the
-task surviving a restart of ``tandem serve`` (read from the stored run)."""
+task surviving a restart of ``tandem serve``, also a real process killed with SIGKILL (read from the stored run)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 from a2a.client import Client
 from a2a.types import StreamResponse, SubscribeToTaskRequest, TaskState
 
+from agent.tokens import mint
 from blocks import ids
+from storage.facade import AsyncStore
 from tests.agent.waiting import eventually
 from tests.scenario.a2a_client import (
     answer,
@@ -22,6 +24,8 @@ from tests.scenario.a2a_client import (
     token_for,
 )
 from tests.scenario.harness import policy_file, running, text_of
+from tests.scenario.processes import bot_process
+from workspace import run_workspace
 
 TASK = "restart payments and check errors after"
 APPROVERS = '[approvers]\nexec = ["U0BOB"]\n'
@@ -83,3 +87,27 @@ async def test_a_task_waiting_for_an_answer_survives_a_restart_of_serve_and_is_a
         assert moved.task.id == waiting.id
         assert choices_of(moved.task)["review_id"] != choices_of(waiting)["review_id"]
         assert len(await env.bot.deps.store.list_runs()) == 1
+
+
+async def test_a_task_survives_kill_9_of_a_real_serve_process(tmp_path: Path) -> None:
+    db = tmp_path / "tandem.db"
+    made = mint("ci", ["runs:write"], "ops", 1_796_400_000.0)
+    async with AsyncStore(db) as store:
+        assert await store.create_token(made.stored)
+    async with run_workspace() as ws:
+        async with bot_process(ws, db) as first:
+            base = ws.events_url.removesuffix("/slack/events")
+            async with client_for(base, made.token) as client:
+                [response] = await sent(client, task_message(TASK))
+            first.kill()
+            await first.wait()
+        waiting = response.task
+
+        async with bot_process(ws, db):
+            base = ws.events_url.removesuffix("/slack/events")
+            async with client_for(base, made.token) as client:
+                read = await task_of(client, waiting.id)
+                assert read.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+                assert choices_of(read)["review_id"] == choices_of(waiting)["review_id"]
+                [moved] = await sent(client, answer(read, choice="approve"))
+    assert moved.task.id == waiting.id and choices_of(moved.task)["anchor"] != "after_plan"
