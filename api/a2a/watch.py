@@ -30,7 +30,8 @@ class Changes:
 
     async def on_change(self, change: Change) -> None:
         for loop, woken in list(self._following.get(change.state.id, ())):
-            loop.call_soon_threadsafe(woken.set)
+            with suppress(RuntimeError):  # its loop has closed: the stream is gone
+                loop.call_soon_threadsafe(woken.set)
 
     @contextmanager
     def following(self, run_id: str) -> Iterator[asyncio.Event]:
