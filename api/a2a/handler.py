@@ -71,7 +71,10 @@ def _refused(outcome: Outcome) -> str | None:
             return refusal.describe()
         case AlreadyDecided(by=str(by), at=float(at), verb=verb):
             return f"Already {verb} by {mention(by)} at {moment(at)}; nothing changed."
-        case AlreadyDecided(message=message) | NotApplied(message=message) | NeedsButton(message=message):
+        case NeedsButton(review_id=review):
+            choice = f'{{"review_id": "{review}", "choice": "approve"}}'
+            return f"This step is approved with the data {choice}, not with text; nothing changed."
+        case AlreadyDecided(message=message) | NotApplied(message=message):
             return message
         case _:
             assert_never(outcome)

@@ -14,7 +14,7 @@ from a2a.utils.errors import A2AError, InvalidParamsError, InvalidRequestError
 
 from blocks import ids
 from tests.scenario.a2a_client import answer, calling, choices_of, sent, task_message, task_of, until
-from tests.scenario.harness import policy_file, text_of
+from tests.scenario.harness import THREE_ANCHORS, policy_file, text_of
 
 TASK = "restart payments and check errors after"
 INPUT = TaskState.TASK_STATE_INPUT_REQUIRED
@@ -189,3 +189,22 @@ def _elsewhere(task: Task) -> Message:
     moved = answer(task, choice="approve")
     moved.context_id = "another-context"
     return moved
+
+
+async def test_text_approving_a_gate_is_refused_naming_the_approve_choice(tmp_path: Path) -> None:
+    async with calling(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as (env, client):
+        [response] = await sent(client, task_message(TASK))
+        [response] = await sent(client, answer(response.task, choice="approve"))
+        gate = response.task
+        assert choices_of(gate)["anchor"] == "before_risky_step"
+        said = answer(gate)
+        del said.parts[:]
+        said.parts.add(text="yes, go ahead")
+        said.metadata.update({"review_id": choices_of(gate)["review_id"]})
+
+        with pytest.raises(InvalidRequestError, match='"choice": "approve"'):
+            await sent(client, said)
+
+        state, _ = await env.bot.deps.store.load(gate.id)
+        assert state.pending is not None and state.pending.id == choices_of(gate)["review_id"]
+        assert state.step(1).status == "pending"
