@@ -44,7 +44,7 @@ from agent.models import (
 )
 from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
-from agent.models.tokens import ApiToken, AskedRecord
+from agent.models.tokens import ApiToken, AskedRecord, TaskRecord
 from agent.tools import ToolRegistry
 
 Purpose = Literal["plan", "revise", "summarize", "refine", "classify", "propose"]
@@ -394,6 +394,14 @@ class TokensStore(Protocol):
         ...
 
     async def asked(self, run_id: str) -> AskedRecord | None: ...
+
+    async def keep_task(self, record: TaskRecord) -> TaskRecord:
+        """Keep a run started over A2A; when its token's message started one before, that one (nothing written)."""
+        ...
+
+    async def task_by_id(self, run_id: str) -> TaskRecord | None: ...
+
+    async def task_by_message(self, token: str, message_id: str) -> TaskRecord | None: ...
 
 
 class Store(

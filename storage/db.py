@@ -383,3 +383,14 @@ def m017_asked(db: Database) -> None:
         " created_at REAL NOT NULL)"
     )
     db.execute("CREATE UNIQUE INDEX asked_key ON asked (token, idempotency_key) WHERE idempotency_key IS NOT NULL")
+
+
+@migrations()
+def m020_a2a_tasks(db: Database) -> None:
+    """Runs started over A2A: the token that started each (only it may see it), its task's context id, and the
+    message that started it, unique per token (that message sent again finds the run instead of starting one)."""
+    db.execute(
+        "CREATE TABLE a2a_tasks (run_id TEXT PRIMARY KEY, token TEXT NOT NULL, context_id TEXT NOT NULL,"
+        " message_id TEXT NOT NULL, created_at REAL NOT NULL)"
+    )
+    db.execute("CREATE UNIQUE INDEX a2a_tasks_message ON a2a_tasks (token, message_id)")

@@ -46,7 +46,7 @@ from agent.models import (
 )
 from agent.models.inbox import Inbound
 from agent.models.metrics import Metrics, MetricsQuery
-from agent.models.tokens import ApiToken, AskedRecord
+from agent.models.tokens import ApiToken, AskedRecord, TaskRecord
 from storage import inbox, lessons, metrics, tokens
 from storage.database import Database
 from storage.db import connect
@@ -243,6 +243,15 @@ class AsyncStore:
 
     async def asked(self, run_id: str) -> AskedRecord | None:
         return await self._call(tokens.asked, self.db, run_id)
+
+    async def keep_task(self, record: TaskRecord) -> TaskRecord:
+        return await self._call(tokens.keep_task, self.db, record)
+
+    async def task_by_id(self, run_id: str) -> TaskRecord | None:
+        return await self._call(tokens.task_by_id, self.db, run_id)
+
+    async def task_by_message(self, token: str, message_id: str) -> TaskRecord | None:
+        return await self._call(tokens.task_by_message, self.db, token, message_id)
 
     async def metrics(self, query: MetricsQuery) -> Metrics:
         return await self._call(metrics.collect, self.db, query)

@@ -15,7 +15,7 @@ from storage.database import Database
 from storage.db import write_transaction
 
 # A table is one line. Rows that hang off a run (by ``run_id``) and go with it:
-RUN_CHILDREN: tuple[str, ...] = ("events", "reviews", "chat_messages", "outbox", "asked")
+RUN_CHILDREN: tuple[str, ...] = ("events", "reviews", "chat_messages", "outbox", "asked", "a2a_tasks")
 # Rows that age out on their own: (table, condition on ``?`` = the cutoff).
 AGED: tuple[tuple[str, str], ...] = (
     ("deliveries", "at < ?"),

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from typing import Any
 
-from agent.models.tokens import ApiToken, AskedRecord
+from agent.models.tokens import ApiToken, AskedRecord, TaskRecord
 from storage.database import Database
 
 COLUMNS = "name, token_hash, scopes, webhook_secret, created_by, created_at, expires_at, revoked_by, revoked_at"
@@ -81,3 +81,38 @@ def keep_asked(db: Database, record: AskedRecord) -> AskedRecord:
 def asked(db: Database, run_id: str) -> AskedRecord | None:
     row = db.execute(f"SELECT {ASKED} FROM asked WHERE run_id = ?", [run_id]).fetchone()
     return None if row is None else asked_row(row)
+
+
+TASKS = "run_id, token, context_id, message_id, created_at"
+
+
+def task_row(row: tuple[Any, ...]) -> TaskRecord:
+    run_id, token, context_id, message_id, at = row
+    return TaskRecord(id=run_id, token=token, context_id=context_id, message_id=message_id, created_at=at)
+
+
+def task_values(record: TaskRecord) -> list[Any]:
+    return [record.id, record.token, record.context_id, record.message_id, record.created_at]
+
+
+def keep_task(db: Database, record: TaskRecord) -> TaskRecord:
+    with db.atomic():
+        db.execute(
+            f"INSERT INTO a2a_tasks ({TASKS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", task_values(record)
+        )
+        row = db.execute(
+            f"SELECT {TASKS} FROM a2a_tasks WHERE token = ? AND message_id = ?", [record.token, record.message_id]
+        ).fetchone()
+    return task_row(row)
+
+
+def task_by_id(db: Database, run_id: str) -> TaskRecord | None:
+    row = db.execute(f"SELECT {TASKS} FROM a2a_tasks WHERE run_id = ?", [run_id]).fetchone()
+    return None if row is None else task_row(row)
+
+
+def task_by_message(db: Database, token: str, message_id: str) -> TaskRecord | None:
+    row = db.execute(
+        f"SELECT {TASKS} FROM a2a_tasks WHERE token = ? AND message_id = ?", [token, message_id]
+    ).fetchone()
+    return None if row is None else task_row(row)

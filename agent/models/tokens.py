@@ -6,8 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-Scope = Literal["handoffs:write", "handoffs:read"]
-SCOPES: tuple[Scope, ...] = ("handoffs:write", "handoffs:read")
+Scope = Literal["handoffs:write", "handoffs:read", "runs:write"]
+"""``runs:write`` starts runs over A2A and steers and reads them (see :mod:`api.a2a`)."""
+SCOPES: tuple[Scope, ...] = ("handoffs:write", "handoffs:read", "runs:write")
 
 
 class ApiToken(BaseModel):
@@ -35,6 +36,17 @@ class ApiToken(BaseModel):
         if self.expires_at is not None and now >= self.expires_at:
             return "expired"
         return "active"
+
+
+class TaskRecord(BaseModel):
+    """A run started by a token over A2A (see :mod:`api.a2a`): the task is the run (``id``), in the caller's
+    ``context_id``, started by the message ``message_id`` (sent again, it finds this run instead of starting one)."""
+
+    id: str
+    token: str
+    context_id: str
+    message_id: str
+    created_at: float
 
 
 class AskedRecord(BaseModel):

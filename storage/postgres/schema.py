@@ -251,6 +251,21 @@ MIGRATIONS: tuple[tuple[str, MigrationStep], ...] = (
         CREATE UNIQUE INDEX asked_key ON asked (token, idempotency_key) WHERE idempotency_key IS NOT NULL;
         """,
     ),
+    (
+        "m017_a2a_tasks",
+        """
+        -- Runs started over A2A: the token that started each (only it may see it), its task's context id, and the
+        -- message that started it, unique per token (that message sent again finds the run instead of starting one).
+        CREATE TABLE a2a_tasks (
+            run_id text PRIMARY KEY,
+            token text NOT NULL,
+            context_id text NOT NULL,
+            message_id text NOT NULL,
+            created_at double precision NOT NULL
+        );
+        CREATE UNIQUE INDEX a2a_tasks_message ON a2a_tasks (token, message_id);
+        """,
+    ),
 )
 
 

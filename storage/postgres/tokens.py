@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from psycopg.errors import UniqueViolation
 
-from agent.models.tokens import ApiToken, AskedRecord
+from agent.models.tokens import ApiToken, AskedRecord, TaskRecord
 from storage.postgres.base import PoolUser
-from storage.tokens import ASKED, COLUMNS, asked_row, token_row, token_values
+from storage.tokens import ASKED, COLUMNS, TASKS, asked_row, task_row, task_values, token_row, token_values
 
 
 class Tokens(PoolUser):
@@ -59,3 +59,23 @@ class Tokens(PoolUser):
     async def asked(self, run_id: str) -> AskedRecord | None:
         row = await self.fetch_one(f"SELECT {ASKED} FROM asked WHERE run_id = %s", [run_id])
         return None if row is None else asked_row(row)
+
+    async def keep_task(self, record: TaskRecord) -> TaskRecord:
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                f"INSERT INTO a2a_tasks ({TASKS}) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                task_values(record),
+            )
+        found = await self.task_by_message(record.token, record.message_id)
+        assert found is not None
+        return found
+
+    async def task_by_id(self, run_id: str) -> TaskRecord | None:
+        row = await self.fetch_one(f"SELECT {TASKS} FROM a2a_tasks WHERE run_id = %s", [run_id])
+        return None if row is None else task_row(row)
+
+    async def task_by_message(self, token: str, message_id: str) -> TaskRecord | None:
+        row = await self.fetch_one(
+            f"SELECT {TASKS} FROM a2a_tasks WHERE token = %s AND message_id = %s", [token, message_id]
+        )
+        return None if row is None else task_row(row)

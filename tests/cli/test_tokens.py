@@ -41,3 +41,11 @@ def test_tokens_create_with_a_taken_name_or_unknown_scope_fails_and_says_why(tmp
     assert taken.returncode == 1 and "a token named 'ci' exists" in taken.stderr
     assert unknown.returncode == 2 and "unknown scope 'handoffs:delete'" in unknown.stderr
     assert gone.returncode == 1 and "no token named 'nobody'" in gone.stderr
+    assert "runs:write" in unknown.stderr, "the error lists the scopes there are"
+
+
+def test_tokens_create_for_an_a2a_caller_takes_the_runs_write_scope(tmp_path: Path) -> None:
+    made = tandem_ok(tmp_path, "tokens", "create", "planner", "--scopes", "runs:write")
+
+    assert "Token planner (runs:write)" in made
+    assert re.search(r"^planner +active +runs:write ", tandem_ok(tmp_path, "tokens", "list"), re.M)

@@ -8,18 +8,18 @@ from pathlib import Path
 import pytest
 
 from agent.models import AuditEvent, CardRefresh, Phase, Review, RunState
-from agent.models.tokens import AskedRecord
+from agent.models.tokens import AskedRecord, TaskRecord
 from bot.origin import SlackThread
 from storage.db import connect
 from storage.runs import RunStore
-from storage.tokens import keep_asked
+from storage.tokens import keep_asked, keep_task
 
 DAY = 86_400.0
 NOW = 1_000 * DAY
 CUTOFF = NOW - 90 * DAY
 OLD = NOW - 200 * DAY
 RECENT = NOW - 10 * DAY
-CHILDREN = ("events", "reviews", "chat_messages", "outbox", "asked")
+CHILDREN = ("events", "reviews", "chat_messages", "outbox", "asked", "a2a_tasks")
 
 
 @pytest.fixture
@@ -49,6 +49,7 @@ def add_run(store: RunStore, run_id: str, phase: Phase, at: float) -> None:
     )
     store.save_message(f"card:{run_id}", run_id, "C1", f"{at}.{run_id}", [{"type": "divider"}])
     keep_asked(store.db, AskedRecord(id=run_id, token="ci", idempotency_key=f"k-{run_id}", created_at=at - 60))
+    keep_task(store.db, TaskRecord(id=run_id, token="ci", context_id=run_id, message_id=f"m-{run_id}", created_at=at))
 
 
 def rows_of(store: RunStore, run_id: str) -> dict[str, int]:
@@ -63,7 +64,7 @@ def table_counts(store: RunStore) -> dict[str, int]:
     return {name: store.db.execute(f"SELECT count(*) FROM {name}").fetchone()[0] for name in names}
 
 
-WHOLE = {"runs": 1, "events": 2, "reviews": 1, "chat_messages": 1, "outbox": 1, "asked": 1}
+WHOLE = {"runs": 1, "events": 2, "reviews": 1, "chat_messages": 1, "outbox": 1, "asked": 1, "a2a_tasks": 1}
 GONE = dict.fromkeys(WHOLE, 0)
 
 
@@ -90,6 +91,7 @@ def test_prune_with_old_finished_run_deletes_it_with_its_children(store: RunStor
         "chat_messages": 1,
         "outbox": 1,
         "asked": 1,
+        "a2a_tasks": 1,
         "deliveries": 0,
         "inbox": 0,
     }
@@ -130,6 +132,7 @@ def test_prune_dry_run_counts_what_a_real_prune_deletes_and_deletes_nothing(stor
         "chat_messages": 3,
         "outbox": 3,
         "asked": 3,
+        "a2a_tasks": 3,
         "deliveries": 1,
         "inbox": 0,
     }
@@ -149,6 +152,7 @@ def test_prune_with_more_rows_than_a_batch_deletes_them_all(store: RunStore) -> 
         "chat_messages": 5,
         "outbox": 5,
         "asked": 5,
+        "a2a_tasks": 5,
         "deliveries": 5,
         "inbox": 0,
     }
@@ -159,6 +163,7 @@ def test_prune_with_more_rows_than_a_batch_deletes_them_all(store: RunStore) -> 
         "chat_messages": 1,
         "outbox": 1,
         "asked": 1,
+        "a2a_tasks": 1,
         "deliveries": 0,
     }
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.models import WEBHOOK, AuditEvent, HandoffWebhook, Outbound, Review, RunEnded, RunState
-from agent.models.tokens import ApiToken, AskedRecord
+from agent.models.tokens import ApiToken, AskedRecord, TaskRecord
 from agent.ports import Store
 from agent.tokens import check, hash_token, mint
 from bot.origin import SlackThread
@@ -93,3 +93,17 @@ async def test_webhook_written_with_a_runs_commit_goes_to_the_webhook_channel(st
 
     assert [d.message for d in await store.due_deliveries(WEBHOOK, T0 + 10, 60)] == [hook]
     assert [d.message.kind for d in await store.due_deliveries("slack", T0 + 10, 60)] == ["finished"]
+
+
+async def test_a2a_task_kept_twice_for_one_message_keeps_the_first_run(store: Store) -> None:
+    first = TaskRecord(id="run1", token="ci", context_id="ctx-7", message_id="m-1", created_at=T0)
+    again = TaskRecord(id="run2", token="ci", context_id="ctx-8", message_id="m-1", created_at=T0 + 1)
+    other = TaskRecord(id="run3", token="ops", context_id="run3", message_id="m-1", created_at=T0 + 2)
+
+    assert await store.keep_task(first) == first
+    assert await store.keep_task(again) == first, "the same token's message finds the run it started"
+    assert await store.keep_task(other) == other, "message ids are the token's own"
+
+    assert await store.task_by_id("run1") == first and await store.task_by_id("run2") is None
+    assert await store.task_by_message("ops", "m-1") == other
+    assert await store.task_by_message("ci", "m-2") is None
