@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
+import inbox_web
 from bot.settings import SlackSettings
 from cli.policy import checked_policy
 from cli.serve import Bot, serving
@@ -146,6 +147,7 @@ async def developing(
             feishu = dev_feishu_settings(fake)
         keeping: list[asyncio.Task[None]] = []
         stack.push_async_callback(_stop_keeping, keeping)  # after the bot has stopped: what it said last is kept
+        stack.enter_context(inbox_web.switching(lambda: {u.id: u.name for u in state.users.values() if not u.is_bot}))
         bot = await stack.enter_async_context(serving(dev_settings(ws, db, **extra), "127.0.0.1", 0, feishu=feishu))
         ws.events_url = f"{bot.url}/slack/events"
         if fake is not None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 from aiohttp import web
 
+import inbox_web
 from agent import inbox
 from agent.asking import Asking
 from agent.delivery import DeliveryWorker
@@ -215,6 +216,7 @@ def web_app(bot: Bot) -> web.Application:
 
     application.router.add_get("/healthz", healthz)
     api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases))
+    inbox_web.mount(application, bot)
     if bot.feishu is not None:
         from feishu.webhook import mount
 

@@ -1,0 +1,40 @@
+"""The inbox inside ``tandem serve`` (and so ``tandem dev``): one call from the composition root."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+from agent.models.platforms import principal_of
+from agent.usecases import UseCases
+from api.asgi import mount_asgi
+from inbox_web.app import build_app
+from inbox_web.items import Door
+from inbox_web.live import Live
+from inbox_web.settings import InboxSettings, inbox_settings
+from inbox_web.signin import SignIn
+
+if TYPE_CHECKING:
+    from cli.serve import Bot
+
+PREFIX = "/inbox"
+
+
+def mount(application: web.Application, bot: Bot, settings: InboxSettings | None = None) -> Live:
+    """Serve the inbox at ``/inbox`` on ``application``, on the bot's store, runtime and use cases; it is told of
+    every change the runtime makes (live updates). A Feishu person decides with Feishu's group membership."""
+    settings = settings if settings is not None else inbox_settings()
+    slack = bot.deps.usecases
+    feishu = bot.feishu.usecases if bot.feishu is not None else None
+
+    def usecases(person: str) -> UseCases:
+        platform = principal_of(person)
+        return feishu if feishu is not None and platform is not None and platform[0] == "feishu" else slack
+
+    runtime = bot.deps.runtime
+    live = Live()
+    runtime.observers.append(live)
+    door = Door(bot.deps.store, runtime.safety, usecases)
+    mount_asgi(application, PREFIX, build_app(door, settings, live, SignIn(settings.switcher)))
+    return live

@@ -1,0 +1,60 @@
+"""The inbox's settings: its session secret from the environment, and ``tandem dev``'s person switcher.
+
+``TANDEM_INBOX_SECRET`` signs the inbox's session cookie and its CSRF tokens. Set it (any long random string,
+the same on every replica): without it each process makes up its own, so people sign in again after a restart.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
+from contextvars import ContextVar
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+log = logging.getLogger("tandem.inbox")
+
+People = Callable[[], Mapping[str, str]]
+"""The people a person switcher offers: id -> name."""
+
+_SWITCHER: ContextVar[People | None] = ContextVar("tandem_inbox_switcher", default=None)
+
+
+class InboxSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TANDEM_INBOX_", extra="ignore")
+
+    secret: SecretStr | None = Field(default=None, description="signs sessions and CSRF tokens (TANDEM_INBOX_SECRET)")
+    secure_cookies: bool = Field(
+        default=False, description="send the inbox's cookies over HTTPS only (TANDEM_INBOX_SECURE_COOKIES)"
+    )
+    switcher: People | None = Field(default=None, exclude=True)
+    """``tandem dev`` only: sign in as any of these people, no password (never read from the environment)."""
+
+    def session_secret(self) -> str:
+        if self.secret is not None and self.secret.get_secret_value().strip():
+            return self.secret.get_secret_value()
+        if self.switcher is None:
+            log.warning("TANDEM_INBOX_SECRET is not set: the inbox's sessions end when this process stops")
+        return secrets.token_urlsafe(32)
+
+
+def inbox_settings() -> InboxSettings:
+    """The settings a served inbox uses: the environment's, with the person switcher when ``tandem dev`` set one."""
+    switcher = _SWITCHER.get()
+    if switcher is not None:  # tandem dev reads nothing from the environment
+        return InboxSettings.model_construct(secret=None, secure_cookies=False, switcher=switcher)
+    return InboxSettings()
+
+
+@contextmanager
+def switching(people: People) -> Iterator[None]:
+    """While open, an inbox mounted in this context signs people in by picking one of ``people`` (``tandem dev``)."""
+    token = _SWITCHER.set(people)
+    try:
+        yield
+    finally:
+        with suppress(ValueError):  # left in another context than it was entered in: nothing to undo there
+            _SWITCHER.reset(token)
