@@ -71,11 +71,11 @@ async def inbox_api(tmp_path: Path, **extra: Any) -> AsyncIterator[tuple[Env, ai
             yield env, http
 
 
-async def pending_review(env: Env, run_id: str, within: float = 10.0) -> str:
-    """The id of the review ``run_id`` waits on, once it waits (polled until it does)."""
+async def pending_review(env: Env, run_id: str, after: str | None = None, within: float = 10.0) -> str:
+    """The id of the review ``run_id`` waits on (other than ``after``), once it waits (polled until it does)."""
     async with asyncio.timeout(within):
         while True:
             state, _ = await env.bot.deps.store.load(run_id)
-            if state.pending is not None and not state.finished:
+            if state.pending is not None and not state.finished and state.pending.id != after:
                 return state.pending.id
             await asyncio.sleep(0.05)
