@@ -153,6 +153,7 @@ async def developing(
         if fake is not None:
             fake.events_url = f"{bot.url}/feishu/events"
             state.elsewhere["feishu"] = fake.api_url
+        state.elsewhere["inbox"] = f"{bot.url}{inbox_web.PREFIX}"
         # kept only once everything is up: a start that fails leaves no file behind
         keeping.append(asyncio.create_task(keep(state, workspace_file(db)), name="workspace:keep"))
         yield Dev(ws=ws, bot=bot, feishu=fake)

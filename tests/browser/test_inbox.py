@@ -11,7 +11,7 @@ from playwright.async_api import Page, async_playwright, expect
 
 from agent.tokens import mint
 from cli.dev import Dev, developing
-from tests.browser.conftest import CHROMIUM_ARGS, TIMEOUT_MS
+from tests.browser.conftest import CHROMIUM_ARGS, TIMEOUT_MS, act_as, dev_in_browser
 
 ASK = {"input_type": "confirm", "channel": "C0OPS", "assignees": ["U0ALICE"]}
 
@@ -67,3 +67,12 @@ async def test_inbox_sign_in_sorted_list_approve_and_a_live_update(chromium: str
         # asked elsewhere while the page is open: it arrives without a reload
         await _ask(http, "Arrived live?", timeout=60, priority="high")
         await expect(items.first).to_contain_text("Arrived live?")
+
+
+async def test_inbox_link_on_the_workspace_page_signs_in_as_the_person_it_shows(chromium: str, tmp_path: Path) -> None:
+    async with dev_in_browser(chromium, tmp_path / "tandem.db") as (dev, page):
+        await act_as(page, "bob")
+        await page.get_by_test_id("inbox-link").click()
+        await expect(page.locator("body")).to_have_attribute("data-me", "U0BOB")
+        await expect(page.get_by_test_id("inbox-switcher")).to_have_value("U0BOB")
+        await expect(page.get_by_test_id("inbox-empty")).to_be_visible()
