@@ -98,6 +98,7 @@ def build_app(door: Door, settings: InboxSettings, live: Live, sign_in: SignIn) 
             yield
         finally:
             live.close()
+            await sign_in.close()
 
     secret = settings.session_secret()
     middleware = [

@@ -12,6 +12,7 @@ from api.asgi import mount_asgi
 from inbox_web.app import build_app
 from inbox_web.items import Door
 from inbox_web.live import Live
+from inbox_web.providers import Feishu, Provider, Slack
 from inbox_web.settings import InboxSettings, inbox_settings
 from inbox_web.signin import SignIn
 
@@ -36,5 +37,28 @@ def mount(application: web.Application, bot: Bot, settings: InboxSettings | None
     live = Live()
     runtime.observers.append(live)
     door = Door(bot.deps.store, runtime.safety, usecases)
-    mount_asgi(application, PREFIX, build_app(door, settings, live, SignIn(settings.switcher)))
+    sign_in = SignIn(settings.switcher, _providers(bot, settings), settings.url)
+    mount_asgi(application, PREFIX, build_app(door, settings, live, sign_in))
     return live
+
+
+def _providers(bot: Bot, settings: InboxSettings) -> list[Provider]:
+    """Slack's sign-in when the Slack app's client id and secret are set; Feishu's when Feishu is set up."""
+    providers: list[Provider] = []
+    secret = settings.slack_client_secret.get_secret_value() if settings.slack_client_secret else ""
+    if settings.slack_client_id and secret:
+        client = bot.app.client
+        team: list[str] = []
+
+        async def own_team() -> str:
+            if not team:
+                team.append(str((await client.auth_test())["team_id"]))
+            return team[0]
+
+        providers.append(Slack(settings.slack_client_id, secret, client.base_url, own_team))
+    if bot.feishu is not None:
+        feishu = bot.feishu.settings
+        app_secret = feishu.app_secret.get_secret_value() if feishu.app_secret else ""
+        if feishu.app_id and app_secret:
+            providers.append(Feishu(feishu.app_id, app_secret, feishu.api_url, bot.feishu.tenant_key))
+    return providers

@@ -2,6 +2,9 @@
 
 ``TANDEM_INBOX_SECRET`` signs the inbox's session cookie and its CSRF tokens. Set it (any long random string,
 the same on every replica): without it each process makes up its own, so people sign in again after a restart.
+``SLACK_CLIENT_ID`` and ``SLACK_CLIENT_SECRET`` (the Slack app's) let people sign in with Slack; with Feishu set up,
+people sign in with Feishu too. ``TANDEM_INBOX_URL`` is the inbox's public address (the sign-in's way back), when
+the server is reached through a proxy that does not say where it was reached.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 
-from pydantic import Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger("tandem.inbox")
@@ -30,6 +33,15 @@ class InboxSettings(BaseSettings):
     secure_cookies: bool = Field(
         default=False, description="send the inbox's cookies over HTTPS only (TANDEM_INBOX_SECURE_COOKIES)"
     )
+    url: str | None = Field(
+        default=None, description="the inbox's public address, e.g. https://tandem.example.com/inbox (TANDEM_INBOX_URL)"
+    )
+    slack_client_id: str | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_CLIENT_ID", "slack_client_id")
+    )
+    slack_client_secret: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("SLACK_CLIENT_SECRET", "slack_client_secret")
+    )
     switcher: People | None = Field(default=None, exclude=True)
     """``tandem dev`` only: sign in as any of these people, no password (never read from the environment)."""
 
@@ -45,7 +57,14 @@ def inbox_settings() -> InboxSettings:
     """The settings a served inbox uses: the environment's, with the person switcher when ``tandem dev`` set one."""
     switcher = _SWITCHER.get()
     if switcher is not None:  # tandem dev reads nothing from the environment
-        return InboxSettings.model_construct(secret=None, secure_cookies=False, switcher=switcher)
+        return InboxSettings.model_construct(
+            secret=None,
+            secure_cookies=False,
+            url=None,
+            slack_client_id=None,
+            slack_client_secret=None,
+            switcher=switcher,
+        )
     return InboxSettings()
 
 

@@ -19,6 +19,8 @@ PICK_INTENT = "Pick what should change: the plan, the step again, or the result.
 NOT_FOUND = "Nothing here for you: this request is unknown, or it is not yours to see."
 SIGN_IN = "Sign in to see what waits for you."
 BAD_FORM = "That form could not be read: {error}. Nothing changed."
+SIGNIN_EXPIRED = "This sign-in was started in another browser, or long ago, or already used; nothing was signed in."
+SIGNIN_DENIED = "The sign-in was not allowed ({error}); nothing was signed in."
 GONE = "This request was decided or withdrawn elsewhere; nothing waits for you here now."
 
 
