@@ -107,9 +107,9 @@ def build_app(door: Door, settings: InboxSettings, live: Live, sign_in: SignIn) 
             secret_key=secret,
             session_cookie=SESSION_COOKIE,
             same_site="lax",
-            https_only=settings.secure_cookies,
+            https_only=settings.inbox_secure_cookies,
         ),
-        Middleware(CSRFMiddleware, secret=secret, cookie_name=CSRF_COOKIE, cookie_secure=settings.secure_cookies),
+        Middleware(CSRFMiddleware, secret=secret, cookie_name=CSRF_COOKIE, cookie_secure=settings.inbox_secure_cookies),
     ]
     routes = [
         Route("/", listing),

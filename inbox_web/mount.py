@@ -37,7 +37,7 @@ def mount(application: web.Application, bot: Bot, settings: InboxSettings | None
     live = Live()
     runtime.observers.append(live)
     door = Door(bot.deps.store, runtime.safety, usecases)
-    sign_in = SignIn(settings.switcher, _providers(bot, settings), settings.url)
+    sign_in = SignIn(settings.switcher, _providers(bot, settings), settings.inbox_url)
     mount_asgi(application, PREFIX, build_app(door, settings, live, sign_in))
     return live
 

@@ -18,6 +18,8 @@ from contextvars import ContextVar
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agent.settings import read_settings
+
 log = logging.getLogger("tandem.inbox")
 
 People = Callable[[], Mapping[str, str]]
@@ -27,13 +29,15 @@ _SWITCHER: ContextVar[People | None] = ContextVar("tandem_inbox_switcher", defau
 
 
 class InboxSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="TANDEM_INBOX_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="TANDEM_", extra="ignore")
 
-    secret: SecretStr | None = Field(default=None, description="signs sessions and CSRF tokens (TANDEM_INBOX_SECRET)")
-    secure_cookies: bool = Field(
+    inbox_secret: SecretStr | None = Field(
+        default=None, description="signs sessions and CSRF tokens (TANDEM_INBOX_SECRET)"
+    )
+    inbox_secure_cookies: bool = Field(
         default=False, description="send the inbox's cookies over HTTPS only (TANDEM_INBOX_SECURE_COOKIES)"
     )
-    url: str | None = Field(
+    inbox_url: str | None = Field(
         default=None, description="the inbox's public address, e.g. https://tandem.example.com/inbox (TANDEM_INBOX_URL)"
     )
     slack_client_id: str | None = Field(
@@ -46,8 +50,8 @@ class InboxSettings(BaseSettings):
     """``tandem dev`` only: sign in as any of these people, no password (never read from the environment)."""
 
     def session_secret(self) -> str:
-        if self.secret is not None and self.secret.get_secret_value().strip():
-            return self.secret.get_secret_value()
+        if self.inbox_secret is not None and self.inbox_secret.get_secret_value().strip():
+            return self.inbox_secret.get_secret_value()
         if self.switcher is None:
             log.warning("TANDEM_INBOX_SECRET is not set: the inbox's sessions end when this process stops")
         return secrets.token_urlsafe(32)
@@ -57,15 +61,9 @@ def inbox_settings() -> InboxSettings:
     """The settings a served inbox uses: the environment's, with the person switcher when ``tandem dev`` set one."""
     switcher = _SWITCHER.get()
     if switcher is not None:  # tandem dev reads nothing from the environment
-        return InboxSettings.model_construct(
-            secret=None,
-            secure_cookies=False,
-            url=None,
-            slack_client_id=None,
-            slack_client_secret=None,
-            switcher=switcher,
-        )
-    return InboxSettings()
+        nothing = {"inbox_secret": None, "inbox_url": None, "slack_client_id": None, "slack_client_secret": None}
+        return InboxSettings.model_construct(**nothing, inbox_secure_cookies=False, switcher=switcher)
+    return read_settings(InboxSettings)
 
 
 @contextmanager
