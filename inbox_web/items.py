@@ -103,12 +103,24 @@ async def find(door: Door, review_id: str, person: str) -> Found | None:
     groups = list(await door.groups(person))
     pending = state.pending if state.pending is not None and state.pending.id == review_id else None
     review = pending if pending is not None and not state.finished else record.as_review()
-    if not (record.answered_by == person or may_see(door.safety, state, review, person, groups)):
+    asked = record.answered_by == person or bool({person, *groups} & await _assignees(door.store, state.id))
+    if not (asked or may_see(door.safety, state, review, person, groups)):
         return None
     if pending is None or state.finished or record.status != "pending":
         return Found(record, state, None)
     view = review_view(state, pending, door.safety)
     return Found(record, state, Item(view, state, may_decide(door.safety, state, pending, person, groups)))
+
+
+async def _assignees(store: Store, run_id: str) -> set[str]:
+    """Everyone a question of the run was put to (a decided review no longer carries its assignees; the audit
+    trail does)."""
+    return {
+        str(a)
+        for event in await store.events(run_id)
+        if event.kind == "step_paused"
+        for a in (event.payload.get("assignees") or [])
+    }
 
 
 async def _load(store: Store, run_id: str) -> RunState | None:

@@ -36,6 +36,24 @@ async def test_inbox_choice_answer_resolves_the_handoff_and_a_second_answer_is_t
             assert "Already decided by <strong>U0ALICE</strong>" in html
 
 
+async def test_inbox_other_assignee_opening_an_answered_handoff_is_told_who_answered(tmp_path: Path) -> None:
+    async with inbox_api(tmp_path) as (env, http):
+        async with http.post("/api/v1/handoffs", json={**ASK, "assignees": ["U0ALICE", "U0BOB"]}) as created:
+            review = await pending_review(env, (await created.json())["id"])
+        async with browser(env) as alice, browser(env) as bob, browser(env) as carol:
+            await alice.sign_in("U0ALICE")
+            await bob.sign_in("U0BOB")
+            await carol.sign_in("U0CAROL")
+            assert await bob.listed() == [review]
+            assert (await alice.answer(review, choice="answer", value="keep v42"))[0] == 200
+            status, html = await bob.page(f"/inbox/items/{review}")
+            assert "Already decided by <strong>U0ALICE</strong>" in html
+            status, message = await bob.answer(review, choice="answer", value="roll back")
+            assert status == 409
+            assert "U0ALICE" in message
+            assert (await carol.page(f"/inbox/items/{review}"))[0] == 404
+
+
 async def test_inbox_answer_not_among_the_options_is_refused_with_the_options(tmp_path: Path) -> None:
     async with inbox_api(tmp_path) as (env, http):
         async with http.post("/api/v1/handoffs", json=ASK) as created:
