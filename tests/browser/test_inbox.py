@@ -10,8 +10,11 @@ import aiohttp
 from playwright.async_api import Page, async_playwright, expect
 
 from agent.tokens import mint
+from blocks import ids
 from cli.dev import Dev, developing
 from tests.browser.conftest import CHROMIUM_ARGS, TIMEOUT_MS, act_as, dev_in_browser
+from tests.scenario.harness import button_value, buttons_of, text_of
+from workspace.models import Message
 
 ASK = {"input_type": "confirm", "channel": "C0OPS", "assignees": ["U0ALICE"]}
 
@@ -76,3 +79,28 @@ async def test_inbox_link_on_the_workspace_page_signs_in_as_the_person_it_shows(
         await expect(page.locator("body")).to_have_attribute("data-me", "U0BOB")
         await expect(page.get_by_test_id("inbox-switcher")).to_have_value("U0BOB")
         await expect(page.get_by_test_id("inbox-empty")).to_be_visible()
+
+
+def _question(dev: Dev, prompt: str) -> Message | None:
+    """The handoff's question with its Yes button, in its thread of #ops."""
+    for card in dev.ws.state.history("C0OPS"):
+        for message in dev.ws.state.thread("C0OPS", card.ts):
+            if prompt in text_of(message) and any(b.get("action_id") == ids.ANSWER for b in buttons_of(message)):
+                return message
+    return None
+
+
+async def test_inbox_item_open_while_it_is_answered_in_slack_says_who_answered(chromium: str, tmp_path: Path) -> None:
+    async with inbox_in_browser(chromium, tmp_path / "tandem.db") as (dev, page, http):
+        await _ask(http, "Page the database team?")
+        await page.get_by_test_id("signin-person").select_option("U0ALICE")
+        await page.get_by_test_id("signin-submit").click()
+        await page.get_by_test_id("inbox-item-link").filter(has_text="Page the database team?").click()
+        await expect(page.get_by_test_id("inbox-question")).to_contain_text("Page the database team?")
+        await expect(page.locator("body")).to_have_attribute("data-live", "live")
+        await dev.ws.wait_until(lambda _: _question(dev, "Page the database team?") is not None, within=10)
+        question = _question(dev, "Page the database team?")
+        assert question is not None
+        await dev.ws.click("alice", "C0OPS", question.ts, ids.ANSWER, button_value(question, ids.ANSWER))
+        await expect(page.get_by_test_id("inbox-decided")).to_contain_text("Already decided by U0ALICE")
+        await expect(page.get_by_test_id("inbox-approve")).to_have_count(0)
