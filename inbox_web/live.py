@@ -37,6 +37,10 @@ class Live:
         self.closed = True
         self._news.set()
 
+    async def closing(self, _app: object) -> None:
+        """:meth:`close`, as a server's shutdown hook."""
+        self.close()
+
     async def on_change(self, change: Change) -> None:
         loop = self.loop
         if loop is None or loop.is_closed():

@@ -39,6 +39,7 @@ def mount(application: web.Application, bot: Bot, settings: InboxSettings | None
     door = Door(bot.deps.store, runtime.safety, usecases)
     sign_in = SignIn(settings.switcher, _providers(bot, settings), settings.inbox_url)
     mount_asgi(application, PREFIX, build_app(door, settings, live, sign_in))
+    application.on_shutdown.append(live.closing)  # open pages' streams end first: the server need not wait on them
     return live
 
 

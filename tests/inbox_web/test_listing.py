@@ -51,3 +51,16 @@ async def test_inbox_events_need_a_signed_in_person(tmp_path: Path) -> None:
     async with inbox_api(tmp_path) as (env, _), browser(env) as someone:
         async with someone.http.get("/inbox/events") as stream:
             assert stream.status == 401
+
+
+async def test_inbox_open_event_stream_ends_when_the_server_stops_instead_of_holding_it(tmp_path: Path) -> None:
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as outside:
+        async with asyncio.timeout(10):  # an open page must not keep the server from stopping (60 s otherwise)
+            async with inbox_api(tmp_path) as (env, _), browser(env) as alice:
+                await alice.sign_in("U0ALICE")
+                outside.cookie_jar.update_cookies({c.key: c.value for c in alice.http.cookie_jar})
+                stream = await outside.get(f"{env.bot.url}/inbox/events")
+                assert await stream.content.readline() == b"event: ready\r\n"
+            rest = await stream.content.read()
+        assert b"event: changed" not in rest
+        stream.close()
