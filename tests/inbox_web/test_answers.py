@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cli.dev import DEMO_POLICY
 from tests.inbox_web.helpers import browser, inbox_api, pending_review
 from tests.scenario.asking import ASK
@@ -104,3 +106,31 @@ async def test_inbox_request_changes_needs_an_intent_and_words(tmp_path: Path) -
                 plan, choice="request_changes", intent="replan", feedback="only check errors, no restart"
             )
             assert (status, message) == (200, "Changes requested. The run takes them up.")
+
+
+@pytest.mark.parametrize(
+    ("terms", "form", "status", "answer"),
+    [
+        (
+            {"input_type": "text", "options": []},
+            {"choice": "answer", "value": "  after the 14:00 deploy "},
+            "resolved",
+            "after the 14:00 deploy",
+        ),
+        ({"input_type": "confirm", "options": []}, {"choice": "answer", "value": "no"}, "resolved", False),
+        ({}, {"choice": "cancel", "feedback": "not mine to decide"}, "cancelled", None),
+    ],
+)
+async def test_inbox_text_confirm_and_decline_reach_the_asker(
+    tmp_path: Path, terms: dict[str, object], form: dict[str, str], status: str, answer: object
+) -> None:
+    async with inbox_api(tmp_path) as (env, http):
+        async with http.post("/api/v1/handoffs", json={**ASK, **terms}) as created:
+            run_id = (await created.json())["id"]
+        review = await pending_review(env, run_id)
+        async with browser(env) as alice:
+            await alice.sign_in("U0ALICE")
+            assert (await alice.answer(review, **form))[0] == 200
+        async with http.get(f"/api/v1/handoffs/{run_id}") as read:
+            handoff = await read.json()
+        assert (handoff["status"], handoff["answer"]) == (status, answer)
