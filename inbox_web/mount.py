@@ -46,8 +46,8 @@ def mount(application: web.Application, bot: Bot, settings: InboxSettings | None
 def _providers(bot: Bot, settings: InboxSettings) -> list[Provider]:
     """Slack's sign-in when the Slack app's client id and secret are set; Feishu's when Feishu is set up."""
     providers: list[Provider] = []
-    secret = settings.slack_client_secret.get_secret_value() if settings.slack_client_secret else ""
-    if settings.slack_client_id and secret:
+    secret = settings.inbox_slack_client_secret.get_secret_value() if settings.inbox_slack_client_secret else ""
+    if settings.inbox_slack_client_id and secret:
         client = bot.app.client
         team: list[str] = []
 
@@ -56,7 +56,7 @@ def _providers(bot: Bot, settings: InboxSettings) -> list[Provider]:
                 team.append(str((await client.auth_test())["team_id"]))
             return team[0]
 
-        providers.append(Slack(settings.slack_client_id, secret, client.base_url, own_team))
+        providers.append(Slack(settings.inbox_slack_client_id, secret, client.base_url, own_team))
     if bot.feishu is not None:
         feishu = bot.feishu.settings
         app_secret = feishu.app_secret.get_secret_value() if feishu.app_secret else ""

@@ -2,9 +2,10 @@
 
 ``TANDEM_INBOX_SECRET`` signs the inbox's session cookie and its CSRF tokens. Set it (any long random string,
 the same on every replica): without it each process makes up its own, so people sign in again after a restart.
-``SLACK_CLIENT_ID`` and ``SLACK_CLIENT_SECRET`` (the Slack app's) let people sign in with Slack; with Feishu set up,
-people sign in with Feishu too. ``TANDEM_INBOX_URL`` is the inbox's public address (the sign-in's way back), when
-the server is reached through a proxy that does not say where it was reached.
+``TANDEM_INBOX_SLACK_CLIENT_ID`` and ``TANDEM_INBOX_SLACK_CLIENT_SECRET`` (the Slack app's client id and secret;
+not ``SLACK_CLIENT_ID``, which would turn Bolt's multi-workspace OAuth on) let people sign in with Slack; with
+Feishu set up, people sign in with Feishu too. ``TANDEM_INBOX_URL`` is the inbox's public address (the sign-in's
+way back), when the server is reached through a proxy that does not say where it was reached.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.settings import read_settings
@@ -40,11 +41,11 @@ class InboxSettings(BaseSettings):
     inbox_url: str | None = Field(
         default=None, description="the inbox's public address, e.g. https://tandem.example.com/inbox (TANDEM_INBOX_URL)"
     )
-    slack_client_id: str | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_CLIENT_ID", "slack_client_id")
+    inbox_slack_client_id: str | None = Field(
+        default=None, description="the Slack app's client id, for Sign in with Slack (TANDEM_INBOX_SLACK_CLIENT_ID)"
     )
-    slack_client_secret: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("SLACK_CLIENT_SECRET", "slack_client_secret")
+    inbox_slack_client_secret: SecretStr | None = Field(
+        default=None, description="the Slack app's client secret (TANDEM_INBOX_SLACK_CLIENT_SECRET)"
     )
     switcher: People | None = Field(default=None, exclude=True)
     """``tandem dev`` only: sign in as any of these people, no password (never read from the environment)."""
@@ -61,7 +62,12 @@ def inbox_settings() -> InboxSettings:
     """The settings a served inbox uses: the environment's, with the person switcher when ``tandem dev`` set one."""
     switcher = _SWITCHER.get()
     if switcher is not None:  # tandem dev reads nothing from the environment
-        nothing = {"inbox_secret": None, "inbox_url": None, "slack_client_id": None, "slack_client_secret": None}
+        nothing = {
+            "inbox_secret": None,
+            "inbox_url": None,
+            "inbox_slack_client_id": None,
+            "inbox_slack_client_secret": None,
+        }
         return InboxSettings.model_construct(**nothing, inbox_secure_cookies=False, switcher=switcher)
     return read_settings(InboxSettings)
 

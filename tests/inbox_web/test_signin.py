@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import re
 from collections.abc import AsyncIterator
@@ -16,14 +17,16 @@ from tests.inbox_web.helpers import Browser, browser, pending_review
 from tests.scenario.asking import ASK, api
 from tests.scenario.harness import Env, settings_for
 from workspace import oidc, run_workspace
-from workspace.feishu_fake import run_feishu
+from workspace.feishu_fake import FeishuFake, run_feishu
+
+FEISHU_OPS = "oc_ops"
 
 
 @pytest.fixture(autouse=True)
 def slack_app(monkeypatch: pytest.MonkeyPatch) -> None:
     """The Slack app's client id and secret, as the local workspace knows them, and the inbox's secret."""
-    monkeypatch.setenv("SLACK_CLIENT_ID", oidc.CLIENT_ID)
-    monkeypatch.setenv("SLACK_CLIENT_SECRET", oidc.CLIENT_SECRET)
+    monkeypatch.setenv("TANDEM_INBOX_SLACK_CLIENT_ID", oidc.CLIENT_ID)
+    monkeypatch.setenv("TANDEM_INBOX_SLACK_CLIENT_SECRET", oidc.CLIENT_SECRET)
     monkeypatch.setenv("TANDEM_INBOX_SECRET", "a-long-random-secret-for-tests")
 
 
@@ -91,21 +94,40 @@ async def test_inbox_served_without_tandem_dev_has_no_person_switcher(tmp_path: 
         assert (await someone.page("/inbox/"))[0] == 303
 
 
+async def run_of(env: Env, requester: str) -> str:
+    """The id of the run ``requester`` started, once it is stored."""
+    async with asyncio.timeout(10):
+        while True:
+            runs = [r.id for r in await env.bot.deps.store.list_runs() if r.requester == requester]
+            if runs:
+                return runs[0]
+            await asyncio.sleep(0.05)
+
+
 @asynccontextmanager
-async def with_feishu(tmp_path: Path) -> AsyncIterator[Env]:
+async def with_feishu(tmp_path: Path) -> AsyncIterator[tuple[Env, FeishuFake]]:
+    """``tandem serve`` with Slack and Feishu, each against its local fake."""
     async with run_workspace() as ws, run_feishu() as fake:
         feishu = dev_feishu_settings(fake)
         async with serving(settings_for(ws, tmp_path / "tandem.db"), port=0, feishu=feishu) as bot:
             ws.events_url = f"{bot.url}/slack/events"
             fake.events_url = f"{bot.url}/feishu/events"
-            yield Env(ws=ws, bot=bot, db=tmp_path / "tandem.db")
+            yield Env(ws=ws, bot=bot, db=tmp_path / "tandem.db"), fake
 
 
-async def test_inbox_feishu_sign_in_signs_in_the_feishu_person(tmp_path: Path) -> None:
-    async with with_feishu(tmp_path) as env, browser(env) as alice:
-        status, page = await alice.page("/inbox/signin")
+async def test_inbox_feishu_sign_in_shows_and_decides_the_feishu_persons_run(tmp_path: Path) -> None:
+    async with with_feishu(tmp_path) as (env, fake), browser(env) as feishu_alice, browser(env) as slack_alice:
+        await env.start("restart payments and check errors after", "alice")  # in Slack, as U0ALICE
+        await fake.say("alice", FEISHU_OPS, "restart checkout and check errors after")  # in Feishu, as ou_alice
+        status, page = await feishu_alice.page("/inbox/signin")
         assert "Sign in with Feishu / Lark" in page
-        assert await through_platform(alice, "/inbox/signin/feishu", "feishu-signin-as", "ou_alice") == "/inbox/"
-        status, page = await alice.page("/inbox/")
-        assert status == 200
+        assert await through_platform(feishu_alice, "/inbox/signin/feishu", "feishu-signin-as", "ou_alice") == "/inbox/"
+        assert await through_platform(slack_alice, "/inbox/signin/slack", "slack-signin-as", "U0ALICE") == "/inbox/"
+        feishu_plan = await pending_review(env, await run_of(env, "ou_alice"))
+        slack_plan = await pending_review(env, await run_of(env, "U0ALICE"))
+        status, page = await feishu_alice.page("/inbox/")
         assert 'data-testid="inbox-me">Alice<' in page
+        assert await feishu_alice.listed() == [feishu_plan]
+        assert await slack_alice.listed() == [slack_plan]
+        assert (await slack_alice.answer(feishu_plan, choice="approve"))[0] == 404
+        assert await feishu_alice.answer(feishu_plan, choice="approve") == (200, "Approved. The run goes on.")
