@@ -64,6 +64,7 @@ async def test_inbox_sign_in_sorted_list_approve_and_a_live_update(chromium: str
         await expect(items.nth(1)).to_contain_text("Later, but urgent?")
         plan = items.filter(has_text="restart payments")
         await expect(plan).to_contain_text("Plan review")
+        await expect(plan.get_by_test_id("inbox-plan-line")).to_contain_text("restart_service(service=payments")
         await plan.get_by_test_id("inbox-approve").click()
         await expect(page.get_by_test_id("inbox-outcome")).to_have_text("Approved. The run goes on.")
         await expect(page.get_by_test_id("inbox-item").filter(has_text="Plan review")).to_have_count(0)

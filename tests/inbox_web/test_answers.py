@@ -87,6 +87,8 @@ async def test_inbox_plan_approved_by_the_requester_then_the_exec_gate_waits_for
             assert status == 403
             assert "Only @U0BOB" in message
             assert await bob.listed() == [gate]
+            status, listed = await bob.page("/inbox/?part=list")
+            assert "restart_service(service=payments" in listed  # what the list's Approve approves, shown beside it
             assert await bob.answer(gate, choice="approve") == (200, "Approved. The run goes on.")
             assert gate not in await bob.listed()
 
