@@ -91,6 +91,10 @@ async def test_inbox_plan_approved_by_the_requester_then_the_exec_gate_waits_for
             assert "restart_service(service=payments" in listed  # what the list's Approve approves, shown beside it
             assert await bob.answer(gate, choice="approve") == (200, "Approved. The run goes on.")
             assert gate not in await bob.listed()
+            result = await pending_review(env, run_id, after=gate)
+            status, html = await alice.page(f"/inbox/items/{result}")
+            assert 'data-testid="inbox-evidence"' in html and "restart_service" in html  # the outputs so far
+            assert 'data-testid="inbox-output"' in html  # the result it asks her to accept
 
 
 async def test_inbox_request_changes_needs_an_intent_and_words(tmp_path: Path) -> None:
