@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
+import inbox_web
 from bot.settings import SlackSettings
 from cli.policy import checked_policy
 from cli.serve import Bot, serving
@@ -150,6 +151,7 @@ async def developing(
             feishu = dev_feishu_settings(fake)
         keeping: list[asyncio.Task[None]] = []
         stack.push_async_callback(_stop_keeping, keeping)  # after the bot has stopped: what it said last is kept
+        stack.enter_context(inbox_web.switching(lambda: {u.id: u.name for u in state.users.values() if not u.is_bot}))
         mailing = mail.dev_settings(box) if box is not None else {}
         bot = await stack.enter_async_context(
             serving(dev_settings(ws, db, **{**mailing, **extra}), "127.0.0.1", 0, feishu=feishu)
@@ -160,6 +162,7 @@ async def developing(
         if fake is not None:
             fake.events_url = f"{bot.url}/feishu/events"
             state.elsewhere["feishu"] = fake.api_url
+        state.elsewhere["inbox"] = f"{bot.url}{inbox_web.PREFIX}"
         # kept only once everything is up: a start that fails leaves no file behind
         keeping.append(asyncio.create_task(keep(state, workspace_file(db)), name="workspace:keep"))
         yield Dev(ws=ws, bot=bot, feishu=fake)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import aiohttp
 from aiohttp import web
 
+import inbox_web
 from agent import inbox
 from agent.asking import Asking
 from agent.delivery import DeliveryWorker
@@ -228,6 +229,7 @@ def web_app(bot: Bot) -> web.Application:
     api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases, **unserved))
     mount_mail(application, bot.mail.links if bot.mail is not None else None)
     a2a.mount(application, bot.deps.store, bot.deps.runtime, bot.deps.usecases)
+    inbox_web.mount(application, bot)
     if bot.feishu is not None:
         from feishu.webhook import mount
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from aiohttp import web
 
-from workspace import chat, files, views
+from workspace import chat, files, oidc, views
 from workspace.errors import SlackFailure
 from workspace.params import Params
 from workspace.socket_mode import APP_TOKEN, wss_url
@@ -109,6 +109,7 @@ def build_api(state: WorkspaceState, *, bot_token: str, app_token: str = APP_TOK
         return await files.serve_file(request, state)
 
     app = web.Application(client_max_size=files.MAX_FILE + 1024 * 1024)
+    oidc.add_routes(app, state)  # Sign in with Slack: before the catch-all below
     app.router.add_route("*", "/api/{method}", call)
     app.router.add_post("/response/{hook_id}", respond)
     app.router.add_post("/upload/{file_id}", upload)  # step 2 of files_upload_v2

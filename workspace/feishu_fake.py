@@ -38,6 +38,7 @@ from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from workspace import feishu_frames as frames
+from workspace.feishu_oauth import FeishuGrants
 from workspace.server import serve
 
 APP_ID = "cli_tandemlocal"
@@ -147,6 +148,7 @@ class FeishuFake:
         r.add_get("/open-apis/tenant/v2/tenant/query", self._tenant)
         r.add_post("/callback/ws/endpoint", self._endpoint)
         r.add_get("/callback/ws/connect", self._connect)
+        FeishuGrants(APP_ID, APP_SECRET, self.tenant_key, PEOPLE).add_routes(app)  # the web sign-in (OAuth)
         return app
 
     @web.middleware

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import aiohttp
 from aiohttp import web
@@ -96,6 +97,7 @@ def add_ui(app: web.Application, state: WorkspaceState) -> Ui:
     app.router.add_get("/ui/state", _state)
     app.router.add_get("/ui/events", _events)
     app.router.add_get("/feishu", _feishu)
+    app.router.add_get("/inbox", _inbox)
     for name, handler in _ACTIONS.items():
         app.router.add_post(f"/ui/{name}", handler)
     app.on_shutdown.append(_close_streams)
@@ -115,6 +117,15 @@ async def _feishu(request: web.Request) -> web.Response:
     if not url:
         return web.Response(status=404, text="No Feishu view here: `tandem dev` runs one beside this page.")
     raise web.HTTPFound(url)
+
+
+async def _inbox(request: web.Request) -> web.Response:
+    """The web inbox (``tandem dev`` serves one beside this page), signed in as ``?user=`` (the person shown)."""
+    url = request.app[UI].state.elsewhere.get("inbox")
+    if not url:
+        return web.Response(status=404, text="No web inbox here: `tandem dev` serves one beside this page.")
+    user = request.query.get("user", "")
+    raise web.HTTPFound(f"{url}/signin/as?{urlencode({'person': user, 'next': '/inbox/'})}")
 
 
 async def _state(request: web.Request) -> web.Response:

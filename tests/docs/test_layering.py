@@ -47,6 +47,7 @@ CHANNELS = {"slack_bolt", "slack_sdk", "bot", "blocks", "feishu"}
             {"slack_bolt", "slack_sdk", "aiohttp", "litellm", "psycopg", "bot", "blocks", "feishu", "cli", "workspace"},
         ),
         ("cli", {"slack_bolt", "sqlite_utils", "psycopg", "psycopg_pool", "litellm"}),
+        ("inbox_web", DB | CHANNELS | {"litellm", "storage", "workspace", "demo"}),
     ],
 )
 def test_package_does_not_import(package: str, banned: set[str]) -> None:

@@ -238,6 +238,8 @@ window.addEventListener("hashchange", route);
 // -- wiring ------------------------------------------------------------------------------------
 
 $("user-switcher").addEventListener("change", (e) => switchUser(e.target.value));
+// The web inbox, signed in as the person this page shows.
+$("inbox-link").addEventListener("click", (e) => (e.currentTarget.href = `/inbox?user=${encodeURIComponent(app.user)}`));
 $("app-home").addEventListener("click", () => {
   app.pane = "home";
   render();
