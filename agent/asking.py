@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from agent.errors import UnknownRun
+from agent.errors import RunExists, UnknownRun
 from agent.machine.asked import AskTerms, OnTimeout
 from agent.models import Handoff, InputType, Priority, RunState
 from agent.models.platforms import place_hint, principal_of, run_origin
@@ -183,11 +183,11 @@ class Asking:
         self.store = store
         self.runtime = runtime
         self.usecases = usecases
-        self._asking: dict[str, tuple[asyncio.Lock, int]] = {}  # run id -> its lock, and how many hold or await it
 
     async def ask(self, token: Caller, request: AskRequest, *, reason: str = "asked through the API") -> Created:
         """Ask ``request`` as ``token`` (``reason``: the question's "why" line), or return the handoff this caller
-        already asked with its idempotency key."""
+        already asked with its idempotency key. The same key asked at once (here, or by another process or replica
+        on the same database) is one handoff: the key's record and the run are each created only if absent."""
         record = AskedRecord(
             id=uuid.uuid4().hex[:12],
             token=token.name,
@@ -196,17 +196,9 @@ class Asking:
             created_at=self.runtime.clock(),
         )
         kept = await self.store.keep_asked(record)
-        lock, users = self._asking.get(kept.id, (asyncio.Lock(), 0))
-        self._asking[kept.id] = (lock, users + 1)
-        try:
-            async with lock:  # the same key asked twice at once: the second finds the run the first wrote
-                return await self._asked(kept.id, record.id, request, token, reason)
-        finally:
-            lock, users = self._asking.pop(kept.id)
-            if users > 1:  # (the last one out forgets the lock)
-                self._asking[kept.id] = (lock, users - 1)
+        return await self._asked(kept.id, request, token, reason)
 
-    async def _asked(self, run_id: str, new_id: str, request: AskRequest, token: Caller, reason: str) -> Created:
+    async def _asked(self, run_id: str, request: AskRequest, token: Caller, reason: str) -> Created:
         origin = run_origin(request.channel)
         assert origin is not None  # checked by the request
         try:
@@ -218,8 +210,12 @@ class Asking:
         terms = AskTerms(
             assignees=request.assignees, quorum=request.quorum, timeout=request.timeout, on_timeout=on_timeout
         )
-        state = await self.runtime.ask(run_id, token.principal, origin, request.handoff(reason), terms)
-        return Created(await self._view(state), new=run_id == new_id)
+        try:
+            state = await self.runtime.ask(run_id, token.principal, origin, request.handoff(reason), terms)
+        except RunExists:  # another process (or replica) asked it at once, and wrote it first: that one is it
+            state, _ = await self.store.load(run_id)
+            return Created(await self._view(state), new=False)
+        return Created(await self._view(state), new=True)
 
     async def read(self, token: Caller, handoff_id: str, wait: float = 0.0) -> HandoffView | NoSuchHandoff:
         """The handoff, once it is decided or ``wait`` seconds (at most :data:`MAX_WAIT`) passed."""
