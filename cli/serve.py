@@ -23,6 +23,7 @@ from agent.runtime import Runtime
 from agent.runtime.home import RuntimeLoop, forwarded
 from agent.settings import DEMO_TOOLS, CoreSettings
 from api import handoffs as api
+from api import mcp_http
 from api.webhooks import WebhookSender
 from bot.app import EdgeApp, build_app, build_client, run_socket_mode
 from bot.channel import CHANNEL, SlackChannel
@@ -215,6 +216,7 @@ def web_app(bot: Bot) -> web.Application:
 
     application.router.add_get("/healthz", healthz)
     api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases))
+    mcp_http.mount(application, application[api.ASKING])
     if bot.feishu is not None:
         from feishu.webhook import mount
 
