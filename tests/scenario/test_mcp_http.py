@@ -86,3 +86,16 @@ async def test_mcp_http_token_that_may_not_call_is_refused_saying_why_and_nothin
             body = await sent.json()
         assert body["error"]["message"] == says
         assert env.cards() == [], "nothing was asked"
+
+
+async def test_mcp_http_client_of_the_earlier_handshake_protocol_is_served_too(tmp_path: Path) -> None:
+    async with api(tmp_path) as (env, _, made), mcp_over_http(env.bot.url, made.token, mode="legacy") as client:
+        listed = {t.name for t in (await client.list_tools()).tools}
+        waiting = asyncio.create_task(call(client, "ask_human", CHOICE))
+        question = await asked_in_thread(env, "Roll back checkout to v41?")
+        await env.click("alice", question, f"{ids.ANSWER}.1")
+
+        got = await asyncio.wait_for(waiting, 20)
+        assert client.protocol_version < "2026"
+        assert listed == {"ask_human", "request_approval"}
+        assert (got["status"], got["answer"]) == ("resolved", "keep v42")
