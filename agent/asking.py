@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
@@ -25,11 +26,13 @@ from agent.policy import TIMEOUT
 from agent.ports import Store
 from agent.runtime import Runtime
 from agent.usecases import UseCases
+from agent.waking import Wakes
 
 Status = Literal["pending", "resolved", "timed_out", "cancelled"]
 MAX_WAIT = 30.0
 """The longest a ``wait`` holds a read open, in seconds."""
 POLL = 0.2
+"""How often a wait reads its run again, for an answer given through another process."""
 
 
 class Caller(Protocol):
@@ -183,6 +186,9 @@ class Asking:
         self.store = store
         self.runtime = runtime
         self.usecases = usecases
+        self.poll = POLL
+        self.wakes = Wakes()  # a wait ends as soon as its run changes in this process
+        runtime.observers.append(self.wakes)
 
     async def ask(self, token: Caller, request: AskRequest, *, reason: str = "asked through the API") -> Created:
         """Ask ``request`` as ``token`` (``reason``: the question's "why" line), or return the handoff this caller
@@ -223,15 +229,20 @@ class Asking:
         if kept is None or kept.token != token.name:
             return NoSuchHandoff(handoff_id)
         until = self.runtime.clock() + min(max(wait, 0.0), MAX_WAIT)
-        while True:
-            try:
-                state, _ = await self.store.load(handoff_id)
-            except UnknownRun:  # kept by a process that stopped before its run was written, or pruned
-                return NoSuchHandoff(handoff_id)
-            view = await self._view(state)
-            if view.status != "pending" or self.runtime.clock() >= until:
-                return view
-            await asyncio.sleep(POLL)
+        with self.wakes.watching(handoff_id) as changed:
+            while True:
+                changed.clear()
+                try:
+                    state, _ = await self.store.load(handoff_id)
+                except UnknownRun:  # kept by a process that stopped before its run was written, or pruned
+                    return NoSuchHandoff(handoff_id)
+                view = await self._view(state)
+                left = until - self.runtime.clock()
+                if view.status != "pending" or left <= 0:
+                    return view
+                with suppress(TimeoutError):  # answered here: woken at once; answered elsewhere: read again
+                    async with asyncio.timeout(min(self.poll, left)):
+                        await changed.wait()
 
     async def cancel(self, token: Caller, handoff_id: str) -> HandoffView | NoSuchHandoff | NotApplied | Refused:
         kept = await self.store.asked(handoff_id)
