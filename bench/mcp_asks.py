@@ -3,9 +3,10 @@
 over HTTP), against the REST API's create and long-poll as the baseline.
 
 A stand-in for the person answers every question as soon as it is stored (it polls the database every few
-milliseconds), so a round trip is the door's own cost plus how soon the waiting side reads the answer (its reads
-poll the run every :data:`agent.asking.POLL` seconds, on every door alike). Asked again with the same idempotency
-key, once answered, a call is the door's cost alone.
+milliseconds), in this process, as a click on ``tandem serve`` would be. A wait in this process (REST, ``/mcp``)
+is woken by the answer at once; ``tandem mcp`` is another process, whose wait sees the answer at its next read of
+the run (every :data:`agent.asking.POLL` seconds), as it does beside a real bot. Asked again with the same
+idempotency key, once answered, a call is the door's own cost.
 """
 
 from __future__ import annotations
