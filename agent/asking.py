@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from agent.errors import UnknownRun
+from agent.errors import RunExists, UnknownRun
 from agent.machine.asked import AskTerms, OnTimeout
 from agent.models import Handoff, InputType, Origin, Priority, RunState
 from agent.models.platforms import place_hint, principal_of, run_origin
@@ -26,11 +27,13 @@ from agent.policy import TIMEOUT
 from agent.ports import Store
 from agent.runtime import Runtime
 from agent.usecases import UseCases
+from agent.waking import Wakes
 
 Status = Literal["pending", "resolved", "timed_out", "cancelled"]
 MAX_WAIT = 30.0
 """The longest a ``wait`` holds a read open, in seconds."""
 POLL = 0.2
+"""How often a wait reads its run again, for an answer given through another process."""
 
 
 class Caller(Protocol):
@@ -198,11 +201,15 @@ class Asking:
         self.runtime = runtime
         self.usecases = usecases
         self.unserved = unserved  # why a place cannot be asked at on this server (None: it can)
-        self._asking: dict[str, tuple[asyncio.Lock, int]] = {}  # run id -> its lock, and how many hold or await it
+        self.poll = POLL
+        self.wakes = Wakes()  # a wait ends as soon as its run changes in this process
+        runtime.observers.append(self.wakes)
 
     async def ask(self, token: Caller, request: AskRequest, *, reason: str = "asked through the API") -> Created:
         """Ask ``request`` as ``token`` (``reason``: the question's "why" line), or return the handoff this caller
-        already asked with its idempotency key. :class:`Unserved` when its channel cannot be reached here."""
+        already asked with its idempotency key. The same key asked at once (here, or by another process or replica
+        on the same database) is one handoff: the key's record and the run are each created only if absent.
+        :class:`Unserved` when its channel cannot be reached here."""
         origin = run_origin(request.channel)
         if origin is not None and (why := self.unserved(origin)) is not None:
             raise Unserved(why)
@@ -214,17 +221,9 @@ class Asking:
             created_at=self.runtime.clock(),
         )
         kept = await self.store.keep_asked(record)
-        lock, users = self._asking.get(kept.id, (asyncio.Lock(), 0))
-        self._asking[kept.id] = (lock, users + 1)
-        try:
-            async with lock:  # the same key asked twice at once: the second finds the run the first wrote
-                return await self._asked(kept.id, record.id, request, token, reason)
-        finally:
-            lock, users = self._asking.pop(kept.id)
-            if users > 1:  # (the last one out forgets the lock)
-                self._asking[kept.id] = (lock, users - 1)
+        return await self._asked(kept.id, request, token, reason)
 
-    async def _asked(self, run_id: str, new_id: str, request: AskRequest, token: Caller, reason: str) -> Created:
+    async def _asked(self, run_id: str, request: AskRequest, token: Caller, reason: str) -> Created:
         origin = run_origin(request.channel)
         assert origin is not None  # checked by the request
         try:
@@ -236,8 +235,12 @@ class Asking:
         terms = AskTerms(
             assignees=request.assignees, quorum=request.quorum, timeout=request.timeout, on_timeout=on_timeout
         )
-        state = await self.runtime.ask(run_id, token.principal, origin, request.handoff(reason), terms)
-        return Created(await self._view(state), new=run_id == new_id)
+        try:
+            state = await self.runtime.ask(run_id, token.principal, origin, request.handoff(reason), terms)
+        except RunExists:  # another process (or replica) asked it at once, and wrote it first: that one is it
+            state, _ = await self.store.load(run_id)
+            return Created(await self._view(state), new=False)
+        return Created(await self._view(state), new=True)
 
     async def read(self, token: Caller, handoff_id: str, wait: float = 0.0) -> HandoffView | NoSuchHandoff:
         """The handoff, once it is decided or ``wait`` seconds (at most :data:`MAX_WAIT`) passed."""
@@ -245,15 +248,20 @@ class Asking:
         if kept is None or kept.token != token.name:
             return NoSuchHandoff(handoff_id)
         until = self.runtime.clock() + min(max(wait, 0.0), MAX_WAIT)
-        while True:
-            try:
-                state, _ = await self.store.load(handoff_id)
-            except UnknownRun:  # kept by a process that stopped before its run was written, or pruned
-                return NoSuchHandoff(handoff_id)
-            view = await self._view(state)
-            if view.status != "pending" or self.runtime.clock() >= until:
-                return view
-            await asyncio.sleep(POLL)
+        with self.wakes.watching(handoff_id) as changed:
+            while True:
+                changed.clear()
+                try:
+                    state, _ = await self.store.load(handoff_id)
+                except UnknownRun:  # kept by a process that stopped before its run was written, or pruned
+                    return NoSuchHandoff(handoff_id)
+                view = await self._view(state)
+                left = until - self.runtime.clock()
+                if view.status != "pending" or left <= 0:
+                    return view
+                with suppress(TimeoutError):  # answered here: woken at once; answered elsewhere: read again
+                    async with asyncio.timeout(min(self.poll, left)):
+                        await changed.wait()
 
     async def cancel(self, token: Caller, handoff_id: str) -> HandoffView | NoSuchHandoff | NotApplied | Refused:
         kept = await self.store.asked(handoff_id)

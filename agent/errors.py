@@ -46,6 +46,11 @@ class UnknownRun(RunError):
     pass
 
 
+class RunExists(RunError):
+    """A run was created with an id already taken (by another process asking the same thing at once):
+    nothing was written."""
+
+
 class NoPendingReview(RunError):
     pass
 

@@ -138,7 +138,8 @@ class RunsStore(Protocol):
         outbox: Outbound | None = None,
         lease: LeaseClaim | None = None,
     ) -> int:
-        """Store a new run at version 1 (with its first review, outbox rows and step lease)."""
+        """Store a new run at version 1 (with its first review, outbox rows and step lease), or raise
+        :class:`~agent.errors.RunExists`, writing nothing, when its id is taken."""
         ...
 
     async def commit(

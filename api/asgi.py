@@ -7,7 +7,8 @@ responses (server-sent events) through as they are written.
 
 `aiohttp-asgi` does the bridging, with one fix: once a request's body is read, its ``receive`` answered at once
 with another empty body, so an app that listens for the client going away (every streaming response does) spun
-without yielding and held the event loop. Here ``receive`` then waits until the client has gone and says so.
+without yielding and held the event loop. Here ``receive`` then waits until the client has gone and says so,
+and what the app sends after that is dropped.
 """
 
 from __future__ import annotations
@@ -36,6 +37,24 @@ class _Context(ASGIContext):
         while not self._client_gone():  # noqa: ASYNC110 (a closing connection has no hook to wait on)
             await asyncio.sleep(GONE_POLL)
         return {"type": "http.disconnect"}
+
+    async def on_send(self, payload: dict[str, Any]) -> None:
+        # What is sent after the client has gone is dropped, as the ASGI spec allows (an app waiting long, as an
+        # MCP call waiting for a person does, would otherwise fail loudly whenever its caller gave up).
+        if self._client_gone():
+            return
+        try:
+            await super().on_send(payload)
+        except ConnectionResetError:  # it went away while this was written
+            pass
+
+    async def get_response(self) -> web.StreamResponse:
+        await self.app(self.scope, self.on_receive, self.on_send)
+        if self.response is not None:
+            return self.response
+        if self._client_gone():  # it went away before the app answered: nothing is sent
+            return web.Response(status=499)
+        raise RuntimeError("the ASGI app ended without a response")
 
     def _client_gone(self) -> bool:
         transport = self.request.transport

@@ -7,10 +7,15 @@ answered there under the policy. The tool call waits for the answer, sending a p
 
 A call cut off (the client went away) leaves the handoff pending in chat: the person may still answer, and
 a call again with the same ``idempotency_key`` returns the same handoff, answered or waited for again.
+
+The same tools are served over stdio by ``tandem mcp`` (:mod:`cli.mcp_server`), acting as the client it was
+started for, and over streamable HTTP at ``/mcp`` on ``tandem serve`` (:mod:`api.mcp_http`), acting as each
+request's token.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -54,12 +59,21 @@ def _refused(exc: ValidationError) -> ToolError:
     return ToolError(f"{field}: {detail}" if field else detail)
 
 
-class HandoffTools:
-    """The two tools on one :class:`Asking`, acting as ``caller``."""
+Identify = Callable[[Context | None], Caller]
+"""Who calls a tool: over stdio, the client ``tandem mcp`` was started for; over HTTP, the request's token."""
 
-    def __init__(self, asking: Asking, caller: Caller, *, progress_every: float = PROGRESS_EVERY) -> None:
+
+def always(caller: Caller) -> Identify:
+    """Every call is ``caller``'s (one client per process, as over stdio)."""
+    return lambda _ctx: caller
+
+
+class HandoffTools:
+    """The two tools on one :class:`Asking`, each call acting as whom ``identify`` says."""
+
+    def __init__(self, asking: Asking, identify: Identify, *, progress_every: float = PROGRESS_EVERY) -> None:
         self.asking = asking
-        self.caller = caller
+        self.identify = identify
         self.progress_every = progress_every
 
     async def handoff(self, fields: dict[str, Any], ctx: Context | None) -> HandoffView:
@@ -68,12 +82,13 @@ class HandoffTools:
             wanted = AskRequest.model_validate({k: v for k, v in fields.items() if v is not None})
         except ValidationError as exc:
             raise _refused(exc) from None
-        asked = await self.asking.ask(self.caller, wanted, reason=f"asked by {self.caller.principal} over MCP")
+        caller = self.identify(ctx)
+        asked = await self.asking.ask(caller, wanted, reason=f"asked by {caller.principal} over MCP")
         view = asked.handoff
         waited = 0.0
         while view.status == "pending":
             step = min(max(self.progress_every, 0.1), MAX_WAIT)  # (never a busy loop)
-            read = await self.asking.read(self.caller, view.id, step)
+            read = await self.asking.read(caller, view.id, step)
             if isinstance(read, NoSuchHandoff):  # pruned meanwhile
                 raise ToolError(f"Handoff {view.id} is gone (pruned); ask again.")
             view, waited = read, waited + step
@@ -134,7 +149,7 @@ class HandoffTools:
 
 
 def build_server(tools: HandoffTools) -> MCPServer:
-    """The MCP server offering ``tools`` (run it with ``.run("stdio")``)."""
+    """The MCP server offering ``tools`` (run it with ``.run_stdio_async()``, or serve its HTTP app)."""
     server = MCPServer(
         "tandem",
         instructions="Ask Tandem's people: ask_human for an answer, request_approval for a yes or no.",

@@ -2,6 +2,7 @@
 
     python -m bench.tool_calls                 # the figures (about 30 s on 2 busy cores)
     python -m bench.tool_calls --calls 20 --isolated 5 --stops 3 --mcp 20   # a quick look
+    python -m bench.tool_calls --part server   # only Tandem's own MCP server (a few seconds)
 
 1. Call overhead, p50/p99 of one trivial call through ``ToolSpec.call``: a sync tool on its own
    daemon thread (how Tandem runs sync tools), ``asyncio.to_thread`` (how it ran them before, for
@@ -12,6 +13,9 @@
 3. Stop latency: a tool that sleeps far past a 0.2 s step timeout, run through
    ``agent.runtime.stopping.within`` as the worker runs it; the time from the deadline until
    ``within`` reports the outcome (``cancelled`` for an async tool and for an isolated one).
+4. Tandem as an MCP server: ``ask_human`` over stdio and HTTP and ``request_approval`` over HTTP, answered at
+   once by a stand-in person, against the REST API's create and long-poll; then each asked again with its
+   idempotency key once answered (:mod:`bench.mcp_asks`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 
 from agent.runtime.stopping import OutOfTime, within
 from agent.tools import load_tools
+from bench.mcp_asks import server_rows
 from bench.mcp_calls import mcp_rows
 from bench.results import BenchFailure, percentile
 
@@ -64,7 +69,16 @@ def line(label: str, seconds: list[float]) -> str:
     return f"  {label:<38} p50 {statistics.median(ms):8.2f} ms   p99 {percentile(ms, 99):8.2f} ms   (n={len(ms)})"
 
 
-async def run(calls: int, isolated: int, stops: int, mcp: int = 200) -> list[str]:
+async def run(
+    calls: int, isolated: int, stops: int, mcp: int = 200, asks: int = 5, repeats: int = 20, part: str = "all"
+) -> list[str]:
+    out = await client_rows(calls, isolated, stops, mcp) if part in ("all", "client") else []
+    if part in ("all", "server"):
+        out += await server_rows(asks, repeats, timed, line)
+    return out
+
+
+async def client_rows(calls: int, isolated: int, stops: int, mcp: int) -> list[str]:
     sync = TOOLS.get("echo_sync")
     out = ["Call overhead (one trivial call):"]
     out.append(line("sync tool, own daemon thread", await timed(calls, lambda i: sync.call({"value": i}))))
@@ -89,10 +103,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--isolated", type=int, default=30, help="trivial isolated calls")
     parser.add_argument("--mcp", type=int, default=500, help="trivial MCP calls per transport")
     parser.add_argument("--stops", type=int, default=10, help="timed-out calls per stoppable kind")
+    parser.add_argument("--asks", type=int, default=5, help="round trips through Tandem's MCP server per door")
+    parser.add_argument("--repeats", type=int, default=20, help="calls again with an answered key per door")
+    parser.add_argument(
+        "--part", choices=["all", "client", "server"], default="all", help="the tools Tandem calls, or its own server"
+    )
     args = parser.parse_args(argv)
-    if min(args.calls, args.isolated, args.stops, args.mcp) < 1:
+    if min(args.calls, args.isolated, args.stops, args.mcp, args.asks, args.repeats) < 1:
         parser.error("every count must be at least 1")
-    for text in asyncio.run(run(args.calls, args.isolated, args.stops, args.mcp)):
+    for text in asyncio.run(run(args.calls, args.isolated, args.stops, args.mcp, args.asks, args.repeats, args.part)):
         print(text)
     return 0
 

@@ -36,7 +36,7 @@ def caller_name(args: argparse.Namespace) -> str | None:
 
 
 async def mcp_command(args: argparse.Namespace, settings: CoreSettings) -> int:
-    from api.mcp_server import HandoffTools, build_server  # only this command imports the MCP SDK
+    from api.mcp_server import HandoffTools, always, build_server  # only this command imports the MCP SDK
 
     name = caller_name(args)
     if name is None:
@@ -47,6 +47,6 @@ async def mcp_command(args: argparse.Namespace, settings: CoreSettings) -> int:
     checked_policy(settings.config, announce=False)
     async with open_services(settings) as services:
         asking = Asking(services.store, services.runtime, services.usecases)
-        tools = HandoffTools(asking, McpCaller(name), progress_every=args.progress_every)
+        tools = HandoffTools(asking, always(McpCaller(name)), progress_every=args.progress_every)
         await build_server(tools).run_stdio_async()
     return 0

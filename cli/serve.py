@@ -23,7 +23,7 @@ from agent.models import WEBHOOK
 from agent.runtime import Runtime
 from agent.runtime.home import RuntimeLoop, forwarded
 from agent.settings import DEMO_TOOLS, CoreSettings
-from api import a2a
+from api import a2a, mcp_http
 from api import handoffs as api
 from api.webhooks import WebhookSender
 from bot.app import EdgeApp, build_app, build_client, run_socket_mode
@@ -230,6 +230,7 @@ def web_app(bot: Bot) -> web.Application:
     mount_mail(application, bot.mail.links if bot.mail is not None else None)
     a2a.mount(application, bot.deps.store, bot.deps.runtime, bot.deps.usecases)
     inbox_web.mount(application, bot)
+    mcp_http.mount(application, application[api.ASKING])
     if bot.feishu is not None:
         from feishu.webhook import mount
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from agent.errors import ConcurrentUpdate, StaleDecision, UnknownRun
+from agent.errors import ConcurrentUpdate, RunExists, StaleDecision, UnknownRun
 from agent.messages import decided_verb
 from agent.models import (
     Answered,
@@ -71,10 +71,10 @@ class RunStore:
         lease: LeaseClaim | None = None,
     ) -> int:
         with self.db.atomic():
-            self.db.execute(
+            created = self.db.execute(
                 "INSERT INTO runs (id, task, requester, status, channel, thread, pending_review, version,"
                 " created_at, updated_at, state, lease_owner, lease_until)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
                 [
                     state.id,
                     state.task,
@@ -89,6 +89,8 @@ class RunStore:
                     *(lease or (None, None)),
                 ],
             )
+            if created.rowcount == 0:  # the id is taken: the transaction ends, writing nothing
+                raise RunExists(f"Run {state.id} exists already.")
             self._write_children(state, events, opened)
             if outbox is not None:
                 outbox_rows.insert(self.db, state.id, outbox[0], outbox[1], state.updated_at)

@@ -15,7 +15,7 @@ from typing import Any
 
 from psycopg import AsyncConnection
 
-from agent.errors import ConcurrentUpdate, UnknownRun
+from agent.errors import ConcurrentUpdate, RunExists, UnknownRun
 from agent.models import (
     Answered,
     AuditEvent,
@@ -63,10 +63,10 @@ class Runs(PoolUser):
     ) -> int:
         channel, thread = rows.place(state)
         async with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
-            await conn.execute(
+            created = await conn.execute(
                 "INSERT INTO runs (id, task, requester, status, channel, thread, pending_review, version,"
                 " created_at, updated_at, state, lease_owner, lease_until)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s, %s)",
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING RETURNING id",
                 [
                     state.id,
                     state.task,
@@ -81,6 +81,8 @@ class Runs(PoolUser):
                     *(lease or (None, None)),
                 ],
             )
+            if await created.fetchone() is None:  # the id is taken (another replica asked it at once)
+                raise RunExists(f"Run {state.id} exists already.")
             await _write_children(conn, state, events, opened)
             if outbox is not None:
                 await outbox_rows.insert(conn, state.id, outbox[0], outbox[1], state.updated_at)

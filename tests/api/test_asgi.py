@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import aiohttp
 import pytest
@@ -96,3 +98,44 @@ async def test_mount_asgi_stream_ends_when_its_client_goes_away() -> None:
             assert other.status == 200
         response.close()
         await asyncio.wait_for(ended.wait(), 10)
+
+
+def _answers_after_its_client_left(started: bool, done: asyncio.Event) -> Any:
+    """A raw ASGI app that (once ``started``, after a first chunk) waits for its client to leave, then still
+    answers, as an MCP call does whose caller gave up while it waited."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        head = {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]}
+        if started:
+            await send(head)
+            await send({"type": "http.response.body", "body": b"first\n", "more_body": True})
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        if not started:
+            await send(head)
+        await send({"type": "http.response.body", "body": b"late\n", "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+        done.set()
+
+    return app
+
+
+@pytest.mark.parametrize("started", [True, False], ids=["mid-response", "before-response"])
+async def test_mount_asgi_app_answering_after_its_client_left_ends_quietly(
+    started: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    done = asyncio.Event()
+    application = web.Application()
+    mount_asgi(application, "/inner", _answers_after_its_client_left(started, done))
+    async with _serving(application) as http:
+        if started:
+            response = await http.get("/inner/wait")
+            assert await response.content.readline() == b"first\n"
+            response.close()
+        else:
+            with pytest.raises(asyncio.TimeoutError):
+                await http.get("/inner/wait", timeout=aiohttp.ClientTimeout(total=0.5))
+        await asyncio.wait_for(done.wait(), 10)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

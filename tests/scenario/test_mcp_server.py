@@ -1,6 +1,6 @@
-"""Any MCP client asks Tandem's people: an SDK client starts ``tandem mcp`` as a process on the bot's database,
-the real ``tandem serve`` app (local Slack fake) posts the question, a person clicks, and the tool call returns
-the answer typed."""
+"""Any MCP client asks Tandem's people, through either door: an SDK client starts ``tandem mcp`` as a process on
+the bot's database (stdio), or calls ``/mcp`` on the real ``tandem serve`` app with a token (streamable HTTP); the
+app (local Slack fake) posts the question, a person clicks, and the tool call returns the answer typed."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from agent.tokens import mint
 from blocks import ids
+from tests.scenario.asking import call, mcp_over_http
 from tests.scenario.harness import OPS, Env, asked_in_thread, buttons_of, policy_file, running, text_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,21 +38,32 @@ async def mcp_client(env: Env, tmp_path: Path, *args: str) -> AsyncIterator[Clie
         yield client
 
 
-async def call(client: Client, tool: str, arguments: dict[str, Any], **kw: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments, **kw)
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return dict(result.structured_content)
+DOORS = ["stdio", "http"]
 
 
-async def test_mcp_ask_human_is_shown_in_slack_and_returns_the_answer_alice_clicked(tmp_path: Path) -> None:
-    async with running(tmp_path) as env, mcp_client(env, tmp_path, "--as", "coder") as client:
+@asynccontextmanager
+async def mcp_door(door: str, env: Env, tmp_path: Path) -> AsyncIterator[tuple[Client, str]]:
+    """An SDK client through ``door``, and who the audit trail says it is: ``tandem mcp --as coder`` over stdio,
+    or ``/mcp`` with the token ``coder`` over HTTP."""
+    if door == "stdio":
+        async with mcp_client(env, tmp_path, "--as", "coder") as client:
+            yield client, "mcp:coder"
+        return
+    made = mint("coder", ["handoffs:write"], "ops", env.bot.deps.clock())
+    assert await env.bot.deps.store.create_token(made.stored)
+    async with mcp_over_http(env.bot.url, made.token) as client:
+        yield client, "token:coder"
+
+
+@pytest.mark.parametrize("door", DOORS)
+async def test_mcp_ask_human_is_shown_in_slack_and_returns_the_answer_alice_clicked(door: str, tmp_path: Path) -> None:
+    async with running(tmp_path) as env, mcp_door(door, env, tmp_path) as (client, who):
         asked = {"question": "Roll back checkout to v41?", "channel": OPS, "assignees": ["U0ALICE"]}
         asked |= {"input_type": "choice", "options": ["roll back", "keep v42"]}
         waiting = asyncio.create_task(call(client, "ask_human", asked))
 
         question = await asked_in_thread(env, "Roll back checkout to v41?")
-        assert "asked by mcp:coder over MCP" in text_of(question), "alice sees who asks"
+        assert f"asked by {who} over MCP" in text_of(question), "alice sees who asks"
         assert not waiting.done(), "the call waits for the answer"
         await env.click("alice", question, f"{ids.ANSWER}.0")
 
@@ -57,11 +71,14 @@ async def test_mcp_ask_human_is_shown_in_slack_and_returns_the_answer_alice_clic
         assert (got["status"], got["answer"], got["by"]) == ("resolved", "roll back", "U0ALICE")
         assert got["at"] is not None
         events = await env.bot.deps.store.events(got["id"])
-        assert any("mcp:coder" in str(e) for e in events), "the audit trail says which MCP client asked"
+        assert any(who in str(e) for e in events), "the audit trail says which MCP client asked"
 
 
-async def test_mcp_request_approval_rejected_returns_approved_false(tmp_path: Path) -> None:
-    async with running(tmp_path) as env, mcp_client(env, tmp_path, "--as", "coder") as client:
+@pytest.mark.parametrize(("door", "button", "approved"), [("stdio", "no", False), ("http", "yes", True)])
+async def test_mcp_request_approval_answered_returns_approved_true_or_false(
+    door: str, button: str, approved: bool, tmp_path: Path
+) -> None:
+    async with running(tmp_path) as env, mcp_door(door, env, tmp_path) as (client, _):
         asked = {"action": "deploy api v42 to prod", "details": "12 files changed", "risk": "high"}
         waiting = asyncio.create_task(
             call(client, "request_approval", {**asked, "channel": OPS, "approvers": ["U0ALICE"]})
@@ -69,11 +86,11 @@ async def test_mcp_request_approval_rejected_returns_approved_false(tmp_path: Pa
 
         question = await asked_in_thread(env, "deploy api v42 to prod")
         assert "12 files changed" in text_of(question) and "high" in text_of(question), "alice sees what she approves"
-        no = next(b["action_id"] for b in buttons_of(question) if b["text"]["text"].lower().startswith("no"))
-        await env.click("alice", question, no)
+        said = next(b["action_id"] for b in buttons_of(question) if b["text"]["text"].lower().startswith(button))
+        await env.click("alice", question, said)
 
         got = await asyncio.wait_for(waiting, 20)
-        assert (got["status"], got["approved"], got["by"]) == ("resolved", False, "U0ALICE")
+        assert (got["status"], got["approved"], got["by"]) == ("resolved", approved, "U0ALICE")
 
 
 async def test_mcp_same_idempotency_key_returns_the_same_request_with_its_answer(tmp_path: Path) -> None:
@@ -119,12 +136,13 @@ async def test_mcp_lists_both_tools_and_a_bad_field_is_a_tool_error_naming_it(tm
         assert env.cards() == []
 
 
-async def test_mcp_ask_human_past_its_deadline_returns_timed_out_with_the_default(tmp_path: Path) -> None:
+@pytest.mark.parametrize("door", DOORS)
+async def test_mcp_ask_human_past_its_deadline_returns_timed_out_with_the_default(door: str, tmp_path: Path) -> None:
     async with (
         running(tmp_path, config=policy_file(tmp_path, "")) as env,
-        mcp_client(env, tmp_path, "--as", "ci") as client,
+        mcp_door(door, env, tmp_path) as (client, _),
     ):
-        asked = {"question": "Roll back checkout to v41?", "channel": OPS, "assignees": ["U0ALICE"]}
+        asked: dict[str, Any] = {"question": "Roll back checkout to v41?", "channel": OPS, "assignees": ["U0ALICE"]}
         asked |= {"input_type": "choice", "options": ["roll back", "keep v42"]}
         asked |= {"timeout": 1, "on_timeout": "use_default", "default": "keep v42"}
         waiting = asyncio.create_task(call(client, "ask_human", asked))
