@@ -119,3 +119,16 @@ def run_json(env: dict[str, str], *args: str) -> dict[str, Any]:
     assert proc.returncode == 0, proc.stderr
     data: dict[str, Any] = json.loads(proc.stdout)
     return data
+
+
+ELICITING = Path(__file__).resolve().parent / "eliciting.py"
+
+
+def eliciting_toml(name: str, log: Path, *, key: str | None = "k" * 32, **extra: object) -> str:
+    """A ``[mcp.servers.NAME]`` section for :mod:`tests.mcpservers.eliciting` over stdio, logging to ``log``
+    (``key``: the key it seals its request state with; None: a key of its process's own)."""
+    env = {"OPS_LOG": str(log), **({"ELICIT_KEY": key} if key else {})}
+    lines = [f"[mcp.servers.{name}]", f"command = {json.dumps([sys.executable, str(ELICITING)])}"]
+    lines.append("env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }")
+    lines += [f"{k} = {json.dumps(v)}" for k, v in extra.items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,58 @@
+"""An MCP server for tests whose tool asks its client questions (elicitation), written with the official SDK:
+
+    python -m tests.mcpservers.eliciting            # stdio
+
+``move_service`` asks where to move a service (a region from a list, a number of replicas with a default,
+and whether to drain first) before it moves it; on a 2026-07-28 connection the SDK asks through
+``input_required`` round trips. Every move that takes effect appends ``move <service> <region> <replicas>
+<drain>`` to ``$OPS_LOG`` (when set), and every round the tool is asked appends ``asked``, so a test sees
+what ran and how often. With ``$ELICIT_KEY`` set, the server seals its request state with that key, so a
+restarted server still accepts the answers to a question its previous process asked.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Literal
+
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from mcp.server.request_state import RequestStateSecurity
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+key = os.environ.get("ELICIT_KEY")
+security = RequestStateSecurity(keys=[key], ttl=3600) if key else None
+server = MCPServer("deploys", log_level="WARNING", request_state_security=security)
+
+
+def _log(line: str) -> None:
+    if log := os.environ.get("OPS_LOG"):
+        with open(log, "a") as f:
+            f.write(line + "\n")
+
+
+class Target(BaseModel):
+    region: Literal["eu-west-1", "us-east-1"] = Field(title="Region", description="where the service runs next")
+    replicas: int = Field(default=2, title="Replicas")
+    drain: bool = Field(title="Drain first")
+
+
+def ask_target(service: str) -> Elicit[Target]:
+    _log("asked")
+    return Elicit(f"Where should {service} move?", Target)
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+def move_service(service: str, target: Annotated[ElicitationResult[Target], Resolve(ask_target)]) -> str:
+    """Move a service to another region (asks where)."""
+    if not isinstance(target, AcceptedElicitation):
+        return f"{service} not moved ({target.action})"
+    t = target.data
+    _log(f"move {service} {t.region} {t.replicas} {str(t.drain).lower()}")
+    return f"{service} moved to {t.region} with {t.replicas} replicas" + (", drained first" if t.drain else "")
+
+
+if __name__ == "__main__":
+    server.run("stdio")

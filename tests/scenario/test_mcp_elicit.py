@@ -1,0 +1,58 @@
+"""An MCP server's question during a tool call, answered in Slack like a tool's ``human.ask``: with the
+answer buttons and with a reply in the run's thread; past its deadline, the field's default is used."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from blocks import ids
+from tests.mcpservers.servers import calls, eliciting_toml
+from tests.scenario.harness import Env, policy_file, running, text_of
+from workspace.models import Message
+
+
+async def question_of(env: Env, card: Message, after: Message | None = None) -> Message:
+    """The run's next review, approving what comes before its next question."""
+    review = await env.next_review(card, after=after, within=30)
+    while "needs an answer" not in text_of(review):
+        await env.click("alice", review, ids.APPROVE)
+        review = await env.next_review(card, after=review, within=30)
+    return review
+
+
+async def test_mcp_question_answered_with_buttons_and_a_thread_reply_moves_the_service_once(tmp_path: Path) -> None:
+    log = tmp_path / "ops.log"
+    config = policy_file(tmp_path, eliciting_toml("deploys", log, trust="trusted"))
+    async with running(tmp_path, config=config) as env:
+        card = await env.start("move service web")
+        region = await question_of(env, card)
+        assert "Where should web move?" in text_of(region) and "where the service runs next" in text_of(region)
+        await env.click("alice", region, f"{ids.ANSWER}.1")  # us-east-1
+        replicas = await question_of(env, card, after=region)
+        assert "Replicas" in text_of(replicas)
+        await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "4")
+        drain = await question_of(env, card, after=replicas)
+        assert "Drain first" in text_of(drain)
+        await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "no")
+        await env.wait(
+            lambda: any("web moved to us-east-1 with 4 replicas" in text_of(m) for m in env.thread(card)), 30
+        )
+        assert [c for c in calls(log) if c != "asked"] == ["move", "web", "us-east-1", "4", "false"]
+
+
+async def test_mcp_question_past_its_deadline_uses_the_fields_default(tmp_path: Path) -> None:
+    log = tmp_path / "ops.log"
+    config = policy_file(tmp_path, eliciting_toml("deploys", log, trust="trusted", elicit_timeout=1))
+    async with running(tmp_path, config=config) as env:
+        card = await env.start("move service web")
+        region = await question_of(env, card)
+        await env.click("alice", region, f"{ids.ANSWER}.0")  # eu-west-1
+        replicas = await question_of(env, card, after=region)
+        assert "Replicas" in text_of(replicas)
+        drain = await question_of(env, card, after=replicas)  # nobody answers: 2, its default, is used
+        assert "Drain first" in text_of(drain)
+        await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "yes")
+        await env.wait(
+            lambda: any("web moved to eu-west-1 with 2 replicas" in text_of(m) for m in env.thread(card)), 30
+        )
+        assert [c for c in calls(log) if c != "asked"] == ["move", "web", "eu-west-1", "2", "true"]
