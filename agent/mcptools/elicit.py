@@ -62,6 +62,7 @@ def ask_next(
                 state=state,
                 mode="url" if params.get("mode") == "url" else "form",
                 field=field or None,
+                url=str(params["url"]) if params.get("mode") == "url" and params.get("url") else None,
                 kind=str(prop.get("type", "string")),
                 requests=requests,
             )
@@ -117,13 +118,14 @@ def _handoff(
 ) -> Handoff:
     message = str(params.get("message", "")).strip()
     if asked.mode == "url":
-        prompt = f"{message}\nOpen {params.get('url', '')} and finish there, then answer yes (no declines)."
+        prompt = f"{message}\nOpen {params.get('url', '')} and finish there, then say done (yes) or decline (no)."
         return Handoff(
             prompt=prompt, input_type="confirm", reason=f"MCP server {server} asks", call=call, elicitation=asked
         )
     label = str(prop.get("title") or field)
     about = str(prop.get("description") or "")
-    prompt = f"{message}\n{label}" + (f": {about}" if about else "")
+    hint = {"integer": " (a whole number)", "number": " (a number)"}.get(asked.kind, "")
+    prompt = f"{message}\n{label}{hint}" + (f": {about}" if about else "")
     options = _choices(prop)
     kind = "choice" if options else "confirm" if prop.get("type") == "boolean" else "text"
     default = prop.get("default")
@@ -135,7 +137,6 @@ def _handoff(
         default=str(default) if options and default is not None else default,
         max_length=int(prop.get("maxLength", 3000)),
         call=call,
-        context={"field": label, "type": "a whole number" if asked.kind == "integer" else asked.kind},
         elicitation=asked,
     )
 

@@ -27,6 +27,8 @@ class Elicitation(Model):
     mode: ElicitMode = "form"
     field: str | None = None
     """The form property this question asks (None in URL mode)."""
+    url: str | None = None
+    """Where a URL-mode question sends the person."""
     kind: str = "string"
     """The property's JSON type: ``string``, ``number``, ``integer`` or ``boolean``."""
     requests: dict[str, dict[str, Any]] = Field(default_factory=dict)

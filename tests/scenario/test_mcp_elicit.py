@@ -7,7 +7,7 @@ from pathlib import Path
 
 from blocks import ids
 from tests.mcpservers.servers import calls, eliciting_toml
-from tests.scenario.harness import Env, policy_file, running, text_of
+from tests.scenario.harness import Env, buttons_of, policy_file, running, text_of
 from workspace.models import Message
 
 
@@ -56,3 +56,21 @@ async def test_mcp_question_past_its_deadline_uses_the_fields_default(tmp_path: 
             lambda: any("web moved to eu-west-1 with 2 replicas" in text_of(m) for m in env.thread(card)), 30
         )
         assert [c for c in calls(log) if c != "asked"] == ["move", "web", "eu-west-1", "2", "true"]
+
+
+async def test_mcp_url_question_shows_a_link_and_done_accepts_decline_declines(tmp_path: Path) -> None:
+    log = tmp_path / "ops.log"
+    config = policy_file(tmp_path, eliciting_toml("deploys", log, trust="trusted"))
+    async with running(tmp_path, config=config) as env:
+        card = await env.start("connect account acme")
+        question = await question_of(env, card)
+        assert "Sign in to acme" in text_of(question)
+        link = next(b for b in buttons_of(question) if b.get("action_id") == ids.OPEN_LINK)
+        assert link["url"] == "https://auth.example.com/authorize?account=acme"
+        await env.click("alice", question, ids.ANSWER)  # Done
+        await env.wait(lambda: any("acme connected" in text_of(m) for m in env.thread(card)), 30)
+        second = await env.start("connect account globex")
+        question = await question_of(env, second)
+        await env.click("alice", question, f"{ids.ANSWER}.no")  # Decline
+        await env.wait(lambda: any("globex not connected (decline)" in text_of(m) for m in env.thread(second)), 30)
+        assert [c for c in calls(log) if c != "asked"] == ["connect", "acme", "accept", "connect", "globex", "decline"]
