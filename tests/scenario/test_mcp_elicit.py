@@ -3,6 +3,8 @@ answer buttons and with a reply in the run's thread; past its deadline, the fiel
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from blocks import ids
@@ -20,12 +22,21 @@ async def question_of(env: Env, card: Message, after: Message | None = None) -> 
     return review
 
 
-async def test_mcp_question_answered_with_buttons_and_a_thread_reply_moves_the_service_once(tmp_path: Path) -> None:
-    log = tmp_path / "ops.log"
-    config = policy_file(tmp_path, eliciting_toml("deploys", log, trust="trusted"))
+@asynccontextmanager
+async def first_question(tmp_path: Path, task: str, **server: object) -> AsyncIterator[tuple[Env, Message, Message]]:
+    """The Slack app with the eliciting server, ``task`` started by alice: its card and its first question."""
+    config = policy_file(tmp_path, eliciting_toml("deploys", tmp_path / "ops.log", trust="trusted", **server))
     async with running(tmp_path, config=config) as env:
-        card = await env.start("move service web")
-        region = await question_of(env, card)
+        card = await env.start(task)
+        yield env, card, await question_of(env, card)
+
+
+def moves(tmp_path: Path) -> list[str]:
+    return [c for c in calls(tmp_path / "ops.log") if c != "asked"]
+
+
+async def test_mcp_question_answered_with_buttons_and_a_thread_reply_moves_the_service_once(tmp_path: Path) -> None:
+    async with first_question(tmp_path, "move service web") as (env, card, region):
         assert "Where should web move?" in text_of(region) and "where the service runs next" in text_of(region)
         await env.click("alice", region, f"{ids.ANSWER}.1")  # us-east-1
         replicas = await question_of(env, card, after=region)
@@ -37,15 +48,11 @@ async def test_mcp_question_answered_with_buttons_and_a_thread_reply_moves_the_s
         await env.wait(
             lambda: any("web moved to us-east-1 with 4 replicas" in text_of(m) for m in env.thread(card)), 30
         )
-        assert [c for c in calls(log) if c != "asked"] == ["move", "web", "us-east-1", "4", "false"]
+        assert moves(tmp_path) == ["move", "web", "us-east-1", "4", "false"]
 
 
 async def test_mcp_question_past_its_deadline_uses_the_fields_default(tmp_path: Path) -> None:
-    log = tmp_path / "ops.log"
-    config = policy_file(tmp_path, eliciting_toml("deploys", log, trust="trusted", elicit_timeout=1))
-    async with running(tmp_path, config=config) as env:
-        card = await env.start("move service web")
-        region = await question_of(env, card)
+    async with first_question(tmp_path, "move service web", elicit_timeout=1) as (env, card, region):
         await env.click("alice", region, f"{ids.ANSWER}.0")  # eu-west-1
         replicas = await question_of(env, card, after=region)
         assert "Replicas" in text_of(replicas)
@@ -55,15 +62,12 @@ async def test_mcp_question_past_its_deadline_uses_the_fields_default(tmp_path: 
         await env.wait(
             lambda: any("web moved to eu-west-1 with 2 replicas" in text_of(m) for m in env.thread(card)), 30
         )
-        assert [c for c in calls(log) if c != "asked"] == ["move", "web", "eu-west-1", "2", "true"]
+        assert moves(tmp_path) == ["move", "web", "eu-west-1", "2", "true"]
+        assert any("continued with the default" in text_of(m) for m in env.thread(card))
 
 
 async def test_mcp_url_question_shows_a_link_and_done_accepts_decline_declines(tmp_path: Path) -> None:
-    log = tmp_path / "ops.log"
-    config = policy_file(tmp_path, eliciting_toml("deploys", log, trust="trusted"))
-    async with running(tmp_path, config=config) as env:
-        card = await env.start("connect account acme")
-        question = await question_of(env, card)
+    async with first_question(tmp_path, "connect account acme") as (env, card, question):
         assert "Sign in to acme" in text_of(question)
         link = next(b for b in buttons_of(question) if b.get("action_id") == ids.OPEN_LINK)
         assert link["url"] == "https://auth.example.com/authorize?account=acme"
@@ -73,4 +77,4 @@ async def test_mcp_url_question_shows_a_link_and_done_accepts_decline_declines(t
         question = await question_of(env, second)
         await env.click("alice", question, f"{ids.ANSWER}.no")  # Decline
         await env.wait(lambda: any("globex not connected (decline)" in text_of(m) for m in env.thread(second)), 30)
-        assert [c for c in calls(log) if c != "asked"] == ["connect", "acme", "accept", "connect", "globex", "decline"]
+        assert moves(tmp_path) == ["connect", "acme", "accept", "connect", "globex", "decline"]
