@@ -1,6 +1,7 @@
 """An MCP server for tests whose tools ask their client questions (elicitation), written with the SDK:
 
-    python -m tests.mcpservers.eliciting            # stdio
+    python -m tests.mcpservers.eliciting              # stdio
+    python -m tests.mcpservers.eliciting --http PORT  # streamable HTTP on 127.0.0.1:PORT/mcp
 
 ``move_service`` asks where to move a service (a region from a list, a number of replicas with a default,
 and whether to drain first) before it moves it; on a 2026-07-28 connection the SDK asks through
@@ -14,6 +15,7 @@ to a question its previous process asked.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Annotated, Literal
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
@@ -69,4 +71,7 @@ def connect_account(account: str, ctx: Context) -> str | InputRequiredResult:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":  # streamable HTTP on 127.0.0.1:PORT/mcp
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from blocks import ids
-from tests.mcpservers.servers import calls, eliciting_toml
+from tests.mcpservers.servers import ELICITING, calls, eliciting_toml, http_server
 from tests.scenario.harness import Env, buttons_of, policy_file, running, text_of
 from workspace.models import Message
 
@@ -78,3 +78,16 @@ async def test_mcp_url_question_shows_a_link_and_done_accepts_decline_declines(t
         await env.click("alice", question, f"{ids.ANSWER}.no")  # Decline
         await env.wait(lambda: any("globex not connected (decline)" in text_of(m) for m in env.thread(second)), 30)
         assert moves(tmp_path) == ["connect", "acme", "accept", "connect", "globex", "decline"]
+
+
+async def test_mcp_question_from_a_server_over_http_is_answered_and_sent_back(tmp_path: Path) -> None:
+    with http_server(tmp_path / "ops.log", script=ELICITING) as (url, _):
+        async with first_question(tmp_path, "move service web", url=url) as (env, card, region):
+            await env.click("alice", region, f"{ids.ANSWER}.0")  # eu-west-1
+            replicas = await question_of(env, card, after=region)
+            await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "3")
+            await question_of(env, card, after=replicas)
+            await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "yes")
+            moved = "web moved to eu-west-1 with 3 replicas, drained first"
+            await env.wait(lambda: any(moved in text_of(m) for m in env.thread(card)), 30)
+            assert moves(tmp_path) == ["move", "web", "eu-west-1", "3", "true"]
