@@ -18,6 +18,12 @@ from agent.models.base import Model
 ElicitMode = Literal["form", "url"]
 
 
+def not_replies(answers: list[Any]) -> list[Any]:
+    """``answers`` without the answers to MCP servers' questions: a call that failed is made afresh when its step
+    runs again (its state is spent, or refused), so the server asks again."""
+    return [a for a in answers if not (isinstance(a, dict) and "elicitation" in a)]
+
+
 class Elicitation(Model):
     server: str
     key: str

@@ -42,7 +42,7 @@ def test_elicitation_answered_field_by_field_from_the_cli_moves_the_service_once
     assert [c for c in calls(tmp_path / "ops.log") if c != "asked"] == ["move", "web", "eu-west-1", "3", "true"]
 
 
-def test_elicitation_answered_after_the_server_lost_its_key_fails_the_step_and_moves_nothing(
+def test_elicitation_answered_after_the_server_lost_its_key_fails_the_step_and_a_rerun_asks_again(
     env: dict[str, str], tmp_path: Path
 ) -> None:
     run_id = at_question(env, tmp_path, key=None)  # each server process seals with a key of its own
@@ -54,3 +54,8 @@ def test_elicitation_answered_after_the_server_lost_its_key_fails_the_step_and_m
     assert "run the step again to be asked again" in step["error"]
     assert not any(c == "move" for c in calls(tmp_path / "ops.log"))
     assert json.dumps(run).count("moved to") == 0
+    run = run_json(env, "answer", run_id, "--reject", "run it again", "--intent", "retry_step", "--step", "1")
+    while run["pending_review"]["anchor"] != "handoff":
+        run = run_json(env, "answer", run_id, "--approve")
+    assert "Where should web move?" in tandem(env, "show", run_id).stdout  # asked afresh, not the spent state
+    assert not any(c == "move" for c in calls(tmp_path / "ops.log"))
