@@ -9,7 +9,7 @@ from pathlib import Path
 
 from blocks import ids
 from tests.mcpservers.servers import ELICITING, calls, eliciting_toml, http_server
-from tests.scenario.harness import Env, buttons_of, policy_file, running, text_of
+from tests.scenario.harness import OPS, Env, buttons_of, policy_file, running, text_of
 from workspace.models import Message
 
 
@@ -38,13 +38,17 @@ def moves(tmp_path: Path) -> list[str]:
 async def test_mcp_question_answered_with_buttons_and_a_thread_reply_moves_the_service_once(tmp_path: Path) -> None:
     async with first_question(tmp_path, "move service web") as (env, card, region):
         assert "Where should web move?" in text_of(region) and "where the service runs next" in text_of(region)
+        await env.click("carol", region, f"{ids.ANSWER}.0")  # not her run: refused, nothing changes
+        await env.wait(lambda: env.ws.state.ephemerals_for("U0CAROL"))
+        await env.idle()
+        assert "tandem.answer" in str(env.ws.state.message(OPS, region.ts).blocks), "the question stays open"
         await env.click("alice", region, f"{ids.ANSWER}.1")  # us-east-1
         replicas = await question_of(env, card, after=region)
         assert "Replicas" in text_of(replicas)
-        await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "4")
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "4")
         drain = await question_of(env, card, after=replicas)
         assert "Drain first" in text_of(drain)
-        await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "no")
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "no")
         await env.wait(
             lambda: any("web moved to us-east-1 with 4 replicas" in text_of(m) for m in env.thread(card)), 30
         )
@@ -58,7 +62,7 @@ async def test_mcp_question_past_its_deadline_uses_the_fields_default(tmp_path: 
         assert "Replicas" in text_of(replicas)
         drain = await question_of(env, card, after=replicas)  # nobody answers: 2, its default, is used
         assert "Drain first" in text_of(drain)
-        await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "yes")
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "yes")
         await env.wait(
             lambda: any("web moved to eu-west-1 with 2 replicas" in text_of(m) for m in env.thread(card)), 30
         )
@@ -85,9 +89,9 @@ async def test_mcp_question_from_a_server_over_http_is_answered_and_sent_back(tm
         async with first_question(tmp_path, "move service web", url=url) as (env, card, region):
             await env.click("alice", region, f"{ids.ANSWER}.0")  # eu-west-1
             replicas = await question_of(env, card, after=region)
-            await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "3")
+            await env.ws.reply_in_thread("alice", OPS, card.ts, "3")
             await question_of(env, card, after=replicas)
-            await env.ws.reply_in_thread("alice", "C0OPS", card.ts, "yes")
+            await env.ws.reply_in_thread("alice", OPS, card.ts, "yes")
             moved = "web moved to eu-west-1 with 3 replicas, drained first"
             await env.wait(lambda: any(moved in text_of(m) for m in env.thread(card)), 30)
             assert moves(tmp_path) == ["move", "web", "eu-west-1", "3", "true"]
