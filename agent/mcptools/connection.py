@@ -109,10 +109,10 @@ class ServerConnection:
         """Call ``tool`` with ``args`` (checked already against its listed schema); its result, or a
         :class:`ToolError` that says what happened: not connected (the call was not made), the session lost
         mid-call (it may or may not have taken effect), or the tool's own error."""
+        responses, state = elicit.resume(self.name, human.given(), self.server.elicit_timeout)  # a field left: ask
         client = self._client
         if client is None:
             raise ToolError(f"MCP server {self.name} is not reachable ({self.problem}); the call was not made.")
-        responses, state = elicit.resume(self.name, human.given(), self.server.elicit_timeout)
         try:
             result = await client.session.call_tool(
                 tool, args, input_responses=responses, request_state=state, allow_input_required=True
