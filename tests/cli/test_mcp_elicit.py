@@ -59,3 +59,15 @@ def test_elicitation_answered_after_the_server_lost_its_key_fails_the_step_and_a
         run = run_json(env, "answer", run_id, "--approve")
     assert "Where should web move?" in tandem(env, "show", run_id).stdout  # asked afresh, not the spent state
     assert not any(c == "move" for c in calls(tmp_path / "ops.log"))
+
+
+def test_elicitation_in_the_terminal_run_is_asked_field_by_field_and_refuses_a_non_number(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    Path(env["TANDEM_CONFIG"]).write_text(eliciting_toml("deploys", tmp_path / "ops.log", trust="trusted"))
+    run = tandem(env, "run", "move service web", typed="a\na\n2\nfive\n5\nn\na\n")
+    assert run.returncode == 0, run.stderr
+    assert "Where should web move?" in run.stdout and "Replicas (a whole number)" in run.stdout
+    assert "'five' is not a number. The question stays open." in run.stderr
+    assert "web moved to us-east-1 with 5 replicas" in run.stdout
+    assert [c for c in calls(tmp_path / "ops.log") if c != "asked"] == ["move", "web", "us-east-1", "5", "false"]
