@@ -39,6 +39,8 @@ class McpServer(BaseModel):
     trust: Trust = "untrusted"
     risk: dict[str, RiskName] = Field(default_factory=dict)
     tools: list[str] | None = None
+    elicit_timeout: float | None = Field(default=None, gt=0)
+    """Seconds people have to answer the server's questions (elicitation); unset: no deadline."""
 
     @field_validator("command")
     @classmethod

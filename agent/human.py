@@ -93,6 +93,12 @@ def replay(answers: list[Any]) -> Iterator[None]:
         _replay.reset(token)
 
 
+def given() -> list[Any]:
+    """The answers already given to this step's questions (empty outside a step)."""
+    state = _replay.get()
+    return list(state.answers) if state is not None else []
+
+
 def ask_now(
     prompt: str,
     input_type: InputType = "text",

@@ -60,7 +60,14 @@ def _controls(review: Review) -> dict[str, Any]:
     h = review.handoff
     assert h is not None
     elements: list[Any]
-    if h.input_type == "confirm":
+    link = h.elicitation.url if h.elicitation is not None else None
+    if h.input_type == "confirm" and link:  # an MCP server's URL-mode question: open it, then done or decline
+        elements = [
+            ButtonElement(text="Open link", action_id=ids.OPEN_LINK, url=link[:3000]),
+            ButtonElement(text="Done", action_id=ids.ANSWER, value=answer_value(review.id, True), style="primary"),
+            ButtonElement(text="Decline", action_id=f"{ids.ANSWER}.no", value=answer_value(review.id, False)),
+        ]
+    elif h.input_type == "confirm":
         elements = [
             ButtonElement(text="Yes", action_id=ids.ANSWER, value=answer_value(review.id, True), style="primary"),
             ButtonElement(text="No", action_id=f"{ids.ANSWER}.no", value=answer_value(review.id, False)),

@@ -31,6 +31,8 @@ ANSWER_SELECT: Final = "tandem.answer_select"
 """A choice from a select menu (more than five options); the option value carries the same JSON."""
 ANSWER_TEXT: Final = "tandem.answer_text"
 """Opens :data:`ANSWER_MODAL` for a text answer; ``value`` = review id."""
+OPEN_LINK: Final = "tandem.open_link"
+"""A link button (an MCP server's URL-mode question): Slack opens the URL; the click is only acknowledged."""
 APPROVE_ALWAYS: Final = "tandem.approve_always"
 """Approve and always allow this tool for this step's targets in this channel; ``value`` = review id."""
 CLARIFY: Final = "tandem.clarify"
@@ -56,6 +58,7 @@ ACTIONS: Final[frozenset[str]] = frozenset(
         ANSWER,
         ANSWER_SELECT,
         ANSWER_TEXT,
+        OPEN_LINK,
         APPROVE_ALWAYS,
         REVOKE_RULE,
         WIDEN_RULE,

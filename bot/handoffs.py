@@ -62,6 +62,9 @@ def register(app: AsyncApp, deps: Deps) -> None:
             return
         deps.spawn(decide_click(deps, client, click, decision, review_id), name="action:clarify")
 
+    async def on_open_link(ack: AsyncAck) -> None:
+        await ack()  # Slack opens the link itself; "Done" or "Decline" answers
+
     async def on_answer_modal(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         submission = await read_before_ack(ack, client, ViewSubmission, body, "answer form")
         if submission is None:
@@ -80,5 +83,6 @@ def register(app: AsyncApp, deps: Deps) -> None:
     app.action(ANSWER_BUTTONS)(on_answer)
     app.action(ids.ANSWER_SELECT)(on_answer)
     app.action(ids.ANSWER_TEXT)(on_answer_text)
+    app.action(ids.OPEN_LINK)(on_open_link)
     app.action(CLARIFY_BUTTONS)(on_clarify)
     app.view(ids.ANSWER_MODAL)(on_answer_modal)

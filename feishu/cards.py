@@ -23,6 +23,7 @@ from feishu.elements import (
     button,
     buttons,
     card,
+    link_button,
     md,
     note,
     step_body,
@@ -178,6 +179,8 @@ def controls(view: ReviewView, lang: Lang) -> list[Element]:
     if h is not None and h.input_type == "confirm":
         yes = button(say("yes", lang), value("answer", view, answer=True), kind="primary")
         made = [yes, button(say("no", lang), value("answer", view, answer=False)), *made]
+        if h.elicitation is not None and h.elicitation.url:  # an MCP server's URL-mode question
+            made.insert(0, link_button(say("open_link", lang), h.elicitation.url))
     elif h is not None and h.input_type == "choice":
         made = [button(o, value("answer", view, answer=o)) for o in h.options[:20]] + made
     elif h is not None:

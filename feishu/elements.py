@@ -46,6 +46,12 @@ def button(label: str, value: dict[str, Any], *, kind: str = "default") -> Eleme
     }
 
 
+def link_button(label: str, url: str) -> Element:
+    """A button that opens ``url`` (no callback)."""
+    behavior = {"type": "open_url", "default_url": url}
+    return {"tag": "button", "text": {"tag": "plain_text", "content": clip(label, 60)}, "behaviors": [behavior]}
+
+
 def buttons(*elements: Element) -> Element:
     """Buttons side by side."""
     columns = [{"tag": "column", "width": "auto", "elements": [e]} for e in elements]

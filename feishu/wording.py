@@ -46,6 +46,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "send": ("Send", "发送"),
     "yes": ("Yes", "是"),
     "no": ("No", "否"),
+    "open_link": ("Open link", "打开链接"),
     "finish": ("Finish", "结束"),
     "hand_back": ("Hand back", "交还给 Tandem"),
     "not_meant": ("Not what I meant", "不是这个意思"),

@@ -28,6 +28,7 @@ from agent.models import (
     StepRevised,
     Summarize,
 )
+from agent.models.elicitation import not_replies
 from agent.policy import SafetyPolicy, rule_scope
 
 # --- planning --------------------------------------------------------------
@@ -154,6 +155,7 @@ def on_step_finished(s: RunState, event: StepFinished, policy: SafetyPolicy) -> 
         return ask_person(s, event, "takeover", step.number)
     retried = s.retry_step == step.number
     if not event.ok:
+        step.answers = not_replies(step.answers)
         if retried:
             s.retry_failures += 1
             if s.retry_failures >= 2:

@@ -93,7 +93,7 @@ def on_answer(s: RunState, event: Decided, review: Review, policy: SafetyPolicy)
     step = s.step(review.step)
     if step.tool == ASK_TOOL:  # asked through the API: the answer is the step's result, and the run's
         return answered(s, step, value, event.at)
-    step.answers.append(value)
+    step.answers.append(handoff.elicitation.reply(value) if handoff.elicitation else value)
     step.status = "pending"
     return advance(s, event, policy)
 

@@ -5,7 +5,9 @@ The session lives in a task of its own (the SDK's task groups must be entered an
 are made from the worker's tasks. A server that is down or stops answering is never a hang: a call is made
 only on a live session, and a session that breaks ends every call on it with the reason.
 
-A server's requests to the client (elicitation) would be answered here, where the session is.
+A server's questions (elicitation) come back as ``input_required`` results of a call; :mod:`.elicit` turns
+them into questions for people. One asked mid-call (a server on an older revision) is answered ``cancel`` at
+once: a person's answer may take hours, and a call is never held open that long.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError
 from mcp.shared.exceptions import MCPError
 
+from agent import human
 from agent.config_mcp import McpServer
 from agent.errors import ToolError
+from agent.mcptools import elicit, messages
 from agent.mcptools.risk import Hints
 
 log = logging.getLogger("tandem.mcp")
@@ -39,6 +43,9 @@ CLOSE_WITHIN = REQUEST_TIMEOUT + 5.0
 """Seconds :meth:`ServerConnection.close` lets the session wind down: a connect under way finishing (its
 handshake is bounded by ``REQUEST_TIMEOUT``) and the SDK stopping the server (about 4.5 s at worst: a flush,
 a grace period for the server to exit, then a kill). Only past it is the session cancelled."""
+
+
+_OPTIONS: dict[str, Any] = {"read_timeout_seconds": REQUEST_TIMEOUT, "cache": None}
 
 
 @dataclass(frozen=True)
@@ -102,19 +109,31 @@ class ServerConnection:
         """Call ``tool`` with ``args`` (checked already against its listed schema); its result, or a
         :class:`ToolError` that says what happened: not connected (the call was not made), the session lost
         mid-call (it may or may not have taken effect), or the tool's own error."""
+        responses, state = elicit.resume(self.name, human.given(), self.server.elicit_timeout)  # a field left: ask
         client = self._client
         if client is None:
             raise ToolError(f"MCP server {self.name} is not reachable ({self.problem}); the call was not made.")
         try:
-            result = await client.call_tool(tool, args)
+            result = await client.session.call_tool(
+                tool, args, input_responses=responses, request_state=state, allow_input_required=True
+            )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            if state is not None and elicit.stale_state(exc):  # the server refused the answers' state
+                raise ToolError(messages.answer_too_late(tool, self.name)) from None
             self._lost.set()  # the session is connected again for the next call
             why = self._why(exc)
             raise ToolError(
                 f"MCP server {self.name} failed during the call ({why}); it may or may not have taken effect."
             ) from None
+        if isinstance(result, types.InputRequiredResult):  # the server asks: its people answer, then again
+            requests = elicit.requests_of(self.name, tool, result)
+            elicit.ask_next(
+                self.name, result.request_state, requests, {}, len(human.given()), self.server.elicit_timeout
+            )
+        if not isinstance(result, types.CallToolResult):
+            raise ToolError(f"{tool} (MCP server {self.name}) answered with a {type(result).__name__}, not a result.")
         if result.is_error:
             raise ToolError(f"{tool} (MCP server {self.name}) failed: {_text(result) or 'no reason given'}")
         return _value(result)
@@ -158,13 +177,18 @@ class ServerConnection:
         handler = self._on_message
         if server.command is not None:
             params = StdioServerParameters(command=server.command[0], args=server.command[1:], env=server.env or None)
-            return Client(params, read_timeout_seconds=REQUEST_TIMEOUT, message_handler=handler, cache=None)
+            return Client(params, message_handler=handler, elicitation_callback=self._mid_call, **_OPTIONS)
         http = httpx2.AsyncClient(
             headers=server.headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [self._saw]}
         )
         stack.push_async_callback(http.aclose)
         transport = streamable_http_client(str(server.url), http_client=http)
-        return Client(transport, read_timeout_seconds=REQUEST_TIMEOUT, message_handler=handler, cache=None)
+        return Client(transport, message_handler=handler, elicitation_callback=self._mid_call, **_OPTIONS)
+
+    async def _mid_call(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        """A question asked mid-call (not as a round trip): answered ``cancel`` at once (see the module doc)."""
+        log.warning("MCP server %s asked mid-call (%s): answered cancel", self.name, params.message[:200])
+        return types.ElicitResult(action="cancel")
 
     async def _saw(self, response: httpx2.Response) -> None:
         """Keep an HTTP error's status: the SDK reports it only as "Server returned an error response"."""

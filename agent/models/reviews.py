@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from agent.models.base import Model
+from agent.models.elicitation import Elicitation
 from agent.models.policy import Anchor
 from agent.models.rules import AlwaysOffer
 
@@ -31,6 +32,8 @@ class Handoff(Model):
     call: int = 0
     callback_url: str | None = None
     """Where the decision is POSTed, signed (a handoff asked through the API with a ``callback_url``)."""
+    elicitation: Elicitation | None = None
+    """An MCP server's question: what goes back to the server with the answer."""
 
     def validate_answer(self, value: Any) -> Any:
         """The answer in its canonical form, or ValueError saying what is wrong."""
@@ -47,6 +50,12 @@ class Handoff(Model):
             if text in ("no", "n", "false", "否", "取消"):
                 return False
             raise ValueError(f"{value!r} is not a yes or no")
+        if self.elicitation is not None:  # an MCP server's field: typed as its schema says
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            return self.elicitation.typed(value if number else self._text(value))
+        return self._text(value)
+
+    def _text(self, value: Any) -> str:
         if not isinstance(value, str) or not value.strip():
             raise ValueError("the answer is empty; type an answer")
         if len(value) > self.max_length:

@@ -17,7 +17,7 @@ def test_ids_stable_contract_values_are_unchanged() -> None:
 
 
 def test_ids_actions_and_callbacks_are_distinct() -> None:
-    assert len(ids.ACTIONS) == 16
+    assert len(ids.ACTIONS) == 17
     assert not ids.ACTIONS & ids.CALLBACKS
 
 

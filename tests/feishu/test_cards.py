@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from agent.config import PolicyConfig
-from agent.models import AlwaysOffer, Anchor, GateDecision, LessonUse, Policy, Reading, Risk
+from agent.models import AlwaysOffer, Anchor, GateDecision, Handoff, LessonUse, Policy, Reading, Risk
+from agent.models.elicitation import Elicitation
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
 from feishu.cards import clarify_card, read_as_card, review_card, run_card
@@ -188,3 +189,14 @@ def test_result_card_shows_what_each_risky_step_did() -> None:
     run, rv = reviewing("before_result", plan=[step(1, status="done", result="Restarted payments")])
     card = text_of(review_card(review_view(run, rv, SafetyPolicy())))
     assert "Step 1 restart_service (exec) ran: Restarted payments" in card
+
+
+def test_review_card_mcp_url_question_opens_its_link_beside_yes_and_no() -> None:
+    url = "https://auth.example.com/authorize?account=acme"
+    asked = Elicitation(server="deploys", key="sign-in", mode="url", url=url, kind="boolean")
+    question = Handoff(prompt="Sign in to acme", input_type="confirm", elicitation=asked)
+    run, rv = reviewing("handoff", requester="ou_alice", origin=CHAT)
+    rv.handoff = question
+    card = review_card(review_view(run, rv, SafetyPolicy()))
+    assert {"type": "open_url", "default_url": url} in _behaviors(card)
+    assert "Sign in to acme" in text_of(card) and {"answer", "cancel"} <= set(choices_of(card))

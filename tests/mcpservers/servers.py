@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 OPS = Path(__file__).resolve().parent / "ops.py"
+ELICITING = Path(__file__).resolve().parent / "eliciting.py"
 
 
 def stdio_command() -> list[str]:
@@ -29,12 +30,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def http_server(log: Path, token: str | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """The server over streamable HTTP, its calls logged to ``log`` (``token``: it answers only requests with
-    that bearer token): its URL and process (stopped after)."""
+def http_server(
+    log: Path, token: str | None = None, script: Path = OPS
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The server (``script``, :mod:`tests.mcpservers.ops` by default) over streamable HTTP, its calls logged to
+    ``log`` (``token``: it answers only requests with that bearer token): its URL and process (stopped after)."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(OPS), "--http", str(port), *(["--token", token] if token else [])],
+        [sys.executable, str(script), "--http", str(port), *(["--token", token] if token else [])],
         env={**os.environ, "OPS_LOG": str(log)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -119,3 +122,17 @@ def run_json(env: dict[str, str], *args: str) -> dict[str, Any]:
     assert proc.returncode == 0, proc.stderr
     data: dict[str, Any] = json.loads(proc.stdout)
     return data
+
+
+def eliciting_toml(name: str, log: Path, *, key: str | None = "k" * 32, url: str | None = None, **extra: object) -> str:
+    """A ``[mcp.servers.NAME]`` section for :mod:`tests.mcpservers.eliciting`: at ``url`` over HTTP, else over
+    stdio logging to ``log`` (``key``: the key it seals its request state with; None: a key of its process's own)."""
+    lines = [f"[mcp.servers.{name}]"]
+    if url is not None:
+        lines.append(f"url = {json.dumps(url)}")
+    else:
+        env = {"OPS_LOG": str(log), **({"ELICIT_KEY": key} if key else {})}
+        lines.append(f"command = {json.dumps([sys.executable, str(ELICITING)])}")
+        lines.append("env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items()) + " }")
+    lines += [f"{k} = {json.dumps(v)}" for k, v in extra.items()]
+    return "\n".join(lines) + "\n"
