@@ -200,9 +200,15 @@ class Workspace:
     async def mention(
         self, user: str, channel: str, text: str, *, thread_ts: str | None = None, forge: Forgery | None = None
     ) -> Delivery:
-        """Say ``@tandem text``; the bot gets an ``app_mention`` event (Slack may also send ``message``)."""
+        """Say ``@tandem text``. As Slack does for an app subscribed to channel messages, the bot gets the
+        post twice: a ``message`` event, then an ``app_mention`` (the answer returned is the mention's)."""
         tag = f"<@{BOT_USER_ID}>"
         message = self._store(user, channel, text if tag in text else f"{tag} {text}", thread_ts)
+        parent = self.state.find_message(message.channel, message.thread_ts) if message.thread_ts else None
+        place = self.state.channel(message.channel)
+        await self.deliver(
+            payloads.message_event(message, channel=place, parent_user=parent.user if parent else None), forge=forge
+        )
         return await self.deliver(payloads.app_mention_event(message), forge=forge)
 
     async def deliver(

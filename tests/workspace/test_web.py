@@ -238,8 +238,9 @@ async def test_thread_reply_and_mention_reach_the_bot(ui: Workspace, seen: Seen,
     await act(http, ui, "post", user="alice", channel="C0OPS", text="use <eu-west-1>", thread_ts=parent.ts)
     await act(http, ui, "post", user="bob", channel="C0OPS", text="@tandem hi")
 
-    message, mention = (body["event"] for body, _ in seen.events)
+    message, mention_as_message, mention = (body["event"] for body, _ in seen.events)
     assert (message["type"], message["text"], message["thread_ts"]) == ("message", "use &lt;eu-west-1&gt;", parent.ts)
+    assert (mention_as_message["type"], mention_as_message["ts"]) == ("message", mention["ts"])
     assert (mention["type"], mention["user"], mention["text"]) == ("app_mention", "U0BOB", "<@U0TANDEMBOT> hi")
 
 
