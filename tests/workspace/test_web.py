@@ -267,6 +267,24 @@ async def test_close_sends_view_closed_only_when_the_view_asks(
     assert ui.state.open_modals("bob") == []
 
 
+async def test_modal_opened_in_one_browser_session_shows_there_only(
+    ui: Workspace, seen: Seen, http: aiohttp.ClientSession
+) -> None:
+    await act(http, ui, "command", user="bob", channel="C0OPS", text="form", client="tab-1")
+    await ui.wait_for_call("views.open")
+
+    async def modals(client: str) -> list[str]:
+        query = {"user": "bob", "client": client}
+        async with http.get(f"{ui.base_url}/ui/state", params=query) as response:
+            return [m["title"]["text"] for m in (await response.json())["modals"]]
+
+    assert await modals("tab-1") == ["Request"]
+    assert await modals("a-new-browser") == []
+    async with http.get(f"{ui.base_url}/ui/events", params={"user": "bob", "client": "a-new-browser"}) as stream:
+        _, first = await next_event(stream.content)
+    assert first["state"]["modals"] == []
+
+
 @pytest.mark.parametrize(
     ("name", "body", "status"),
     [
