@@ -26,6 +26,7 @@ from agent.models import outbox as out
 from agent.outcome import outcome
 from agent.ports import Change, Store
 from blocks.decided import classified_reply
+from blocks.markdown import output_blocks
 from blocks.result_feedback import result_details_button, result_feedback
 from blocks.text import context, escaped, section
 from bot.origin import SLACK
@@ -145,7 +146,9 @@ class SlackChannel:
         line = (escaped(ended.line(), 2000) if ended is not None else _OUTCOME.get(status, status)) + error
         votes = [result_feedback(state.id)] if ok else []
         details = [result_details_button(state.id)] if ok and state.output else []
-        await post.blocks([context(line), *details, *votes], line)
+        # the card shows the result in one line: the thread has it whole (unless its result review just did)
+        result = output_blocks(state.output).blocks if ok and state.output and not result_reviewed(state) else []
+        await post.blocks([context(line), *result, *details, *votes], line)
 
     async def _undelivered(self, state: RunState, message: out.Undelivered) -> None:
         channel = self.config.escalation_channel
@@ -156,3 +159,8 @@ class SlackChannel:
             f"{escaped(message.error, 300)}. `tandem redeliver {state.id}` tries again."
         )
         await self.client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
+
+
+def result_reviewed(state: RunState) -> bool:
+    """Whether the last review the run asked showed its result (a result review shows it whole)."""
+    return state.asked is not None and state.asked.anchor == "before_result"
