@@ -32,6 +32,7 @@ from blocks.text import context, escaped, section
 from bot.origin import SLACK
 from bot.review_posts import ReviewPosts
 from bot.run_cards import RunCards
+from bot.streaming import Streams
 from bot.thread_post import ThreadPost, slack_thread
 from bot.weekly import ReportPoster
 
@@ -65,6 +66,7 @@ class SlackChannel:
         self.reports = ReportPoster(client, store, self.config)
         self.reviews = ReviewPosts(client, store, self.config)
         self.cards = RunCards(client, store, self.config, card_interval=card_interval, clock=clock)
+        self.streams = Streams(client)
 
     async def on_change(self, change: Change) -> None:
         """A transition was committed (its messages are in the outbox): deliver them now."""
@@ -146,9 +148,18 @@ class SlackChannel:
         line = (escaped(ended.line(), 2000) if ended is not None else _OUTCOME.get(status, status)) + error
         votes = [result_feedback(state.id)] if ok else []
         details = [result_details_button(state.id)] if ok and state.output else []
+        below = [context(line), *details, *votes]
         # the card shows the result in one line: the thread has it whole (unless its result review just did)
-        result = output_blocks(state.output).blocks if ok and state.output and not result_reviewed(state) else []
-        await post.blocks([context(line), *result, *details, *votes], line)
+        if not (ok and state.output and not result_reviewed(state)):
+            await post.blocks(below, line)
+            return
+        result = output_blocks(state.output).blocks
+        markdown = [b["text"] for b in result if b.get("type") == "markdown"]
+        if len(markdown) == len(result) and await self.streams.post(
+            post, "\n\n".join(markdown), below, state.requester
+        ):
+            return
+        await post.blocks([*result, *below], line)
 
     async def _undelivered(self, state: RunState, message: out.Undelivered) -> None:
         channel = self.config.escalation_channel

@@ -136,6 +136,8 @@ class Message(_Record):
     edited: dict[str, str] | None = None
     metadata: dict[str, Any] | None = None
     files: list[dict[str, Any]] = Field(default_factory=list)
+    streaming: bool = False
+    """Its text is still being streamed (``chat.startStream`` until ``chat.stopStream``)."""
 
     @property
     def is_reply(self) -> bool:

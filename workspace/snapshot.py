@@ -102,7 +102,7 @@ def _compare(before: list[dict[str, Any]], after: list[dict[str, Any]], noun: st
 
 
 def _message(message: Message) -> dict[str, Any]:
-    return {**message.to_slack(), "channel": message.channel}
+    return {**message.to_slack(), "channel": message.channel, "streaming": message.streaming}
 
 
 def _view(view: View) -> dict[str, Any]:

@@ -47,5 +47,24 @@ async def test_run_without_a_result_review_ends_its_thread_with_the_result_whole
         shown = await finished(env)
 
         assert f"*Result:* {HEADLINE}" in shown and LOG_LINE not in shown
-        last = text_of(env.thread(card)[-1])
-        assert "✅ Done" in last and HEADLINE in last and LOG_LINE in last
+        last = env.thread(card)[-1]
+        assert "✅ Done" in text_of(last) and HEADLINE in text_of(last) and LOG_LINE in text_of(last)
+        # streamed as it was written (in pieces), then closed with the outcome, Show details and the votes
+        calls = [c.method for c in env.ws.state.calls if c.ok and "Stream" in c.method]
+        assert calls[0] == "chat.startStream" and calls[-1] == "chat.stopStream" and "chat.appendStream" in calls
+        assert not last.streaming and last.blocks[0]["type"] == "markdown"
+        assert ids.RESULT_FEEDBACK in str(last.blocks) and last.metadata is not None
+
+
+async def test_result_whose_stream_the_api_refuses_is_posted_whole_once(tmp_path: Path) -> None:
+    policy = policy_file(tmp_path, '[anchors]\nstop = ["after_plan"]\n')
+    async with running(tmp_path, config=policy) as env:
+        env.ws.state.fail_next("chat.startStream", "unknown_method", status=200, retry_after=None)
+        card = await env.start(TASK)
+        plan = await env.next_review(card)
+        await env.click("alice", plan, ids.APPROVE)
+        await finished(env)
+
+        results = [m for m in env.thread(card) if LOG_LINE in text_of(m)]
+        assert len(results) == 1 and "✅ Done" in text_of(results[0])
+        assert [c.method for c in env.ws.state.calls if "Stream" in c.method] == ["chat.startStream"]
