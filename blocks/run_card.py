@@ -81,18 +81,21 @@ def _status(state: RunState, waiting_on: Sequence[str]) -> Block:
 
 
 def result_line(output: str, limit: int = RESULT_LINE) -> str:
-    """The result's first line, without Markdown's marks, escaped and clipped (the thread has it whole)."""
+    """The result's first line of prose (no table row, no code fence), without Markdown's marks, escaped and
+    clipped; '' when it has none (the thread has it whole)."""
     for raw in output.splitlines():
+        if raw.lstrip().startswith(("|", "```")):
+            continue
         line = _MARKS.sub("", raw.strip()).replace("**", "").replace("__", "").strip()
-        if line and not set(line) <= set("|-: "):
+        if line:
             return clip(" ".join(line.split()), limit).text
     return ""
 
 
 def _result(state: RunState) -> Blocks:
     if state.phase == "done":
-        line = result_line(state.output or "")
-        return [section(f"*Result:* {line}" if line else "*Result:* _no written result_")]
+        line = result_line(state.output or "") or ("_in the thread_" if state.output else "_no written result_")
+        return [section(f"*Result:* {line}")]
     if state.phase == "failed":
         error = " ".join((state.error or "no error recorded").split())
         return [section(f"*Failed:* {clip(error, RESULT_LINE, tail=True).text}")]
@@ -100,15 +103,16 @@ def _result(state: RunState) -> Blocks:
 
 
 def _who_decided(lines: Sequence[DecisionLine]) -> Blocks:
-    """Who decided, in one line; each decision is on its review in the thread."""
-    if not lines:
+    """Who decided, in one line; each decision is on its review in the thread (notes by nobody are no decision)."""
+    decided = [line for line in lines if line.actor or line.outcome != "info"]
+    if not decided:
         return []
-    people = list(dict.fromkeys(line.actor for line in lines if line.actor))
+    people = list(dict.fromkeys(line.actor for line in decided if line.actor))
     names = ", ".join(mention(p) for p in people[:PEOPLE_SHOWN])
     names += f" and {len(people) - PEOPLE_SHOWN} more" if len(people) > PEOPLE_SHOWN else ""
-    if any(line.actor is None and line.outcome != "info" for line in lines):
+    if any(line.actor is None for line in decided):
         names = f"{names} and by a rule or a deadline" if names else "a rule or a deadline"
-    n = len(lines)
+    n = len(decided)
     return [context(f"Decided by {names} · {n} decision{'s' if n != 1 else ''}, each in the thread")]
 
 
@@ -121,7 +125,7 @@ def run_card(
 ) -> Blocks:
     """The channel message for a run.
 
-    ``decisions`` are shown oldest first (the last few, if there are many).
+    ``decisions`` are summed up in one line (who decided, how many times); each is on its review in the thread.
     ``approvers`` is trusted mrkdwn from the caller (e.g. ``<@U2>, <!subteam^S1>``);
     without it the card says the requester decides. ``waiting_on``: who the pending review waits
     for (principal ids, from the policy). Steps of earlier plans that ran stay listed, numbered once per run.

@@ -155,3 +155,13 @@ def test_run_card_keeps_steps_of_earlier_plans_and_names_who_it_waits_on() -> No
     text = all_text(blocks)
     assert [f"*{n}.*" in text for n in (1, 2, 3, 4)] == [True] * 4
     assert "waiting on <@U0BOB>, <!subteam^S0OPS>" in text
+
+
+def test_run_card_note_by_nobody_is_no_decision() -> None:
+    note = DecisionLine(actor=None, verb="No longer open: the run moved on", at=T0, outcome="info")
+    assert "Decided by" not in all_text(run_card(state(), [note]))
+
+
+def test_run_card_result_that_is_only_a_table_points_to_the_thread() -> None:
+    text = all_text(run_card(state("done", output="| service | status |\n|---|---|\n| payments | up |")))
+    assert "*Result:* _in the thread_" in text and "payments" not in text.split("*Result:*")[1]
