@@ -11,22 +11,24 @@ from agent.decision_lines import DecisionLine
 from agent.models import RunState, Status
 from blocks.limits import MAX_SECTION_TEXT
 from blocks.run_card import run_card
-from blocks.text import STATUS_LABELS, Blocks, clip, context, escape, mention, pack, section, when
+from blocks.text import STATUS_LABELS, Blocks, clip, context, escape, mention, pack, section, when_day
 
 ROWS_SHOWN = 15
 _LINK = re.compile(r"https?://[^\s<>|]+")
 
-COMMANDS = (
+COMMAND_LINES = (
     "*Commands*\n"
-    "`/tandem &lt;task&gt;` — start a run, e.g. `/tandem restart payments in eu-west-1`\n"
+    "`/tandem &lt;task&gt;` — start a run, e.g. `/tandem restart payments in eu-west-1` "
+    "(or `@Tandem &lt;task&gt;` in the channel)\n"
     "`/tandem list` — open runs in this channel and runs waiting on you\n"
     "`/tandem status &lt;run&gt;` — where a run stands\n"
     "`/tandem cancel &lt;run&gt;` — stop a run\n"
     "`/tandem rules` — always-allow rules in this channel and what each covers, with Widen and Revoke\n"
     "`/tandem lessons` — what corrections taught plans in this channel, with Forget\n"
-    "`/tandem report [7d|30d|date]` — corrections, takeovers and warnings for this channel\n"
-    "`/tandem help` — this message"
+    "`/tandem report [7d|30d|date]` — corrections, takeovers and warnings for this channel"
 )
+COMMANDS = COMMAND_LINES + "\n`/tandem help` — this message"
+"""The commands, as ``/tandem help`` answers them."""
 STEERING = (
     "*Steering a run*\n"
     "• Each review has buttons: *Approve*, *Request changes*, *Cancel run*.\n"
@@ -63,13 +65,14 @@ def help_blocks() -> Blocks:
 
 
 def row_line(row: RunRow) -> str:
-    """``✋ Restart payments · plan review · `r1` · @ana · 14:02``"""
+    """``✋ Restart payments · plan review · `r1` · @ana · last change today at 14:02``"""
     icon, _, label = (row.outcome or STATUS_LABELS[row.status]).partition(" ")
     task = clip(" ".join(row.task.split()), 80).text
     if row.link and _LINK.fullmatch(row.link):
         task = f"<{row.link}|{task}>"
     doing = escape(row.waiting_on) if row.waiting_on else label.lower()
-    return f"{icon} *{task}* · {doing} · `{escape(row.id)}` · {mention(row.requester)} · {when(row.updated_at)}"
+    changed = f"last change {when_day(row.updated_at)}"
+    return f"{icon} *{task}* · {doing} · `{escape(row.id)}` · {mention(row.requester)} · {changed}"
 
 
 def _listing(title: str, rows: Sequence[RunRow], empty: str) -> Blocks:

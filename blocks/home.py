@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from blocks.help import COMMANDS, RunRow, row_line
+from blocks.help import COMMAND_LINES, RunRow, row_line
 from blocks.limits import MAX_SECTION_TEXT
 from blocks.text import context, divider, header, pack, section
 
 SHOWN = 15
+HELP_LINE = "\n`/tandem help` in a channel — these commands there"
 
 
 def _rows(title: str, rows: Sequence[RunRow], empty: str) -> list[dict[str, Any]]:
@@ -32,7 +33,7 @@ def home_view(
         *_rows("Runs you started", yours, "You have not started a run yet: `/tandem <task>` in a channel."),
         divider(),
         *([*summary, divider()] if summary else []),
-        section(COMMANDS),
+        section(COMMAND_LINES + HELP_LINE),
         context("Reviews live in each run's thread; approve, request changes or reply there."),
     ]
     return {"type": "home", "blocks": blocks}

@@ -1,21 +1,21 @@
 """The run card: one message in the channel that shows a run from start to end.
 
-It is re-rendered from :class:`RunState` on every change: task, status, the
-plan with each step's progress, who decided what, and the outcome.
+It is re-rendered from :class:`RunState` on every change, and kept short: task, status, the
+plan with each step's progress, who decided, and the result in one line. The thread holds the
+detail: each decision on its review, and the result whole.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from agent.card_view import status_detail
 from agent.decision_lines import DecisionLine
 from agent.models import RunState, Step
 from agent.outcome import outcome
-from blocks.decided import decision_text
 from blocks.lessons import applied_lessons
 from blocks.limits import MAX_SECTION_TEXT
-from blocks.markdown import output_blocks
 from blocks.text import (
     Block,
     Blocks,
@@ -37,8 +37,9 @@ from blocks.text import (
 
 STEP_LINE_MAX = 200
 STEPS_BUDGET = 6000  # all step lines together, so long plans stay well inside the message size bound
-DECISIONS_SHOWN = 8
-OUTCOME_LIMIT = 1500
+RESULT_LINE = 200
+PEOPLE_SHOWN = 5
+_MARKS = re.compile(r"^(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)+")
 LESSONS_SHOWN = 5  # the card keeps room for its steps and decisions
 
 
@@ -79,27 +80,40 @@ def _status(state: RunState, waiting_on: Sequence[str]) -> Block:
     return section(text)
 
 
-def _outcome(state: RunState) -> Blocks:
+def result_line(output: str, limit: int = RESULT_LINE) -> str:
+    """The result's first line of prose (no table row, no code fence), without Markdown's marks, escaped and
+    clipped; '' when it has none (the thread has it whole)."""
+    for raw in output.splitlines():
+        if raw.lstrip().startswith(("|", "```")):
+            continue
+        line = _MARKS.sub("", raw.strip()).replace("**", "").replace("__", "").strip()
+        if line:
+            return clip(" ".join(line.split()), limit).text
+    return ""
+
+
+def _result(state: RunState) -> Blocks:
     if state.phase == "done":
-        if not state.output:
-            return [section("*Outcome*\n_Finished with no written result._")]
-        return [section("*Outcome*"), *output_blocks(state.output, OUTCOME_LIMIT).blocks]
+        line = result_line(state.output or "") or ("_in the thread_" if state.output else "_no written result_")
+        return [section(f"*Result:* {line}")]
     if state.phase == "failed":
-        return [section(f"*Failed:* {clip(state.error or 'no error recorded', OUTCOME_LIMIT, tail=True).text}")]
+        error = " ".join((state.error or "no error recorded").split())
+        return [section(f"*Failed:* {clip(error, RESULT_LINE, tail=True).text}")]
     return []
 
 
-def _decisions(lines: Sequence[DecisionLine]) -> Blocks:
-    if not lines:
+def _who_decided(lines: Sequence[DecisionLine]) -> Blocks:
+    """Who decided, in one line; each decision is on its review in the thread (notes by nobody are no decision)."""
+    decided = [line for line in lines if line.actor or line.outcome != "info"]
+    if not decided:
         return []
-    shown = [decision_text(line, detail_limit=200) for line in lines[-DECISIONS_SHOWN:]]
-    earlier = len(lines) - len(shown)
-    while len("\n".join(shown)) > MAX_SECTION_TEXT - 40:
-        shown.pop(0)
-        earlier += 1
-    if earlier:
-        shown.insert(0, f"_… {earlier} earlier_")
-    return [context("\n".join(shown))]
+    people = list(dict.fromkeys(line.actor for line in decided if line.actor))
+    names = ", ".join(mention(p) for p in people[:PEOPLE_SHOWN])
+    names += f" and {len(people) - PEOPLE_SHOWN} more" if len(people) > PEOPLE_SHOWN else ""
+    if any(line.actor is None for line in decided):
+        names = f"{names} and by a rule or a deadline" if names else "a rule or a deadline"
+    n = len(decided)
+    return [context(f"Decided by {names} · {n} decision{'s' if n != 1 else ''}, each in the thread")]
 
 
 def run_card(
@@ -111,7 +125,7 @@ def run_card(
 ) -> Blocks:
     """The channel message for a run.
 
-    ``decisions`` are shown oldest first (the last few, if there are many).
+    ``decisions`` are summed up in one line (who decided, how many times); each is on its review in the thread.
     ``approvers`` is trusted mrkdwn from the caller (e.g. ``<@U2>, <!subteam^S1>``);
     without it the card says the requester decides. ``waiting_on``: who the pending review waits
     for (principal ids, from the policy). Steps of earlier plans that ran stay listed, numbered once per run.
@@ -125,7 +139,7 @@ def run_card(
         context(meta),
         *step_sections([*state.history, *state.plan]),
         *applied_lessons(state.lessons_applied, state.id, LESSONS_SHOWN),
-        *_outcome(state),
-        *_decisions(decisions),
+        *_result(state),
+        *_who_decided(decisions),
         context(footer),
     ]

@@ -220,6 +220,13 @@ def clock(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%H:%M")
 
 
+def when_day(at: float) -> str:
+    """A time and its day for mrkdwn, in each reader's time zone (``today at 14:02``, ``Mar 5 at 09:10``);
+    ``2026-03-05 09:10 UTC`` is the fallback."""
+    fallback = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M")
+    return f"<!date^{int(at)}^{{date_short_pretty}} at {{time}}|{fallback} UTC>"
+
+
 def when(at: float) -> str:
     """A time for mrkdwn: each reader sees their local time; ``14:02 UTC`` is the fallback."""
     return f"<!date^{int(at)}^{{time}}|{clock(at)} UTC>"

@@ -26,11 +26,13 @@ from agent.models import outbox as out
 from agent.outcome import outcome
 from agent.ports import Change, Store
 from blocks.decided import classified_reply
+from blocks.markdown import output_blocks
 from blocks.result_feedback import result_details_button, result_feedback
 from blocks.text import context, escaped, section
 from bot.origin import SLACK
 from bot.review_posts import ReviewPosts
 from bot.run_cards import RunCards
+from bot.streaming import Streams
 from bot.thread_post import ThreadPost, slack_thread
 from bot.weekly import ReportPoster
 
@@ -64,6 +66,7 @@ class SlackChannel:
         self.reports = ReportPoster(client, store, self.config)
         self.reviews = ReviewPosts(client, store, self.config)
         self.cards = RunCards(client, store, self.config, card_interval=card_interval, clock=clock)
+        self.streams = Streams(client)
 
     async def on_change(self, change: Change) -> None:
         """A transition was committed (its messages are in the outbox): deliver them now."""
@@ -145,7 +148,18 @@ class SlackChannel:
         line = (escaped(ended.line(), 2000) if ended is not None else _OUTCOME.get(status, status)) + error
         votes = [result_feedback(state.id)] if ok else []
         details = [result_details_button(state.id)] if ok and state.output else []
-        await post.blocks([context(line), *details, *votes], line)
+        below = [context(line), *details, *votes]
+        # the card shows the result in one line: the thread has it whole (unless its result review just did)
+        if not (ok and state.output and not result_reviewed(state)):
+            await post.blocks(below, line)
+            return
+        result = output_blocks(state.output).blocks
+        markdown = [b["text"] for b in result if b.get("type") == "markdown"]
+        if len(markdown) == len(result) and await self.streams.post(
+            post, "\n\n".join(markdown), below, state.requester
+        ):
+            return
+        await post.blocks([*result, *below], line)
 
     async def _undelivered(self, state: RunState, message: out.Undelivered) -> None:
         channel = self.config.escalation_channel
@@ -156,3 +170,8 @@ class SlackChannel:
             f"{escaped(message.error, 300)}. `tandem redeliver {state.id}` tries again."
         )
         await self.client.chat_postMessage(channel=channel, text=text, blocks=[section(text)])
+
+
+def result_reviewed(state: RunState) -> bool:
+    """Whether the last review the run asked showed its result (a result review shows it whole)."""
+    return state.asked is not None and state.asked.anchor == "before_result"

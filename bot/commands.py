@@ -3,7 +3,8 @@ or lessons, or reports."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
@@ -16,7 +17,7 @@ from agent.usecases import Applied, NotApplied
 from blocks.help import help_blocks, list_blocks, status_blocks
 from blocks.lessons import lessons_blocks
 from blocks.rules import rules_blocks
-from blocks.text import escape, section
+from blocks.text import Blocks, escape, section
 from bot import messages
 from bot.approvers import approvers
 from bot.decisions import tell
@@ -32,28 +33,59 @@ SUBCOMMANDS = ("help", "list", "status", "cancel", "rules", "lessons", "report")
 COMMAND = "/tandem"
 
 
+@dataclass(frozen=True)
+class Words:
+    """What ``/tandem`` (or an @-mention) was asked: help, a subcommand, a task, or one word that is none."""
+
+    kind: Literal["help", "unknown", "subcommand", "task"]
+    word: str = ""
+    rest: str = ""
+    text: str = ""
+
+
+def read_words(typed: str) -> Words:
+    """One reading of the words after ``/tandem`` or ``@Tandem``, so both do the same thing."""
+    text = " ".join(typed.split())
+    word, _, rest = text.partition(" ")
+    word = word.lower()
+    if not text or word == "help":
+        return Words("help")
+    if word in SUBCOMMANDS:
+        return Words("subcommand", word, rest.strip())
+    if " " not in text:
+        return Words("unknown", word)
+    return Words("task", text=text)
+
+
+def not_a_task(word: str, example: str) -> Blocks:
+    """One word that is no command: say how to start a run instead, then the help."""
+    return [section(messages.UNKNOWN_SUBCOMMAND.format(word=escape(word), example=example)), *help_blocks()]
+
+
 def register(app: AsyncApp, deps: Deps) -> None:
     async def on_command(ack: AsyncAck, body: dict[str, Any], client: AsyncWebClient) -> None:
         cmd = await read_before_ack(ack, client, SlashCommand, body, "/tandem command", say_in_ack=True)
         if cmd is None:
             return
-        text = " ".join(cmd.text.split())
-        word, _, rest = text.partition(" ")
-        word = word.lower()
-        if not text or word == "help":
+        words = read_words(cmd.text)
+        if words.kind == "help":
             await ack(blocks=help_blocks(), text="Tandem help")
             return
-        if " " not in text and word not in SUBCOMMANDS:
-            blocks = [section(messages.UNKNOWN_SUBCOMMAND.format(word=word)), *help_blocks()]
-            await ack(blocks=blocks, text="Tandem help")
+        if words.kind == "unknown":
+            await ack(blocks=not_a_task(words.word, COMMAND), text="Tandem help")
             return
         await ack()
-        if word in SUBCOMMANDS:
-            deps.spawn(subcommand(deps, client, cmd, word, rest.strip()), name=f"command:{word}")
-        else:
-            deps.spawn(start_run(deps, client, cmd, text), name="command:start")
+        answer(deps, client, cmd, words)
 
     app.command(COMMAND)(on_command)
+
+
+def answer(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, words: Words) -> None:
+    """Start the subcommand's or the task's work in the background (help and unknown words are answered)."""
+    if words.kind == "subcommand":
+        deps.spawn(subcommand(deps, client, cmd, words.word, words.rest), name=f"command:{words.word}")
+    elif words.kind == "task":
+        deps.spawn(start_run(deps, client, cmd, words.text), name="command:start")
 
 
 async def start_run(deps: Deps, client: AsyncWebClient, cmd: SlashCommand, task: str) -> None:

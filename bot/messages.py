@@ -19,7 +19,7 @@ EMPTY_FEEDBACK = "Say what should change: Tandem uses your words to correct cour
 FEEDBACK_TOO_LONG = "Keep it under 3,000 characters ({length} now)."
 UNKNOWN_SUBCOMMAND = (
     "`{word}` is not a Tandem command. To start a run, describe the task in a few words, "
-    "e.g. `/tandem restart payments and check errors after`."
+    "e.g. `{example} restart payments and check errors after`."
 )
 UNKNOWN_RUN = (
     "No run `{run}` in this channel (give at least {min} characters of its id). `/tandem list` shows the open ones."

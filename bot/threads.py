@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from slack_bolt.async_app import AsyncApp
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp, AsyncBoltContext
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent import inbox
 from blocks.help import help_blocks
 from bot import messages
-from bot.commands import start_run
+from bot.commands import answer, not_a_task, read_words
 from bot.decisions import follow_up_and_tell, read_and_apply, tell
 from bot.deps import Deps
 from bot.intake import on_event
@@ -17,34 +19,54 @@ from bot.payloads import MessageEvent, SlashCommand
 from bot.replies import ephemeral
 
 EVENTS = ("message", "app_mention")
+MENTION = "@Tandem"
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
-    @on_event(MessageEvent, "message event")
-    async def on_message(message: MessageEvent, client: AsyncWebClient) -> None:
-        if not message.from_a_person or message.thread_ts is None or message.thread_ts == message.ts:
-            return
-        await thread_reply(deps, client, message)
+    async def on_message(event: dict[str, Any], client: AsyncWebClient, context: AsyncBoltContext) -> None:
+        # Slack sends a post that mentions the bot twice (this ``message``, and an ``app_mention``), in either
+        # order; whichever comes first is the one kept (the second is a duplicate), so each does the same.
+        bot = context.bot_user_id
+
+        @on_event(MessageEvent, "message event")
+        async def read(message: MessageEvent, client: AsyncWebClient) -> None:
+            await posted(deps, client, message, mentions_bot=bool(bot) and f"<@{bot}>" in message.text)
+
+        await read(event, client)
 
     @on_event(MessageEvent, "mention")
     async def on_mention(message: MessageEvent, client: AsyncWebClient) -> None:
-        if not message.from_a_person:
-            return
-        if message.thread_ts is not None and message.thread_ts != message.ts:
-            await thread_reply(deps, client, message)
-            return
-        task = " ".join(w for w in message.text.split() if not w.startswith("<@"))
-        if not await deps.store.claim_delivery(f"msg:{message.channel}:{message.ts}", deps.clock()):
-            return
-        assert message.user is not None
-        cmd = SlashCommand(user_id=message.user, channel_id=message.channel, text=task)
-        if not task:
-            await ephemeral(client, message.channel, message.user, blocks=help_blocks())
-            return
-        deps.spawn(start_run(deps, client, cmd, task), name="mention:start")
+        await posted(deps, client, message, mentions_bot=True)
 
     app.event(EVENTS[0])(on_message)
     app.event(EVENTS[1])(on_mention)
+
+
+async def posted(deps: Deps, client: AsyncWebClient, message: MessageEvent, *, mentions_bot: bool) -> None:
+    """A person's post: in a thread, a reply to its run; in the channel, ``@Tandem …`` (else nothing)."""
+    if not message.from_a_person:
+        return
+    if message.thread_ts is not None and message.thread_ts != message.ts:
+        await thread_reply(deps, client, message)
+    elif mentions_bot:
+        await mentioned(deps, client, message)
+
+
+async def mentioned(deps: Deps, client: AsyncWebClient, message: MessageEvent) -> None:
+    """``@Tandem …`` in a channel reads as ``/tandem …``: a task starts a run, a subcommand answers, and
+    anything else says how."""
+    assert message.user is not None
+    if not await deps.store.claim_delivery(f"msg:{message.channel}:{message.ts}", deps.clock()):
+        return
+    typed = " ".join(w for w in message.text.split() if not w.startswith("<@"))
+    cmd = SlashCommand(user_id=message.user, channel_id=message.channel, text=typed)
+    words = read_words(typed)
+    if words.kind == "help":
+        await ephemeral(client, message.channel, message.user, blocks=help_blocks())
+    elif words.kind == "unknown":
+        await ephemeral(client, message.channel, message.user, blocks=not_a_task(words.word, MENTION))
+    else:
+        answer(deps, client, cmd, words)
 
 
 async def thread_reply(deps: Deps, client: AsyncWebClient, message: MessageEvent) -> None:

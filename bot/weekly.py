@@ -13,10 +13,12 @@ them neither loses nor doubles either.
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.chart import chart_png
@@ -30,6 +32,9 @@ from blocks.report import weekly_blocks
 __all__ = ["REPORT_METADATA_TYPE", "ReportPoster", "chart_name"]
 
 REPORT_METADATA_TYPE = "tandem_report"
+REFUSED_BLOCKS = frozenset({"invalid_blocks", "invalid_blocks_format"})
+"""How a workspace's API refuses a block it does not know (then the report goes out without it)."""
+log = logging.getLogger("tandem.bot")
 
 
 def chart_name(delivery: Delivery) -> str:
@@ -59,13 +64,17 @@ class ReportPoster:
         if uncertain or delivery.attempts:  # an earlier attempt may have sent one or both
             text_sent, chart_sent = await self._already_there(channel, delivery)
         if not text_sent:
-            blocks = weekly_blocks(report, late=late, manual=message.manual)
-            await self.client.chat_postMessage(
-                channel=channel,
-                blocks=blocks,
-                text=f"Tandem report, {stamp(query.since)} to {stamp(query.until)}",
-                metadata={"event_type": REPORT_METADATA_TYPE, "event_payload": {"delivery": delivery.id}},
-            )
+            text = f"Tandem report, {stamp(query.since)} to {stamp(query.until)}"
+            meta = {"event_type": REPORT_METADATA_TYPE, "event_payload": {"delivery": delivery.id}}
+            try:  # the figures in a data_table; a workspace that does not know the block gets them as text
+                blocks = weekly_blocks(report, late=late, manual=message.manual, table=True)
+                await self.client.chat_postMessage(channel=channel, blocks=blocks, text=text, metadata=meta)
+            except SlackApiError as exc:
+                if exc.response.get("error") not in REFUSED_BLOCKS:
+                    raise
+                log.info("the report's data_table was refused (%s): its figures go as text", exc.response["error"])
+                blocks = weekly_blocks(report, late=late, manual=message.manual)
+                await self.client.chat_postMessage(channel=channel, blocks=blocks, text=text, metadata=meta)
         if not chart_sent:
             title = f"Corrections and takeovers per day, {stamp(query.since)[:10]} to {stamp(query.until)[:10]}"
             png = await asyncio.to_thread(chart_png, report.current.days, title)

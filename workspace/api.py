@@ -16,7 +16,7 @@ from typing import Any
 
 from aiohttp import web
 
-from workspace import chat, files, oidc, views
+from workspace import chat, files, oidc, streams, views
 from workspace.errors import SlackFailure
 from workspace.params import Params
 from workspace.socket_mode import APP_TOKEN, wss_url
@@ -31,6 +31,9 @@ METHODS: dict[str, Method] = {
     "chat.postEphemeral": chat.post_ephemeral,
     "chat.delete": chat.delete,
     "chat.getPermalink": chat.get_permalink,
+    "chat.startStream": streams.start_stream,
+    "chat.appendStream": streams.append_stream,
+    "chat.stopStream": streams.stop_stream,
     "users.info": chat.users_info,
     "conversations.info": chat.conversations_info,
     "conversations.replies": chat.conversations_replies,

@@ -18,6 +18,7 @@ from workspace.models import (
     TEAM_ID,
     TEAM_NAME,
     Hook,
+    Message,
 )
 from workspace.params import Params
 from workspace.state import WorkspaceState
@@ -55,11 +56,17 @@ def post_message(state: WorkspaceState, params: Params) -> Result:
     return {"channel": channel.id, "ts": message.ts, "message": message.to_slack()}
 
 
-def update(state: WorkspaceState, params: Params) -> Result:
+def bot_message(state: WorkspaceState, params: Params) -> Message:
+    """The bot's own message that ``channel`` and ``ts`` name (no other may be changed)."""
     channel = state.channel(params.required("channel", error="channel_not_found"))
     message = state.message(channel.id, params.required("ts", error="message_not_found"))
     if message.bot_id != BOT_ID:
         raise SlackFailure("cant_update_message")
+    return message
+
+
+def update(state: WorkspaceState, params: Params) -> Result:
+    message = bot_message(state, params)
     # Slack keeps whichever of text/blocks the call leaves out; [] clears blocks.
     if "blocks" in params.values:
         message.blocks = params.message_blocks()
@@ -68,7 +75,7 @@ def update(state: WorkspaceState, params: Params) -> Result:
     if not message.text and not message.blocks:
         raise SlackFailure("no_text")
     message.edited = {"user": BOT_USER_ID, "ts": state.next_ts()}
-    return {"channel": channel.id, "ts": message.ts, "text": message.text, "message": message.to_slack()}
+    return {"channel": message.channel, "ts": message.ts, "text": message.text, "message": message.to_slack()}
 
 
 def post_ephemeral(state: WorkspaceState, params: Params) -> Result:

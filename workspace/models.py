@@ -136,6 +136,8 @@ class Message(_Record):
     edited: dict[str, str] | None = None
     metadata: dict[str, Any] | None = None
     files: list[dict[str, Any]] = Field(default_factory=list)
+    streaming: bool = False
+    """Its text is still being streamed (``chat.startStream`` until ``chat.stopStream``)."""
 
     @property
     def is_reply(self) -> bool:
@@ -181,6 +183,8 @@ class View(_Record):
     root_view_id: str
     previous_view_id: str | None = None
     open: bool = True
+    client: str | None = None
+    """The browser session it opened in (Slack shows a modal in that client only); None: any."""
     values: dict[str, dict[str, Any]] = Field(default_factory=dict)
     errors: dict[str, str] = Field(default_factory=dict)
 
@@ -226,6 +230,8 @@ class Trigger(_Record):
     user: str
     issued_at: float
     used: bool = False
+    client: str | None = None
+    """The browser session the person acted from (a modal opened with this trigger shows only there)."""
 
 
 class Hook(_Record):

@@ -15,6 +15,7 @@ from typing import Any
 from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block
 
+from workspace import data_table
 from workspace.errors import SlackFailure
 from workspace.models import MAX_BLOCKS_TEXT, MAX_MARKDOWN_TOTAL, MAX_MESSAGE_BLOCKS, MAX_TEXT
 
@@ -101,6 +102,8 @@ def _text_size(node: Any) -> int:
 def _block_problem(block: Any) -> str | None:
     if not isinstance(block, dict):
         return "block must be an object"
+    if block.get("type") == "data_table":  # newer than slack_sdk's models
+        return data_table.problem(block)
     try:
         parsed = Block.parse(block)
         if parsed is None:

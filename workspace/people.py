@@ -62,7 +62,14 @@ class Workspace:
     # -- interactions ----------------------------------------------------------------------
 
     async def slash_command(
-        self, user: str, channel: str, text: str = "", *, command: str = "/tandem", forge: Forgery | None = None
+        self,
+        user: str,
+        channel: str,
+        text: str = "",
+        *,
+        command: str = "/tandem",
+        forge: Forgery | None = None,
+        client: str | None = None,
     ) -> Delivery:
         person, place = self.state.user(user), self.state.channel(channel)
         hook = self.state.issue_hook(person.id, place.id)
@@ -71,7 +78,7 @@ class Workspace:
             channel=place,
             command=command,
             text=text,
-            trigger_id=self.state.issue_trigger(person.id),
+            trigger_id=self.state.issue_trigger(person.id, client),
             response_url=self._hook_url(hook.id),
         )
         delivery = await self._send("slash_command", urlencode(form), FORM, dict(form), forge)
@@ -89,8 +96,11 @@ class Workspace:
         value: str | None = None,
         *,
         forge: Forgery | None = None,
+        client: str | None = None,
     ) -> Delivery:
-        """Press a button (or pick an option) on a message or on one of the user's ephemerals."""
+        """Press a button (or pick an option) on a message or on one of the user's ephemerals.
+
+        ``client`` names the browser session it came from (see :meth:`WorkspaceState.open_modals`)."""
         person, place = self.state.user(user), self.state.channel(channel)
         message = self.state.find_message(place.id, message_ts)
         ephemeral = next((e for e in self.state.ephemerals_for(person.id) if e.ts == message_ts), None)
@@ -108,7 +118,7 @@ class Workspace:
                 "is_ephemeral": message is None,
             },
             action=payloads.action(element, block_id=block_id, value=value, action_ts=self.state.next_ts()),
-            trigger_id=self.state.issue_trigger(person.id),
+            trigger_id=self.state.issue_trigger(person.id, client),
             channel=place,
             message=message.to_slack() if message is not None else None,
             response_url=self._hook_url(hook.id),
@@ -116,7 +126,14 @@ class Workspace:
         return await self._send_interaction("block_actions", payload, forge)
 
     async def click_in_view(
-        self, user: str, view_id: str, action_id: str, value: str | None = None, *, forge: Forgery | None = None
+        self,
+        user: str,
+        view_id: str,
+        action_id: str,
+        value: str | None = None,
+        *,
+        forge: Forgery | None = None,
+        client: str | None = None,
     ) -> Delivery:
         """Press a button in an open modal or on the user's App Home."""
         person, view = self.state.user(user), self.state.view(view_id)
@@ -127,7 +144,7 @@ class Workspace:
             user=person,
             container={"type": "view", "view_id": view.id},
             action=payloads.action(element, block_id=block_id, value=value, action_ts=self.state.next_ts()),
-            trigger_id=self.state.issue_trigger(person.id),
+            trigger_id=self.state.issue_trigger(person.id, client),
             view=view.to_slack(),
         )
         return await self._send_interaction("block_actions", payload, forge)
@@ -140,6 +157,7 @@ class Workspace:
         *,
         state_values: dict[str, dict[str, Any]] | None = None,
         forge: Forgery | None = None,
+        client: str | None = None,
     ) -> Delivery:
         """Fill the modal's inputs (by block_id or action_id) and press Submit.
 
@@ -153,7 +171,7 @@ class Workspace:
         view.values = state_values if state_values is not None else payloads.input_values(view.blocks, values or {})
         view.errors = {}
         payload = payloads.view_submission(
-            user=person, view=view.to_slack(), trigger_id=self.state.issue_trigger(person.id)
+            user=person, view=view.to_slack(), trigger_id=self.state.issue_trigger(person.id, client)
         )
         delivery = await self._send_interaction("view_submission", payload, forge)
         if delivery.status == 200:
@@ -200,9 +218,15 @@ class Workspace:
     async def mention(
         self, user: str, channel: str, text: str, *, thread_ts: str | None = None, forge: Forgery | None = None
     ) -> Delivery:
-        """Say ``@tandem text``; the bot gets an ``app_mention`` event (Slack may also send ``message``)."""
+        """Say ``@tandem text``. As Slack does for an app subscribed to channel messages, the bot gets the
+        post twice: a ``message`` event, then an ``app_mention`` (the answer returned is the mention's)."""
         tag = f"<@{BOT_USER_ID}>"
         message = self._store(user, channel, text if tag in text else f"{tag} {text}", thread_ts)
+        parent = self.state.find_message(message.channel, message.thread_ts) if message.thread_ts else None
+        place = self.state.channel(message.channel)
+        await self.deliver(
+            payloads.message_event(message, channel=place, parent_user=parent.user if parent else None), forge=forge
+        )
         return await self.deliver(payloads.app_mention_event(message), forge=forge)
 
     async def deliver(

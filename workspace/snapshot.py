@@ -44,8 +44,8 @@ class Change(BaseModel):
     view_id: str | None = None
 
 
-def snapshot(state: WorkspaceState, user: str) -> Snapshot:
-    """Everything ``user`` can see right now."""
+def snapshot(state: WorkspaceState, user: str, client: str | None = None) -> Snapshot:
+    """Everything ``user`` can see right now (in browser session ``client``: a modal shows only where it opened)."""
     me = state.user(user)
     channels = [c for c in state.channels.values() if not c.is_im]
     home = state.home_view(me.id)
@@ -55,7 +55,7 @@ def snapshot(state: WorkspaceState, user: str) -> Snapshot:
         "channels": [{"id": c.id, "name": c.name} for c in channels],
         "messages": {c.id: [_message(m) for m in state.messages[c.id]] for c in channels},
         "ephemerals": [e.model_dump() for e in state.ephemerals_for(me.id)],
-        "modals": [_view(v) for v in state.open_modals(me.id)],
+        "modals": [_view(v) for v in state.open_modals(me.id, client)],
         "home": _view(home) if home is not None else None,
     }
 
@@ -102,7 +102,7 @@ def _compare(before: list[dict[str, Any]], after: list[dict[str, Any]], noun: st
 
 
 def _message(message: Message) -> dict[str, Any]:
-    return {**message.to_slack(), "channel": message.channel}
+    return {**message.to_slack(), "channel": message.channel, "streaming": message.streaming}
 
 
 def _view(view: View) -> dict[str, Any]:

@@ -219,11 +219,12 @@ class WorkspaceState:
 
     # -- triggers and response_urls -------------------------------------------------------
 
-    def issue_trigger(self, user: str) -> str:
+    def issue_trigger(self, user: str, client: str | None = None) -> str:
         trigger = Trigger(
             id=f"{int(self.now())}.{next(self._ids)}.{self.new_id('').lower()}",
             user=self.user(user).id,
             issued_at=self.now(),
+            client=client,
         )
         self.triggers[trigger.id] = trigger
         return trigger.id
@@ -275,9 +276,12 @@ class WorkspaceState:
                 return view
         raise SlackFailure("not_found")
 
-    def open_modals(self, user: str) -> list[View]:
-        """The user's modal stack, bottom first."""
-        return [self.views[v] for v in self.modal_stacks.get(self.user(user).id, [])]
+    def open_modals(self, user: str, client: str | None = None) -> list[View]:
+        """The user's modal stack, bottom first; with ``client``, only if it opened in that browser session."""
+        stack = [self.views[v] for v in self.modal_stacks.get(self.user(user).id, [])]
+        if client is None or all(v.client in (None, client) for v in stack):
+            return stack
+        return []
 
     def home_view(self, user: str) -> View | None:
         view_id = self.home.get(self.user(user).id)

@@ -26,6 +26,7 @@ def views_open(state: WorkspaceState, params: Params) -> Result:
     for view in state.open_modals(trigger.user):
         view.open = False
     view = _new_view(state, trigger.user, spec)
+    view.client = trigger.client
     state.modal_stacks[trigger.user] = [view.id]
     return {"view": view.to_slack()}
 
@@ -33,7 +34,9 @@ def views_open(state: WorkspaceState, params: Params) -> Result:
 def views_push(state: WorkspaceState, params: Params) -> Result:
     trigger = state.redeem_trigger(params.required("trigger_id"))
     spec = check_view(params.structured("view"), kind="modal")
-    return {"view": push(state, trigger.user, spec).to_slack()}
+    view = push(state, trigger.user, spec)
+    view.client = trigger.client
+    return {"view": view.to_slack()}
 
 
 def views_update(state: WorkspaceState, params: Params) -> Result:

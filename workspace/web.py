@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 
 import aiohttp
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from workspace import payloads
 from workspace.errors import WorkspaceError
@@ -53,6 +53,8 @@ class _Action(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     user: str
+    client: str | None = Field(default=None, max_length=64)
+    """The page's browser session: a modal opened by this action shows in that session only."""
 
 
 class CommandForm(_Action):
@@ -131,16 +133,16 @@ async def _inbox(request: web.Request) -> web.Response:
 async def _state(request: web.Request) -> web.Response:
     ui = request.app[UI]
     try:
-        return web.json_response(snapshot(ui.state, request.query.get("user", "alice")))
+        return web.json_response(snapshot(ui.state, request.query.get("user", "alice"), request.query.get("client")))
     except WorkspaceError as exc:
         return web.json_response({"ok": False, "error": str(exc)}, status=404)
 
 
 async def _events(request: web.Request) -> web.StreamResponse:
     ui = request.app[UI]
-    user = request.query.get("user", "alice")
+    user, client = request.query.get("user", "alice"), request.query.get("client")
     try:
-        before: Snapshot | None = snapshot(ui.state, user)
+        before: Snapshot | None = snapshot(ui.state, user, client)
     except WorkspaceError as exc:
         return web.json_response({"ok": False, "error": str(exc)}, status=404)
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
@@ -159,7 +161,7 @@ async def _events(request: web.Request) -> web.StreamResponse:
             version = ui.state.changes.version
             if ui.closed:
                 break
-            after = snapshot(ui.state, user)
+            after = snapshot(ui.state, user, client)
             found = changes(before, after)
             if found:
                 await _send(response, "change", {"changes": [c.model_dump() for c in found], "state": after})
@@ -226,7 +228,7 @@ def _problem(delivery: Delivery) -> str | None:
 
 
 async def _command(ws: Workspace, form: CommandForm) -> Delivery:
-    return await ws.slash_command(form.user, form.channel, form.text.strip(), command=form.command)
+    return await ws.slash_command(form.user, form.channel, form.text.strip(), command=form.command, client=form.client)
 
 
 async def _post(ws: Workspace, form: PostForm) -> Delivery:
@@ -238,14 +240,14 @@ async def _post(ws: Workspace, form: PostForm) -> Delivery:
 
 async def _click(ws: Workspace, form: ClickForm) -> Delivery:
     if form.view_id is not None:
-        return await ws.click_in_view(form.user, form.view_id, form.action_id, form.value)
+        return await ws.click_in_view(form.user, form.view_id, form.action_id, form.value, client=form.client)
     if form.channel is None or form.ts is None:
         raise WorkspaceError("a click needs a view_id, or a channel and a message ts")
-    return await ws.click(form.user, form.channel, form.ts, form.action_id, form.value)
+    return await ws.click(form.user, form.channel, form.ts, form.action_id, form.value, client=form.client)
 
 
 async def _submit(ws: Workspace, form: SubmitForm) -> Delivery:
-    return await ws.submit_view(form.user, form.view_id, form.values)
+    return await ws.submit_view(form.user, form.view_id, form.values, client=form.client)
 
 
 async def _close(ws: Workspace, form: ViewForm) -> Delivery | None:

@@ -100,3 +100,17 @@ def test_home_view_is_valid_with_and_without_runs() -> None:
     for view in (home_view([], []), home_view(rows, rows)):
         validate_view_with_sdk(view)
         check_view(view)
+
+
+def test_home_view_offers_help_for_a_channel_not_as_this_message() -> None:
+    from blocks.home import home_view
+
+    text = all_text(home_view([], [])["blocks"])
+    assert "`/tandem help` in a channel — these commands there" in text
+    assert "this message" not in text
+    assert "this message" in all_text(help_blocks())
+
+
+def test_row_line_labels_its_time_with_the_day() -> None:
+    line = row_line(_row())
+    assert line.endswith("last change <!date^1700000000^{date_short_pretty} at {time}|2023-11-14 22:13 UTC>")

@@ -89,15 +89,17 @@ def test_run_card_ten_long_steps_many_decisions_and_huge_output_stay_within_limi
     assert json_size(blocks) < 10_000
 
 
-def test_run_card_many_decisions_shows_the_latest_and_counts_the_rest() -> None:
-    text = all_text(run_card(state(), _decisions(12)))
-    assert "_… 4 earlier_" in text
-    assert text.count("Plan approved by <@U1>") == 8
+def test_run_card_many_decisions_names_who_decided_in_one_line_not_each() -> None:
+    lines = [*_decisions(11), DecisionLine(actor="U2", verb="Step 2 approved", at=T0, outcome="approved")]
+    text = all_text(run_card(state(), lines))
+    assert "Decided by <@U1>, <@U2> · 12 decisions, each in the thread" in text
+    assert "Plan approved" not in text and "d" * 50 not in text
 
 
-def test_run_card_decision_line_names_actor_and_time() -> None:
-    line = DecisionLine(actor="U1", verb="Plan approved", at=T0, outcome="approved")
-    assert "✅ Plan approved by <@U1> · <!date^1700000000^{time}|22:13 UTC>" in all_text(run_card(state(), [line]))
+def test_run_card_decision_by_a_rule_says_so_without_a_person() -> None:
+    rule = DecisionLine(actor=None, verb="Step 2 approved by an always-allow rule", at=T0, outcome="approved")
+    text = all_text(run_card(state(), [rule]))
+    assert "Decided by a rule or a deadline · 1 decision, each in the thread" in text
 
 
 def test_run_card_without_approvers_says_the_requester_decides() -> None:
@@ -109,9 +111,17 @@ def test_run_card_given_approvers_are_shown() -> None:
     assert "Approvals: <!subteam^S1>" in all_text(run_card(state(), approvers="<!subteam^S1>"))
 
 
-def test_run_card_done_shows_outcome() -> None:
-    text = all_text(run_card(state("done", output="Restarted <3> pods & verified")))
-    assert "*Outcome*\nRestarted &lt;3&gt; pods &amp; verified" in text
+def test_run_card_done_shows_the_result_in_one_line_not_whole() -> None:
+    output = "## Summary\n- Restarted <3> pods & verified\n\nThe error rate fell from 4% to 0.1% after the restart."
+    text = all_text(run_card(state("done", output=output)))
+    assert "*Result:* Summary" in text
+    assert "Restarted" not in text and "error rate" not in text
+
+
+def test_run_card_done_result_line_is_the_first_line_with_words_clipped() -> None:
+    text = all_text(run_card(state("done", output="\n\n* **Restarted <3> pods** & verified " + "x" * 400)))
+    assert "*Result:* Restarted &lt;3&gt; pods &amp; verified xxx" in text
+    assert "x" * 250 not in text
 
 
 def test_run_card_failed_shows_error() -> None:
@@ -145,3 +155,13 @@ def test_run_card_keeps_steps_of_earlier_plans_and_names_who_it_waits_on() -> No
     text = all_text(blocks)
     assert [f"*{n}.*" in text for n in (1, 2, 3, 4)] == [True] * 4
     assert "waiting on <@U0BOB>, <!subteam^S0OPS>" in text
+
+
+def test_run_card_note_by_nobody_is_no_decision() -> None:
+    note = DecisionLine(actor=None, verb="No longer open: the run moved on", at=T0, outcome="info")
+    assert "Decided by" not in all_text(run_card(state(), [note]))
+
+
+def test_run_card_result_that_is_only_a_table_points_to_the_thread() -> None:
+    text = all_text(run_card(state("done", output="| service | status |\n|---|---|\n| payments | up |")))
+    assert "*Result:* _in the thread_" in text and "payments" not in text.split("*Result:*")[1]

@@ -17,7 +17,9 @@ from blocks.text import Blocks
 from tests.blocks.states import ANCHORS, T0, reviewing, step
 
 HOSTILE = "<!channel> <@U999> <https://evil|click> a & b > c"
-TOKEN = re.compile(r"<(@[UWB][A-Z0-9]+|!date\^\d+\^\{time\}\|[^>]*|https://x\.test/p1\|[^>]*)>")
+TOKEN = re.compile(
+    r"<(@[UWB][A-Z0-9]+|!date\^\d+\^(\{date_short_pretty\} at )?\{time\}\|[^>]*|https://x\.test/p1\|[^>]*)>"
+)
 
 
 def _mrkdwn(node: object) -> list[str]:

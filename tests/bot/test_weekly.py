@@ -134,11 +134,13 @@ async def test_weekly_post_at_its_time_posts_the_trend_then_the_chart_once(tmp_p
         await w.runtime.tick()
         await w.worker.idle()
         report, chart = posts(w)
-        text = text_of(report)
-        assert "*Runs:* 2 (previous period 1)" in text
-        assert "*Corrected runs:* 2 · 100% (up 100 points)" in text
-        assert "*Takeovers:* 1 · 50% (up 50 points)" in text
-        assert "Posted late" not in text
+        rows = table_of(report)
+        assert rows[0] == ["Figure", "This period", "Previous period", "Change"]
+        assert ["Runs", "2", "1", "up 1"] in rows
+        assert ["Corrected runs", "2 (100%)", "0 (0%)", "up 100 points"] in rows
+        assert ["Takeovers", "1 (50%)", "0 (0%)", "up 50 points"] in rows
+        assert "*Runs:*" not in text_of(report)  # the figures are in the table, not said twice
+        assert "Posted late" not in text_of(report)
         [file] = chart.files
         assert file["mimetype"] == "image/png" and file["name"].startswith("tandem-report-")
         assert file["title"].startswith("Corrections and takeovers per day")
@@ -152,6 +154,31 @@ async def test_weekly_post_at_its_time_posts_the_trend_then_the_chart_once(tmp_p
         await w.runtime.tick()
         await w.worker.idle()
         assert len(posts(w)) == 2
+
+
+async def test_weekly_post_whose_table_the_api_refuses_posts_the_figures_as_text(tmp_path: Path) -> None:
+    async with world(tmp_path) as w:
+        await two_weeks(w)
+        await w.runtime.tick()
+        NOW[0] = MONDAY + 30
+        w.ws.state.fail_next(
+            "chat.postMessage", "invalid_blocks", status=200, retry_after=None, containing="data_table"
+        )
+        await w.runtime.tick()
+        await w.runtime.tick()
+        await w.worker.idle()
+        report, chart = posts(w)
+        assert table_of(report) == [] and chart.files
+        text = text_of(report)
+        assert "*Runs:* 2 (previous period 1)" in text
+        assert "*Corrected runs:* 2 · 100% (up 100 points)" in text
+        assert "*Takeovers:* 1 · 50% (up 50 points)" in text
+
+
+def table_of(message: Message) -> list[list[str]]:
+    """The cells of the message's data_table, as they show (none: [])."""
+    tables = [b for b in message.blocks if b.get("type") == "data_table"]
+    return [[str(cell["text"]) for cell in row] for t in tables for row in t["rows"]]
 
 
 async def test_weekly_post_after_a_missed_hour_says_it_is_late(tmp_path: Path) -> None:

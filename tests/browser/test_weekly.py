@@ -1,4 +1,4 @@
-"""The report post in a real browser against ``tandem dev``: the figures, then the chart image.
+"""The report post in a real browser against ``tandem dev``: the figures (a ``data_table``), then the chart image.
 
 Runs are corrected through the real runtime, ``tandem report --post``'s path writes the post,
 the bot uploads the chart to the local workspace, and the page shows it in #ops. A screenshot
@@ -33,8 +33,13 @@ async def test_report_post_shows_its_chart_in_the_channel(chromium: str, tmp_pat
         dev.bot.deps.delivery.wake()
 
         report = page.get_by_test_id("message").filter(has_text="Tandem report")
-        await expect(report).to_contain_text("Corrected runs:")
-        await expect(report).to_contain_text("replan 3")
+        table = report.get_by_test_id("block-data-table")  # the figures in a data_table, drawn as Slack would
+        await expect(table.locator("caption")).to_contain_text("Tandem figures")
+        await expect(table.locator("th")).to_have_text(["Figure", "This period", "Previous period", "Change"])
+        replans = table.locator("tr").filter(has_text="Corrections: replan")
+        await expect(replans.locator("td")).to_have_text(["Corrections: replan", "3", "0", "up 3"])
+        await table.locator("th").nth(1).click()  # sorted by this period's figure, highest last
+        await expect(table.locator("tbody tr").last).to_contain_text("Corrections: replan")
         chart = page.get_by_test_id("message").filter(has=page.get_by_test_id("file"))
         image = chart.locator("img")
         await expect(image).to_be_visible()

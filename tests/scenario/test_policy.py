@@ -172,7 +172,8 @@ async def test_deadline_reminds_in_the_thread_then_escalates(tmp_path: Path) -> 
         escalated = next(m for m in env.ws.state.history("C0GENERAL") if "Nobody decided" in text_of(m))
         # deciding from the escalation channel works too
         await env.ws.click("alice", "C0GENERAL", escalated.ts, ids.APPROVE, button_value(escalated, ids.APPROVE))
-        await env.wait(lambda: "Step 1 approved" in text_of(env.ws.state.message(OPS, card.ts)))
+        await env.wait(lambda: "Step 1 approved by <@U0ALICE>" in text_of(env.ws.state.message(OPS, gate.ts)))
+        await env.wait(lambda: "Decided by <@U0ALICE>" in text_of(env.ws.state.message(OPS, card.ts)))
 
 
 async def test_home_tab_shows_what_waits_on_each_person(tmp_path: Path) -> None:

@@ -54,8 +54,10 @@ async def test_presentation_wish_in_a_done_thread_refines_the_result(tmp_path: P
         assert after.status == "done" and after.output != before.output and "|" in (after.output or "")
         assert [s.attempts for s in after.plan] == [s.attempts for s in before.plan], "nothing ran again"
         assert any("Reopened by" in text_of(m) and "show it as a table" in text_of(m) for m in env.thread(card))
-        assert "|" in _card(env, card) and "Done" in _card(env, card), "the card shows the new result"
-        assert "Reopened" in _card(env, card) and "show it as a table" in _card(env, card), "and who reopened it, why"
+        assert "Done" in _card(env, card) and "*Result:*" in _card(env, card)
+        assert "Decided by <@U0ALICE>" in _card(env, card), "the card names who reopened it; the thread says why"
+        last = env.thread(card)[-1]  # the thread ends with the new result, whole
+        assert "✅ Done" in text_of(last) and any(b.get("type") == "table" for b in last.blocks)
         assert env.reviews(card) == []
 
 

@@ -44,7 +44,7 @@ async def test_click_after_bot_restart_resumes_the_run(tmp_path: Path) -> None:
             assert not any("needs approval" in text_of(m) for m in ws.state.thread(OPS, card.ts))
             decided = "Plan approved by <@U0ALICE>"
             await ws.wait_until(lambda s: decided in text_of(s.message(OPS, plan.ts)), within=10)
-            await ws.wait_until(lambda s: "Plan approved" in text_of(s.message(OPS, card.ts)), within=10)
+            await ws.wait_until(lambda s: "Decided by <@U0ALICE>" in text_of(s.message(OPS, card.ts)), within=10)
 
 
 async def test_tool_question_survives_a_restart_and_the_answer_resumes_the_tool(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ async def test_acks_while_a_tool_blocks_the_runtime_loop_answered_at_once(tmp_pa
         await env.wait(env.cards, within=30)  # the card comes from the outbox, on the loop the tool blocked
         card = env.cards()[0]
         await env.wait(lambda: "Done" in text_of(env.ws.state.message(OPS, card.ts)), within=30)
-        assert "released" in text_of(env.ws.state.message(OPS, card.ts))
+        await env.wait(lambda: any("released" in text_of(m) for m in env.thread(card)))  # the result, whole
 
 
 async def test_feishu_served_alone_acks_while_a_tool_blocks_the_runtime_loop(tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ async def test_story_plan_changes_replan_risky_approval_result_done(tmp_path: Pa
         await env.wait(lambda: "Done" in text_of(env.ws.state.message(OPS, card.ts)))
         await env.idle()
         final_card = text_of(env.ws.state.message(OPS, card.ts))
-        assert "approved by <@U0ALICE>" in final_card
+        assert "Decided by <@U0ALICE>" in final_card
         runs = await env.bot.deps.store.list_runs()
         assert runs[0].status == "done"
 

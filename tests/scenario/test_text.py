@@ -21,7 +21,7 @@ def _everything_the_bot_said(env: Env, card: Message) -> str:
     return "\n".join(text_of(m) for m in said)
 
 
-async def test_reply_with_comparison_signs_reads_as_typed_once_escaped_in_review_and_card(tmp_path: Path) -> None:
+async def test_reply_with_comparison_signs_reads_as_typed_once_escaped_in_review_and_thread(tmp_path: Path) -> None:
     async with running(tmp_path) as env:
         card, plan = await _start(env, "restart payments and check errors after")
         # What Slack sends for the typed `replan: alert only when p99 > 500ms & < 2s`: & < > as entities.
@@ -30,7 +30,6 @@ async def test_reply_with_comparison_signs_reads_as_typed_once_escaped_in_review
 
         once = "p99 &gt; 500ms &amp; &lt; 2s"  # Slack shows this as p99 > 500ms & < 2s
         await env.wait(lambda: once in text_of(env.ws.state.message(OPS, plan.ts)))
-        await env.wait(lambda: once in text_of(env.ws.state.message(OPS, card.ts)))
         await env.wait(lambda: any("Read as" in text_of(m) for m in env.thread(card)))
         await env.idle()
 
@@ -55,8 +54,8 @@ async def test_reply_with_slack_markup_typed_as_text_stays_text(tmp_path: Path) 
 async def test_one_step_result_says_1_step(tmp_path: Path) -> None:
     async with running(tmp_path) as env:
         card = await env.start("check errors for payments")  # it only reads: done with no result review
-        await env.wait(lambda: "Done" in text_of(env.ws.state.message(OPS, card.ts)))
-        result = text_of(env.ws.state.message(OPS, card.ts))
+        await env.wait(lambda: any("succeeded" in text_of(m) and "✅ Done" in text_of(m) for m in env.thread(card)))
+        result = text_of(env.thread(card)[-1])  # the result, whole, ends the thread
 
         assert re.search(r"\b1 step\b.*: 1 succeeded, 0 failed\.", result)
         assert "(s)" not in result

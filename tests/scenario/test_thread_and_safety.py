@@ -288,12 +288,14 @@ async def test_long_output_is_truncated_with_details_in_a_modal(tmp_path: Path) 
         await env.ws.slash_command("alice", OPS, "dump config payments")
         await env.wait(env.cards)
         card = env.cards()[0]
-        # it only reads: done with no result review; the full result is behind "Show details" under it
+        # it only reads: done with no result review; the thread's last post has the result, cut, and the
+        # full result is behind "Show details" under it (the card says it in one line)
         await env.wait(lambda: any(ids.DETAILS in str(m.blocks) for m in env.thread(card)))
         result = next(m for m in env.thread(card) if ids.DETAILS in str(m.blocks))
-        await env.wait(lambda: "Done" in text_of(env.ws.state.message(OPS, card.ts)))  # the card follows
-        shown = text_of(env.ws.state.message(OPS, card.ts))
+        shown = text_of(result)
         assert "setting_00000" in shown and "END-OF-CONFIG" not in shown
+        await env.wait(lambda: "*Result:*" in text_of(env.ws.state.message(OPS, card.ts)))  # the card follows
+        assert "setting_00000" not in text_of(env.ws.state.message(OPS, card.ts))
         await env.click("alice", result, ids.DETAILS)
         await env.wait(lambda: any("setting_00500" in str(v.spec) for v in env.ws.state.open_modals("U0ALICE")))
         await env.idle()

@@ -166,6 +166,44 @@ async def test_post_message_invalid_blocks_rejected(client: AsyncWebClient, ws: 
     assert ws.state.history("C0OPS") == []
 
 
+TEXT_CELL = {"type": "raw_text", "text": "Runs"}
+NUMBER_CELL = {"type": "raw_number", "value": 4, "text": "4"}
+DATA_TABLE = {"type": "data_table", "caption": "Figures", "rows": [[TEXT_CELL, TEXT_CELL], [TEXT_CELL, NUMBER_CELL]]}
+
+
+async def test_post_message_data_table_accepted_as_sent(client: AsyncWebClient, ws: Workspace) -> None:
+    await client.chat_postMessage(channel="C0OPS", text="x", blocks=[{**DATA_TABLE, "page_size": 1}])
+
+    assert ws.state.history("C0OPS")[0].blocks == [{**DATA_TABLE, "page_size": 1}]
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        ({**DATA_TABLE, "caption": ""}, "needs a caption"),
+        ({**DATA_TABLE, "rows": [[TEXT_CELL]]}, "a header row and 1 to 100 rows"),
+        ({**DATA_TABLE, "rows": [[TEXT_CELL, TEXT_CELL], [TEXT_CELL]]}, "same number of cells"),
+        ({**DATA_TABLE, "rows": [[TEXT_CELL, NUMBER_CELL], [TEXT_CELL, {**NUMBER_CELL, "value": "4"}]]}, "raw_number"),
+        (
+            {**DATA_TABLE, "rows": [[TEXT_CELL, {"type": "rich_text", "elements": []}], [TEXT_CELL, TEXT_CELL]]},
+            "header",
+        ),
+        ({**DATA_TABLE, "page_size": 0}, "page_size"),
+        ({**DATA_TABLE, "sortable": True}, "unknown field: sortable"),
+    ],
+    ids=["no-caption", "header-only", "ragged", "number-as-string", "rich-text-header", "page-size-0", "unknown-field"],
+)
+async def test_post_message_malformed_data_table_refused_saying_why(
+    client: AsyncWebClient, ws: Workspace, table: dict[str, Any], problem: str
+) -> None:
+    with pytest.raises(SlackApiError) as raised:
+        await client.chat_postMessage(channel="C0OPS", text="x", blocks=[table])
+
+    assert raised.value.response["error"] == "invalid_blocks"
+    assert problem in raised.value.response["errors"][0]
+    assert ws.state.history("C0OPS") == []
+
+
 async def test_post_ephemeral_is_kept_per_user_not_in_channel(client: AsyncWebClient, ws: Workspace) -> None:
     response = await client.chat_postEphemeral(channel="C0OPS", user="U0ALICE", text="only you")
 

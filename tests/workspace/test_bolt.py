@@ -156,11 +156,12 @@ async def test_reply_in_thread_delivers_message_event_and_bot_replies(ws: Worksp
     assert [m.text for m in ws.state.thread("C0OPS", ts)] == ["plan: restart web", "looks good", "noted"]
 
 
-async def test_mention_delivers_app_mention_and_bot_answers_in_thread(ws: Workspace, seen: Seen) -> None:
+async def test_mention_delivers_message_then_app_mention_and_bot_answers_in_thread(ws: Workspace, seen: Seen) -> None:
     delivery = await ws.mention("carol", "#general", "status?")
 
-    body, _ = seen.events[0]
-    assert body["event"]["type"] == "app_mention"
+    assert [body["event"]["type"] for body, _ in seen.events] == ["message", "app_mention"]
+    assert {body["event"]["ts"] for body, _ in seen.events} == {delivery.sent["event"]["ts"]}
+    body, _ = seen.events[1]
     assert body["event"]["text"] == f"<@{BOT_USER_ID}> status?"
     await ws.wait_for_call("chat.postMessage")
     mention_ts = delivery.sent["event"]["ts"]

@@ -238,8 +238,9 @@ async def test_thread_reply_and_mention_reach_the_bot(ui: Workspace, seen: Seen,
     await act(http, ui, "post", user="alice", channel="C0OPS", text="use <eu-west-1>", thread_ts=parent.ts)
     await act(http, ui, "post", user="bob", channel="C0OPS", text="@tandem hi")
 
-    message, mention = (body["event"] for body, _ in seen.events)
+    message, mention_as_message, mention = (body["event"] for body, _ in seen.events)
     assert (message["type"], message["text"], message["thread_ts"]) == ("message", "use &lt;eu-west-1&gt;", parent.ts)
+    assert (mention_as_message["type"], mention_as_message["ts"]) == ("message", mention["ts"])
     assert (mention["type"], mention["user"], mention["text"]) == ("app_mention", "U0BOB", "<@U0TANDEMBOT> hi")
 
 
@@ -264,6 +265,24 @@ async def test_close_sends_view_closed_only_when_the_view_asks(
 
     assert (status, reply) == (200, {"ok": True, "delivery": None})
     assert ui.state.open_modals("bob") == []
+
+
+async def test_modal_opened_in_one_browser_session_shows_there_only(
+    ui: Workspace, seen: Seen, http: aiohttp.ClientSession
+) -> None:
+    await act(http, ui, "command", user="bob", channel="C0OPS", text="form", client="tab-1")
+    await ui.wait_for_call("views.open")
+
+    async def modals(client: str) -> list[str]:
+        query = {"user": "bob", "client": client}
+        async with http.get(f"{ui.base_url}/ui/state", params=query) as response:
+            return [m["title"]["text"] for m in (await response.json())["modals"]]
+
+    assert await modals("tab-1") == ["Request"]
+    assert await modals("a-new-browser") == []
+    async with http.get(f"{ui.base_url}/ui/events", params={"user": "bob", "client": "a-new-browser"}) as stream:
+        _, first = await next_event(stream.content)
+    assert first["state"]["modals"] == []
 
 
 @pytest.mark.parametrize(

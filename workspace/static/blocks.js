@@ -1,6 +1,6 @@
 // Block Kit to DOM, for what Tandem sends: header, section (text, fields, accessory),
 // context, context_actions (feedback_buttons), divider, markdown (standard Markdown), table (raw_text / raw_number cells, the first
-// row as its header), actions (buttons with styles and confirm dialogs) and, in modals,
+// row as its header), data_table (its caption, pages of page_size rows, sorted by a click on a column's header), actions (buttons with styles and confirm dialogs) and, in modals,
 // input blocks with radio_buttons, plain_text_input, static_select and checkboxes.
 // Any other block or element is shown as its pretty-printed JSON, so nothing breaks the page.
 import { h } from "./dom.js";
@@ -19,7 +19,7 @@ export function renderBlocks(blocks, ctx) {
   return box;
 }
 
-const BLOCKS = { header, section, context, divider, actions, input, markdown: markdownBlock, table, context_actions: contextActions };
+const BLOCKS = { header, section, context, divider, actions, input, markdown: markdownBlock, table, data_table: dataTable, context_actions: contextActions };
 
 function renderBlock(block, ctx) {
   const render = block && Object.hasOwn(BLOCKS, block.type) ? BLOCKS[block.type] : null;
@@ -83,6 +83,49 @@ function table(block) {
   const head = rows.length ? h("thead", {}, h("tr", {}, rows[0].map((c) => cell(c, "th")))) : null;
   const body = h("tbody", {}, rows.slice(1).map((row) => h("tr", {}, row.map((c) => cell(c, "td")))));
   return h("div", { class: "bk-table-wrap", testid: "block-table" }, h("table", { class: "bk-table" }, head, body));
+}
+
+function dataTable(block) {
+  const [header = [], ...rows] = block.rows || [];
+  const size = Math.max(1, Math.min(100, block.page_size || 5));
+  const shown = (c) => (c && (c.type === "raw_text" || c.type === "raw_number") ? String(c.text ?? c.value ?? "") : null);
+  const key = (c) => (c && c.type === "raw_number" ? Number(c.value) : (shown(c) || "").toLowerCase());
+  const view = { page: 0, column: null, ascending: true };
+  const box = h("div", { class: "bk-table-wrap", testid: "block-data-table" });
+  const draw = () => {
+    const sorted = view.column === null ? rows : [...rows].sort((a, b) => {
+      const [x, y] = [key(a[view.column]), key(b[view.column])];
+      return (x < y ? -1 : x > y ? 1 : 0) * (view.ascending ? 1 : -1);
+    });
+    const pages = Math.max(1, Math.ceil(sorted.length / size));
+    view.page = Math.min(view.page, pages - 1);
+    const cell = (c, tag) => (shown(c) === null ? h(tag, {}, unsupported(c, "element")) : h(tag, {}, shown(c)));
+    const heads = header.map((c, i) => {
+      const mark = view.column === i ? (view.ascending ? " ▲" : " ▼") : "";
+      const th = h("th", { class: "bk-sortable", title: "Sort by this column" }, `${shown(c) ?? ""}${mark}`);
+      th.addEventListener("click", () => {
+        view.ascending = view.column === i ? !view.ascending : true;
+        view.column = i;
+        draw();
+      });
+      return th;
+    });
+    const body = sorted.slice(view.page * size, (view.page + 1) * size).map((row) => h("tr", {}, row.map((c) => cell(c, "td"))));
+    const table = h("table", { class: "bk-table" }, h("caption", { class: "bk-caption" }, block.caption || ""),
+      h("thead", {}, h("tr", {}, heads)), h("tbody", {}, body));
+    const pager = [];
+    if (pages > 1) {
+      const go = (to, label) => {
+        const b = h("button", { class: "bk-page", type: "button", disabled: to < 0 || to >= pages }, label);
+        b.addEventListener("click", () => { view.page = to; draw(); });
+        return b;
+      };
+      pager.push(h("div", { class: "bk-pager" }, go(view.page - 1, "‹"), ` Page ${view.page + 1} of ${pages} `, go(view.page + 1, "›")));
+    }
+    box.replaceChildren(table, ...pager);
+  };
+  draw();
+  return box;
 }
 
 function divider() {

@@ -48,7 +48,8 @@ function meta(author, message) {
     author && author.is_bot ? h("span", { class: "badge" }, "APP") : null,
     author && !author.is_bot ? h("span", { class: "handle" }, `@${author.name}`) : null,
     h("time", { class: "time", title: new Date(Number(message.ts) * 1000).toLocaleString() }, timeOf(message.ts)),
-    message.edited ? h("span", { class: "edited" }, "(edited)") : null);
+    message.edited ? h("span", { class: "edited" }, "(edited)") : null,
+    message.streaming ? h("span", { class: "streaming", testid: "streaming" }, "writing…") : null);
 }
 
 function body(message, ctx) {
