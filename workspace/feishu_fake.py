@@ -112,6 +112,9 @@ class FeishuFake:
     connections: int = 0
     """Long connections opened so far."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _start: str = field(default_factory=lambda: os.urandom(4).hex())
+    """Stamped into every id, so ids (events above all: the bot drops a repeated ``event_id``) are unique across
+    restarts of the local Feishu, as real Feishu's are; within one start they still sort in order."""
     _failing: tuple[str, int, int] | None = None
     _socket: web.WebSocketResponse | None = None
     _tickets: set[str] = field(default_factory=set)
@@ -129,7 +132,7 @@ class FeishuFake:
         ]
 
     def _new_id(self, prefix: str) -> str:
-        return f"{prefix}_{next(self._ids):06d}"
+        return f"{prefix}_{self._start}{next(self._ids):06d}"
 
     # --- the Open API ----------------------------------------------------------------------
 
