@@ -153,12 +153,12 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
         title = say("done_so_far", lang)
         parts.append(md(f"**{title}**\n{steps_md(view.steps)}" if view.steps else say("nothing_ran", lang)))
     elif view.steps:
-        parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps)}"))
+        parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps, why=view.anchor == 'after_plan')}"))
     parts += [note(prose(line, 1000)) for line in view.gate_lines]
     parts += used_lines(view.lessons, lang, view.run_id, view.review_id)
     covered = view.step is not None and any(e.number == view.step.number for e in view.evidence)
     if view.step is not None and view.anchor != "takeover":
-        parts += step_body(view.step, lang, max(len(view.steps), view.step.number))
+        parts += step_body(view.step, lang, max(view.plan_size, view.step.number))
         if view.step.error and not covered:
             parts.append(md(f"❌ {escape(clip(view.step.error, 1000))}"))
         if view.anchor == "after_risky_step" and view.step.result is not None and not covered:
