@@ -179,6 +179,9 @@ async def _decided_answer(deps: FeishuDeps, review_id: str, clicked: str) -> dic
     if record.status == "pending":  # an approval below the quorum: the card shows it and stays open
         state, _ = await deps.store.load(record.run_id)
         if state.pending is not None and state.pending.id == review_id:
-            return {**toast("success", "✅"), "card": card_data(deps.channel.review_card(state, state.pending))}
+            more = messages.MORE_NEEDED.format(n=state.pending.quorum - len(state.pending.approvals))
+            return {**toast("success", more), "card": card_data(deps.channel.review_card(state, state.pending))}
         return toast("success", messages.WORKING)
-    return {**toast("success", "✅"), "card": card_data(decided(posted.blocks[0], line_text(record_line(record))))}
+    line = line_text(record_line(record))  # the toast says what the card now says, in words
+    shown = plain(line, await deps.directory.names(mentioned(line)))
+    return {**toast("success", shown), "card": card_data(decided(posted.blocks[0], line))}

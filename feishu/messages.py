@@ -12,6 +12,7 @@ EMPTY_FEEDBACK = "Say what should change: Tandem uses your words to correct cour
 EMPTY_ANSWER = "Type an answer first: the tool is waiting for it."
 WORKING = "Got it; Tandem is working on it."
 APPLIED = "Done; the run's thread shows what follows."
+MORE_NEEDED = "Approved; {n} more approval(s) needed before it goes on."
 VOTED = {"up": "Thanks: noted 👍 for this result.", "down": "Thanks: noted 👎. Say in the thread what was missing."}
 VOTE_UNKNOWN_RUN = "That run is gone; nothing was recorded."
 DUPLICATE = "Already handled; nothing changed."
