@@ -233,10 +233,15 @@ def finished_card(text: str, run_id: str, lang: Lang = "en") -> Card:
 _VOTES = (("up", "👍"), ("down", "👎"))
 
 
-def read_as_card(reading: Reading, review_id: str, run_id: str, lang: Lang) -> Card:
-    """How a reply was read, with a form to say what was meant instead (applies to what waits now)."""
+def read_as_card(reading: Reading, review_id: str, run_id: str, lang: Lang, *, before_it_runs: bool = False) -> Card:
+    """How a reply was read, with a form to say what was meant instead (applies to what waits now). A step's
+    correction says which step and whether it is changed before it runs or run again (what changes, old → new,
+    follows in the thread once the step has its new values)."""
     n = reading.target_step if reading.target_step is not None else "?"
-    what = say(f"intent_{reading.intent}", lang) + (f" ({n})" if reading.intent == "retry_step" else "")
+    if reading.intent == "retry_step":
+        what = say("read_change_step" if before_it_runs else "read_retry_step", lang, n=n)
+    else:
+        what = say(f"intent_{reading.intent}", lang)
     text = say("read_as", lang, what=what)
     detail = reading_detail(reading)
     if detail:

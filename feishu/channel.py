@@ -27,13 +27,14 @@ from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from agent.review_view import review_view
 from feishu.api import FeishuApi, FeishuError
-from feishu.cards import clarify_card, finished_card, line_card, read_as_card, review_card, run_card
+from feishu.cards import clarify_card, finished_card, line_card, review_card, run_card
 from feishu.elements import Card, decided
 from feishu.lines import line_text
 from feishu.opening import post_card, tell_not_started
 from feishu.origin import FEISHU, FeishuChat
+from feishu.read_as import close_read_as, post_read_as
 from feishu.shorter import review_text, short_card
-from feishu.wording import escape, lang_of, prose, who
+from feishu.wording import escape, lang_of, prose, say, who
 
 log = logging.getLogger("tandem.feishu")
 
@@ -153,7 +154,7 @@ class FeishuChannel:
             case out.NewsLine():
                 await reply(line_card(prose(message.text, 2900), lang))
             case out.ReadAs():
-                await reply(read_as_card(message.reading, message.review_id, state.id, lang))
+                await post_read_as(self.api, self.store, reply, state.id, where, message, lang)
             case out.ClarifyAsked():
                 m = message
                 await reply(
@@ -166,6 +167,7 @@ class FeishuChannel:
                 line = prose(ended.line(lang == "zh"), 2000) if ended is not None else _OUTCOME.get(status, status)
                 votes_on = state.id if status == "done" else ""
                 await reply(finished_card(line + error, votes_on, lang))
+                await close_read_as(self.api, self.store, state.id, say("read_as_closed", lang))
             case out.CardRefresh():
                 wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
                 if wait > 0:
