@@ -30,6 +30,7 @@ from feishu.elements import (
 )
 from feishu.evidence import evidence_elements
 from feishu.lessons import used_lines
+from feishu.tables import rich
 from feishu.wording import Lang, clip, escape, lang_of, prose, say, who
 
 OUTPUT_LIMIT = 3000
@@ -165,7 +166,7 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
             result = json.dumps(view.step.result, ensure_ascii=False, default=str)
             parts.append(md(f"**{say('output', lang)}**\n```\n{clip(result, OUTPUT_LIMIT)}\n```"))
     if view.output:
-        parts.append(md(f"**{say('result', lang)}**\n{escape(clip(view.output, OUTPUT_LIMIT))}"))
+        parts += rich(clip(view.output, OUTPUT_LIMIT), f"**{say('result', lang)}**")
     parts += [note(prose(line, 1000)) for line in view.outcomes]
     return parts + evidence_elements(view.evidence, lang)
 
@@ -207,7 +208,7 @@ def run_card(state: RunState, decisions: Sequence[str] = (), status: str = "", w
         elements.append(md(steps_md(state.plan)))
     elements += used_lines(state.lessons_applied[:LESSONS_SHOWN], lang, state.id)
     if state.phase == "done" and state.output:
-        elements.append(md(f"**{say('outcome', lang)}**\n{escape(clip(state.output, OUTPUT_LIMIT))}"))
+        elements += rich(clip(state.output, OUTPUT_LIMIT), f"**{say('outcome', lang)}**")
     if state.phase == "failed":
         elements.append(md(f"**{say('failed', lang)}:** {escape(clip(state.error or '?', 1500))}"))
     if decisions:

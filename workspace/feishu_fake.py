@@ -488,6 +488,10 @@ def card_text(card: dict[str, Any]) -> str:
             for key in ("content",):
                 if isinstance(node.get(key), str):
                     parts.append(node[key])
+            if node.get("tag") == "table":  # a table component: its header, then each row, cells apart by tabs
+                names = [str(c.get("name")) for c in node.get("columns", [])]
+                parts.append("\t".join(str(c.get("display_name", "")) for c in node.get("columns", [])))
+                parts.extend("\t".join(str(row.get(n, "")) for n in names) for row in node.get("rows", []))
             for inner in node.values():
                 walk(inner)
         elif isinstance(node, list):
