@@ -35,4 +35,4 @@ def test_rich_keeps_text_around_tables_escaped_and_tables_past_the_limit_as_text
     tables = [p for p in parts if p["tag"] == "table"]
     assert len(tables) == MAX_TABLES and parts[0] == {"tag": "markdown", "content": "**Result**"}
     assert tables[0]["rows"] == [{"c0": "&lt;at id=all&gt;&lt;/at&gt;", "c1": "x | y"}]
-    assert "| a | b |" in parts[-1]["content"]
+    assert "```\n| a | b |" in parts[-1]["content"]
