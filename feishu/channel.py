@@ -29,6 +29,7 @@ from agent.review_view import review_view
 from feishu.api import FeishuApi, FeishuError
 from feishu.cards import clarify_card, finished_card, line_card, review_card, run_card
 from feishu.elements import Card, decided
+from feishu.fresh import repost
 from feishu.lines import line_text
 from feishu.opening import post_card, tell_not_started
 from feishu.origin import FEISHU, FeishuChat
@@ -146,6 +147,11 @@ class FeishuChannel:
                 await reply(line_card(f"👉 {self._people(state, review)} this now waits on you.", lang))
             case out.ReviewDecided() | out.ReviewClosed():
                 await self._mark(state, delivery, message)
+            case out.ReviewRedrawn() if message.fresh:
+                if state.pending is not None and state.pending.id == message.review_id:
+                    view = review_view(state, state.pending, SafetyPolicy(self.config))
+                    key = review_key(message.review_id)
+                    await repost(self.api, self.store, reply, view, key, where.chat_id, form, delivery.created_at, lang)
             case out.ReviewRedrawn():
                 await self._redraw(state, message.review_id, form)
             case out.Reminder():

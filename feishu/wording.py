@@ -88,6 +88,11 @@ WORDS: dict[str, tuple[str, str]] = {
         "A later reply was read after this one: its card applies now.",
         "之后的回复已被理解，以其卡片为准。",
     ),
+    "moved": (
+        "⏭️ Moved: a card can be used for 14 days, so this review goes on in a fresh card posted in this thread "
+        "at {at}.",
+        "⏭️ 已移至新卡片：卡片只能在 14 天内操作，此审核在本话题 {at} 发布的新卡片中继续。",
+    ),
     "read_as_closed": ("The run has ended: nothing waits for a correction.", "运行已结束，无需再修改。"),
     "unsure": (
         "Not sure what you meant by “{text}” (best guess: **{guess}**, {sure}% sure). Nothing changed yet.",

@@ -3,12 +3,14 @@ true once a run is done."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from tests.scenario.feishu_env import OPS, running_feishu, text
 from tests.scenario.harness import policy_file
 from workspace.feishu_fake import button_values
 
+DAY = 86_400.0
 POLICY = '[approvers]\nexec = ["ou_bob"]\n'
 
 
@@ -42,3 +44,37 @@ async def test_feishu_read_as_says_which_step_changes_and_loses_its_form_once_th
         await env.idle()
         assert button_values(read_as.card) == [], "Not what I meant is offered on a finished run"
         assert "The run has ended: nothing waits for a correction." in text(read_as)
+
+
+async def test_feishu_review_waiting_13_days_moves_to_a_fresh_card_that_still_decides(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        root, plan = await env.plan_of("restart payments and check errors after")
+        runtime, delivery = env.bot.deps.runtime, env.bot.deps.delivery
+        later = time.time() + 13.5 * DAY  # a day before Feishu stops taking clicks on the plan's card
+        runtime.clock = delivery.clock = lambda: later
+        await runtime.tick()
+        await runtime.tick()  # a second look in the same period posts nothing more
+        fresh = await env.next_review(root, after=plan)
+        await env.idle()
+        assert [m.message_id for m in env.reviews(root)] == [fresh.message_id], "one live card, the fresh one"
+        assert "Moved: a card can be used for 14 days" in text(plan) and button_values(plan.card) == []
+        assert "restart_service" in text(fresh) and "Plan review" in text(fresh)
+
+        runtime.clock = delivery.clock = lambda: later + 2 * 3600
+        await runtime.tick()
+        await env.idle()
+        assert env.reviews(root)[-1].message_id == fresh.message_id, "no third card within the period"
+
+        answer = await env.fake.click("alice", fresh.message_id, "approve")
+        assert answer.body["toast"]["type"] == "success" and "approved by @Alice" in answer.body["toast"]["content"]
+        await env.wait(lambda: "Plan approved" in text(root))
+
+
+async def test_feishu_review_younger_than_its_cards_lifetime_keeps_its_card(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        root, plan = await env.plan_of("restart payments and check errors after")
+        runtime, delivery = env.bot.deps.runtime, env.bot.deps.delivery
+        runtime.clock = delivery.clock = lambda: time.time() + 12 * DAY
+        await runtime.tick()
+        await env.idle()
+        assert [m.message_id for m in env.reviews(root)] == [plan.message_id] and "Moved" not in text(plan)
