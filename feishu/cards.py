@@ -16,6 +16,7 @@ from agent.correction_messages import NOTHING_RAN_YET, reading_detail
 from agent.models import Reading, RunState
 from agent.outcome import outcome
 from agent.review_view import ReviewView
+from feishu import zh
 from feishu.elements import (
     WAITING,
     Card,
@@ -155,7 +156,8 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
         parts.append(md(f"**{title}**\n{steps_md(view.steps)}" if view.steps else say("nothing_ran", lang)))
     elif view.steps:
         parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps, why=view.anchor == 'after_plan')}"))
-    parts += [note(prose(line, 1000)) for line in view.gate_lines]
+    gates = zh.gate_lines(view.gates) if lang == "zh" else [prose(line, 1000) for line in view.gate_lines]
+    parts += [note(line) for line in gates]
     parts += used_lines(view.lessons, lang, view.run_id, view.review_id)
     covered = view.step is not None and any(e.number == view.step.number for e in view.evidence)
     if view.step is not None and view.anchor != "takeover":

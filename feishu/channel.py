@@ -26,6 +26,7 @@ from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from agent.review_view import review_view
+from feishu import zh
 from feishu.api import FeishuApi, FeishuError
 from feishu.cards import clarify_card, finished_card, line_card, review_card, run_card
 from feishu.elements import Card, decided
@@ -200,7 +201,7 @@ class FeishuChannel:
         if closing is None:
             return  # the review was never shown (e.g. answered at once by a deadline)
         posted, line = closing
-        await self.api.patch_card(posted.ts, decided(posted.blocks[0], line_text(line)))
+        await self.api.patch_card(posted.ts, decided(posted.blocks[0], line_text(line, lang_of(state.task))))
 
     async def _redraw(self, state: RunState, review_id: str, form: Form) -> None:
         """Draw the pending review's card again from the run as it is now (once answered, it has no buttons);
@@ -220,8 +221,11 @@ class FeishuChannel:
     async def card(self, state: RunState) -> Card:
         """The run card, as the run is now (with a warning of what could not be delivered)."""
         view = await run_card_view(self.store, state, SafetyPolicy(self.config))
-        lines = [line_text(line) for line in view.decisions]
-        return run_card(state, lines, view.doing, view.undelivered_note(escape))
+        lang = lang_of(state.task)
+        lines = [line_text(line, lang) for line in view.decisions]
+        return run_card(
+            state, lines, zh.doing(view.doing) if lang == "zh" else view.doing, view.undelivered_note(escape)
+        )
 
 
 def card_data(card: Card) -> dict[str, Any]:

@@ -182,6 +182,7 @@ async def _decided_answer(deps: FeishuDeps, review_id: str, clicked: str) -> dic
             more = messages.MORE_NEEDED.format(n=state.pending.quorum - len(state.pending.approvals))
             return {**toast("success", more), "card": card_data(deps.channel.review_card(state, state.pending))}
         return toast("success", messages.WORKING)
-    line = line_text(record_line(record))  # the toast says what the card now says, in words
+    state, _ = await deps.store.load(record.run_id)
+    line = line_text(record_line(record), lang_of(state.task))  # the toast says what the card now says, in words
     shown = plain(line, await deps.directory.names(mentioned(line)))
     return {**toast("success", shown), "card": card_data(decided(posted.blocks[0], line))}

@@ -78,3 +78,17 @@ async def test_feishu_review_younger_than_its_cards_lifetime_keeps_its_card(tmp_
         await runtime.tick()
         await env.idle()
         assert [m.message_id for m in env.reviews(root)] == [plan.message_id] and "Moved" not in text(plan)
+
+
+async def test_feishu_chinese_requester_gets_chinese_cards_decisions_and_status(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, POLICY)) as env:
+        root, plan = await env.plan_of("重启 payments 服务，然后检查错误日志")
+        assert "此计划也会批准第 1 步" in text(plan) and "Approved by" not in text(plan)
+        await env.fake.click("alice", plan.message_id, "approve")
+        gate = await env.next_review(root, after=plan)
+        await env.wait(lambda: "批准第 1 步" in text(root))
+        assert "✅ 计划已批准 · <at id=ou_alice></at>" in text(root) and "Plan approved" not in text(root)
+        assert "第 1 步，共 2 步" in text(gate)
+
+        await env.fake.click("bob", gate.message_id, "approve")
+        assert "✅ 第 1 步已批准 · <at id=ou_bob></at>" in text(gate)
