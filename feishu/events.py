@@ -41,7 +41,15 @@ from feishu.wording import escape, lang_of, prose, who
 log = logging.getLogger("tandem.feishu")
 
 SUBCOMMANDS = ("help", "list", "status", "cancel", "rules", "report", "lessons")
-ALIASES = {"报告": "report"}
+ALIASES = {
+    "报告": "report",
+    "帮助": "help",
+    "列表": "list",
+    "状态": "status",
+    "取消": "cancel",
+    "规则": "rules",
+    "经验": "lessons",
+}
 """Words a person may write in Chinese instead."""
 
 
@@ -68,7 +76,8 @@ async def handle_message(deps: FeishuDeps, event: MessageEvent) -> None:
     word = ALIASES.get(word, word.lower())
     alone = ("list", "rules", "report", "lessons")  # words that need no run
     if not text or word == "help" or (word in SUBCOMMANDS and " " not in text and word not in alone):
-        await tell(deps, event, messages.HELP if word in ("", "help") else messages.WHICH_RUN.format(word=word))
+        helped = messages.HELP_ZH if lang_of(text) == "zh" else messages.HELP
+        await tell(deps, event, helped if word in ("", "help") else messages.WHICH_RUN.format(word=word))
     elif word in SUBCOMMANDS:
         await subcommand(deps, event, word, rest.strip())
     else:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.scenario.feishu_env import OPS, running_feishu, text
 from tests.scenario.harness import policy_file
-from workspace.feishu_fake import button_values
+from workspace.feishu_fake import button_values, card_text
 
 DAY = 86_400.0
 POLICY = '[approvers]\nexec = ["ou_bob"]\n'
@@ -92,3 +92,19 @@ async def test_feishu_chinese_requester_gets_chinese_cards_decisions_and_status(
 
         await env.fake.click("bob", gate.message_id, "approve")
         assert "✅ 第 1 步已批准 · <at id=ou_bob></at>" in text(gate)
+
+
+async def test_feishu_chinese_words_after_the_mention_answer_in_chinese(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        root, _ = await env.plan_of("重启 payments 服务，然后检查错误日志")
+        run_id = (await env.bot.deps.store.list_runs())[0].id
+
+        def told() -> list[str]:
+            return [card_text(card) for _, who, card in env.fake.ephemerals if who == "ou_carol"]
+
+        for words, expect in [("帮助", "按步骤执行任务"), ("列表", run_id), (f"状态 {run_id[:6]}", "✋ 等待审核")]:
+            await env.fake.say("carol", OPS, words)
+            await env.wait(lambda expect=expect: any(expect in t for t in told()))  # type: ignore[misc]
+        assert len(env.cards()) == 1, "no word started a run"
+        await env.fake.say("alice", OPS, f"取消 {run_id}")
+        await env.wait(lambda: "已取消" in text(root))
