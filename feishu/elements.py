@@ -113,7 +113,7 @@ def step_line(step: Step, limit: int = 200, *, why: bool = False) -> str:
     if step.status == "failed" and step.error:
         line += "\n↳ " + escape(clip(" ".join(step.error.split()), limit // 2))
     if why and step.reason:
-        line += "\n<font color='grey'>" + escape(clip(" ".join(step.reason.split()), limit)) + "</font>"
+        line += "\n↳ " + escape(clip(" ".join(step.reason.split()), limit))
     return line
 
 
