@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from agent.plan_gate import PlanGate
+from agent.refusal import Refusal
 from feishu.wording import escape, who
 
 _SUBJECTS: tuple[tuple[str, str], ...] = (
@@ -108,3 +109,34 @@ def gate_lines(gates: tuple[PlanGate, ...]) -> list[str]:
             held = f"（{escape(gate.held)}）" if gate.held else ""
             lines.append(f"✋ 第 {step.number} 步 `{escape(step.tool)}` 执行前仍会请 {anyone} 批准{held}。")
     return lines
+
+
+_ACTIONS: tuple[tuple[str, str], ...] = (
+    (r"answer this question", "回答这个问题"),
+    (r"approve this plan", "批准此计划"),
+    (r"approve this result", "批准此结果"),
+    (r"approve (\w+) steps", r"批准 \1 步骤"),
+    (r"decide here", "在此做决定"),
+    (r"steer or stop this run", "指挥或停止此运行"),
+    (r"revoke this rule", "撤销此规则"),
+    (r"widen this rule", "扩大此规则"),
+    (r"forget this lesson", "忘掉这条经验"),
+)
+_NOTES = {
+    "": "",
+    " (or an approver)": "（或审批人）",
+    " (the policy does not let requesters approve their own run here)": "（此处的策略不允许发起人批准自己的运行）",
+}
+
+
+def refusal(ref: Refusal) -> str | None:
+    """Why a person may not do something, in Chinese (None when the core's words are not known here)."""
+    action = next((re.sub(p, zh, ref.action) for p, zh in _ACTIONS if re.fullmatch(p, ref.action)), None)
+    note = _NOTES.get(ref.note)
+    if action is None or note is None:
+        return None
+    names = [who(u) for u in ref.users] + [f"{who(g)} 的成员" for g in ref.groups]
+    if not names:
+        return f"此处没有人可以{action}{note}；请检查策略中的审批人。"
+    joined = names[0] if len(names) == 1 else "、".join(names[:-1]) + " 或 " + names[-1]
+    return f"只有 {joined} 可以{action}{note}。未做任何更改。"

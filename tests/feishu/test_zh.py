@@ -6,6 +6,7 @@ import pytest
 
 from agent.decision_lines import DecisionLine
 from agent.messages import DECISION_SUBJECTS
+from agent.refusal import Refusal
 from feishu import zh
 from feishu.lines import line_text
 
@@ -46,3 +47,24 @@ def test_line_text_for_a_chinese_requester_names_the_actor_after_the_verb() -> N
 def test_zh_verb_knows_every_subject_the_core_approves(subject: str) -> None:
     said = zh.verb(f"{subject.format(n=2)} approved")
     assert said.endswith("已批准") and not any(c.isascii() and c.isalpha() for c in said)
+
+
+@pytest.mark.parametrize(
+    ("refusal", "chinese"),
+    [
+        (
+            Refusal("ou_m", "approve deploy steps", ("ou_bob",)),
+            "只有 <at id=ou_bob></at> 可以批准 deploy 步骤。未做任何更改。",
+        ),
+        (
+            Refusal("ou_m", "forget this lesson", ("ou_a",), ("od-ops",), " (or an approver)"),
+            "只有 <at id=ou_a></at> 或 @od-ops 的成员 可以忘掉这条经验（或审批人）。未做任何更改。",
+        ),
+        (Refusal("ou_m", "approve this plan"), "此处没有人可以批准此计划；请检查策略中的审批人。"),
+        (Refusal("ou_m", "do something new", ("ou_bob",)), None),
+    ],
+)
+def test_zh_refusal_says_who_may_in_chinese_or_leaves_unknown_words_to_the_core(
+    refusal: Refusal, chinese: str | None
+) -> None:
+    assert zh.refusal(refusal) == chinese

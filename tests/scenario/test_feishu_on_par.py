@@ -89,6 +89,8 @@ async def test_feishu_chinese_requester_gets_chinese_cards_decisions_and_status(
         await env.wait(lambda: "批准第 1 步" in text(root))
         assert "✅ 计划已批准 · <at id=ou_alice></at>" in text(root) and "Plan approved" not in text(root)
         assert "第 1 步，共 2 步" in text(gate)
+        refused = await env.fake.click("mallory", gate.message_id, "approve")
+        assert refused.body["toast"] == {"type": "error", "content": "只有 @Bob 可以批准 exec 步骤。未做任何更改。"}
 
         await env.fake.click("bob", gate.message_id, "approve")
         assert "✅ 第 1 步已批准 · <at id=ou_bob></at>" in text(gate)
