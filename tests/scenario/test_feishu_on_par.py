@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from tests.scenario.feishu_env import OPS, running_feishu, text
-from tests.scenario.harness import policy_file
+from tests.scenario.harness import policy_file, running
 from workspace.feishu_fake import button_values, card_text
 
 DAY = 86_400.0
@@ -110,3 +110,17 @@ async def test_feishu_chinese_words_after_the_mention_answer_in_chinese(tmp_path
         assert len(env.cards()) == 1, "no word started a run"
         await env.fake.say("alice", OPS, f"取消 {run_id}")
         await env.wait(lambda: "已取消" in text(root))
+
+
+async def test_slack_review_waiting_13_days_keeps_its_message_as_slack_messages_do_not_go_stale(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path) as env:
+        card = await env.start("restart payments and check errors after")
+        await env.next_review(card)
+        runtime = env.bot.deps.runtime
+        runtime.clock = lambda: time.time() + 13.5 * DAY
+        await runtime.tick()
+        [run] = await env.bot.deps.store.list_runs()
+        assert run.status == "awaiting_review"
+        assert "fresh_card" not in [e.kind for e in await env.bot.deps.store.events(run.id)]
