@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent.correction_messages import NOTHING_RAN_YET, reading_detail
+from agent.correction_messages import NOTHING_RAN_YET
 from agent.models import Reading, RunState
 from agent.outcome import outcome
 from agent.review_view import ReviewView
@@ -28,6 +28,7 @@ from feishu.elements import (
     note,
     step_body,
     steps_md,
+    text_input,
 )
 from feishu.evidence import evidence_elements
 from feishu.lessons import used_lines
@@ -90,13 +91,7 @@ def feedback_form(view: ReviewView, lang: Lang, action: str = "request_changes")
         "tag": "form",
         "name": f"form_{action}",
         "elements": [
-            {
-                "tag": "input",
-                "name": "feedback",
-                "input_type": "multiline_text",
-                "max_length": 1000,
-                "placeholder": {"tag": "plain_text", "content": say("feedback", lang)},
-            },
+            text_input("feedback", say("feedback", lang)),
             {"tag": "select_static", "name": "intent", "initial_option": "auto", "options": options},
             {**button(say("request_changes", lang), value(action, view)), "form_action_type": "submit", "name": action},
         ],
@@ -105,13 +100,7 @@ def feedback_form(view: ReviewView, lang: Lang, action: str = "request_changes")
 
 def text_form(view: ReviewView, lang: Lang, action: str, label: str) -> Element:
     submit = {**button(say("send", lang), value(action, view), kind="primary"), "form_action_type": "submit"}
-    field = {
-        "tag": "input",
-        "name": "text",
-        "input_type": "multiline_text",
-        "max_length": 1000,
-        "placeholder": {"tag": "plain_text", "content": say(label, lang)},
-    }
+    field = text_input("text", say(label, lang))
     return {"tag": "form", "name": f"form_{action}", "elements": [field, {**submit, "name": action}]}
 
 
@@ -234,37 +223,6 @@ def finished_card(text: str, run_id: str, lang: Lang = "en") -> Card:
 
 
 _VOTES = (("up", "👍"), ("down", "👎"))
-
-
-def read_as_card(reading: Reading, review_id: str, run_id: str, lang: Lang, *, before_it_runs: bool = False) -> Card:
-    """How a reply was read, with a form to say what was meant instead (applies to what waits now). A step's
-    correction says which step and whether it is changed before it runs or run again (what changes, old → new,
-    follows in the thread once the step has its new values)."""
-    n = reading.target_step if reading.target_step is not None else "?"
-    if reading.intent == "retry_step":
-        what = say("read_change_step" if before_it_runs else "read_retry_step", lang, n=n)
-    else:
-        what = say(f"intent_{reading.intent}", lang)
-    text = say("read_as", lang, what=what)
-    detail = reading_detail(reading)
-    if detail:
-        text += f" — {escape(clip(detail, 500))}"
-    override = {"action": "override", "review": review_id, "run": run_id}
-    form = {
-        "tag": "form",
-        "name": "form_override",
-        "elements": [
-            {
-                "tag": "input",
-                "name": "feedback",
-                "input_type": "multiline_text",
-                "max_length": 1000,
-                "placeholder": {"tag": "plain_text", "content": say("feedback", lang)},
-            },
-            {**button(say("not_meant", lang), override), "form_action_type": "submit", "name": "override"},
-        ],
-    }
-    return card("Tandem", [md(text), form], template="grey")
 
 
 def clarify_card(

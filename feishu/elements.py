@@ -46,6 +46,17 @@ def button(label: str, value: dict[str, Any], *, kind: str = "default") -> Eleme
     }
 
 
+def text_input(name: str, placeholder: str) -> Element:
+    """A multi-line text field of a form (submitted in the callback's ``form_value`` under ``name``)."""
+    return {
+        "tag": "input",
+        "name": name,
+        "input_type": "multiline_text",
+        "max_length": 1000,
+        "placeholder": {"tag": "plain_text", "content": placeholder},
+    }
+
+
 def buttons(*elements: Element) -> Element:
     """Buttons side by side."""
     columns = [{"tag": "column", "width": "auto", "elements": [e]} for e in elements]
