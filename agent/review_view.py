@@ -57,6 +57,7 @@ class ReviewView:
     offer: AlwaysOffer | None = None  # the gate earned "always allow" from its history (shown with the choice)
     gates: tuple[PlanGate, ...] = ()  # a plan's risky steps: which its approval approves too, which still ask
     outcomes: tuple[str, ...] = ()  # at the result: what each risky step that ran did (prose)
+    plan_size: int = 0  # the number of the plan's last step: "step 2 of 3" at a gate, which shows only its step
 
     @property
     def gate_lines(self) -> list[str]:
@@ -128,6 +129,7 @@ def review_view(state: RunState, review: Review, safety: SafetyPolicy) -> Review
         gates=plan_gates(safety, state, review),
         outcomes=_outcomes(safety, state, {e.number for e in evidence}) if review.anchor == "before_result" else (),
         evidence=evidence,
+        plan_size=state.plan[-1].number if state.plan else 0,
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from agent.evidence import chips
 from agent.lessons import using
+from agent.markdown_tables import segments, table_rows
 from agent.messages import plural, timeout_note
 from agent.models import (
     AuditEvent,
@@ -30,7 +31,6 @@ from agent.models import (
 from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
-from blocks.markdown import segments, table_rows
 from cli.evidence import evidence_lines
 from cli.messages import NOTE_EARLIER
 from cli.mrkdwn import terminal_text

@@ -12,10 +12,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agent.correction_messages import NOTHING_RAN_YET, reading_detail
+from agent.correction_messages import NOTHING_RAN_YET
 from agent.models import Reading, RunState
 from agent.outcome import outcome
 from agent.review_view import ReviewView
+from feishu import zh
 from feishu.elements import (
     WAITING,
     Card,
@@ -28,9 +29,11 @@ from feishu.elements import (
     note,
     step_body,
     steps_md,
+    text_input,
 )
 from feishu.evidence import evidence_elements
 from feishu.lessons import used_lines
+from feishu.tables import rich
 from feishu.wording import Lang, clip, escape, lang_of, prose, say, who
 
 OUTPUT_LIMIT = 3000
@@ -89,13 +92,7 @@ def feedback_form(view: ReviewView, lang: Lang, action: str = "request_changes")
         "tag": "form",
         "name": f"form_{action}",
         "elements": [
-            {
-                "tag": "input",
-                "name": "feedback",
-                "input_type": "multiline_text",
-                "max_length": 1000,
-                "placeholder": {"tag": "plain_text", "content": say("feedback", lang)},
-            },
+            text_input("feedback", say("feedback", lang)),
             {"tag": "select_static", "name": "intent", "initial_option": "auto", "options": options},
             {**button(say("request_changes", lang), value(action, view)), "form_action_type": "submit", "name": action},
         ],
@@ -104,13 +101,7 @@ def feedback_form(view: ReviewView, lang: Lang, action: str = "request_changes")
 
 def text_form(view: ReviewView, lang: Lang, action: str, label: str) -> Element:
     submit = {**button(say("send", lang), value(action, view), kind="primary"), "form_action_type": "submit"}
-    field = {
-        "tag": "input",
-        "name": "text",
-        "input_type": "multiline_text",
-        "max_length": 1000,
-        "placeholder": {"tag": "plain_text", "content": say(label, lang)},
-    }
+    field = text_input("text", say(label, lang))
     return {"tag": "form", "name": f"form_{action}", "elements": [field, {**submit, "name": action}]}
 
 
@@ -154,19 +145,20 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
         title = say("done_so_far", lang)
         parts.append(md(f"**{title}**\n{steps_md(view.steps)}" if view.steps else say("nothing_ran", lang)))
     elif view.steps:
-        parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps)}"))
-    parts += [note(prose(line, 1000)) for line in view.gate_lines]
+        parts.append(md(f"**{say('plan', lang)}**\n{steps_md(view.steps, why=view.anchor == 'after_plan')}"))
+    gates = zh.gate_lines(view.gates) if lang == "zh" else [prose(line, 1000) for line in view.gate_lines]
+    parts += [note(line) for line in gates]
     parts += used_lines(view.lessons, lang, view.run_id, view.review_id)
     covered = view.step is not None and any(e.number == view.step.number for e in view.evidence)
     if view.step is not None and view.anchor != "takeover":
-        parts += step_body(view.step, lang, max(len(view.steps), view.step.number))
+        parts += step_body(view.step, lang, max(view.plan_size, view.step.number))
         if view.step.error and not covered:
             parts.append(md(f"❌ {escape(clip(view.step.error, 1000))}"))
         if view.anchor == "after_risky_step" and view.step.result is not None and not covered:
             result = json.dumps(view.step.result, ensure_ascii=False, default=str)
             parts.append(md(f"**{say('output', lang)}**\n```\n{clip(result, OUTPUT_LIMIT)}\n```"))
     if view.output:
-        parts.append(md(f"**{say('result', lang)}**\n{escape(clip(view.output, OUTPUT_LIMIT))}"))
+        parts += rich(clip(view.output, OUTPUT_LIMIT), f"**{say('result', lang)}**")
     parts += [note(prose(line, 1000)) for line in view.outcomes]
     return parts + evidence_elements(view.evidence, lang)
 
@@ -210,7 +202,7 @@ def run_card(state: RunState, decisions: Sequence[str] = (), status: str = "", w
         elements.append(md(steps_md(state.plan)))
     elements += used_lines(state.lessons_applied[:LESSONS_SHOWN], lang, state.id)
     if state.phase == "done" and state.output:
-        elements.append(md(f"**{say('outcome', lang)}**\n{escape(clip(state.output, OUTPUT_LIMIT))}"))
+        elements += rich(clip(state.output, OUTPUT_LIMIT), f"**{say('outcome', lang)}**")
     if state.phase == "failed":
         elements.append(md(f"**{say('failed', lang)}:** {escape(clip(state.error or '?', 1500))}"))
     if decisions:
@@ -234,32 +226,6 @@ def finished_card(text: str, run_id: str, lang: Lang = "en") -> Card:
 
 
 _VOTES = (("up", "👍"), ("down", "👎"))
-
-
-def read_as_card(reading: Reading, review_id: str, run_id: str, lang: Lang) -> Card:
-    """How a reply was read, with a form to say what was meant instead (applies to what waits now)."""
-    n = reading.target_step if reading.target_step is not None else "?"
-    what = say(f"intent_{reading.intent}", lang) + (f" ({n})" if reading.intent == "retry_step" else "")
-    text = say("read_as", lang, what=what)
-    detail = reading_detail(reading)
-    if detail:
-        text += f" — {escape(clip(detail, 500))}"
-    override = {"action": "override", "review": review_id, "run": run_id}
-    form = {
-        "tag": "form",
-        "name": "form_override",
-        "elements": [
-            {
-                "tag": "input",
-                "name": "feedback",
-                "input_type": "multiline_text",
-                "max_length": 1000,
-                "placeholder": {"tag": "plain_text", "content": say("feedback", lang)},
-            },
-            {**button(say("not_meant", lang), override), "form_action_type": "submit", "name": "override"},
-        ],
-    }
-    return card("Tandem", [md(text), form], template="grey")
 
 
 def clarify_card(

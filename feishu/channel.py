@@ -26,14 +26,17 @@ from agent.outcome import outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Change, Store
 from agent.review_view import review_view
+from feishu import zh
 from feishu.api import FeishuApi, FeishuError
-from feishu.cards import clarify_card, finished_card, line_card, read_as_card, review_card, run_card
+from feishu.cards import clarify_card, finished_card, line_card, review_card, run_card
 from feishu.elements import Card, decided
+from feishu.fresh import repost
 from feishu.lines import line_text
 from feishu.opening import post_card, tell_not_started
 from feishu.origin import FEISHU, FeishuChat
+from feishu.read_as import close_read_as, post_read_as
 from feishu.shorter import review_text, short_card
-from feishu.wording import escape, lang_of, prose, who
+from feishu.wording import escape, lang_of, prose, say, who
 
 log = logging.getLogger("tandem.feishu")
 
@@ -145,6 +148,11 @@ class FeishuChannel:
                 await reply(line_card(f"👉 {self._people(state, review)} this now waits on you.", lang))
             case out.ReviewDecided() | out.ReviewClosed():
                 await self._mark(state, delivery, message)
+            case out.ReviewRedrawn() if message.fresh:
+                if state.pending is not None and state.pending.id == message.review_id:
+                    view = review_view(state, state.pending, SafetyPolicy(self.config))
+                    key = review_key(message.review_id)
+                    await repost(self.api, self.store, reply, view, key, where.chat_id, form, delivery.created_at, lang)
             case out.ReviewRedrawn():
                 await self._redraw(state, message.review_id, form)
             case out.Reminder():
@@ -153,7 +161,7 @@ class FeishuChannel:
             case out.NewsLine():
                 await reply(line_card(prose(message.text, 2900), lang))
             case out.ReadAs():
-                await reply(read_as_card(message.reading, message.review_id, state.id, lang))
+                await post_read_as(self.api, self.store, reply, state.id, where, message, lang)
             case out.ClarifyAsked():
                 m = message
                 await reply(
@@ -166,6 +174,7 @@ class FeishuChannel:
                 line = prose(ended.line(lang == "zh"), 2000) if ended is not None else _OUTCOME.get(status, status)
                 votes_on = state.id if status == "done" else ""
                 await reply(finished_card(line + error, votes_on, lang))
+                await close_read_as(self.api, self.store, state.id, say("read_as_closed", lang))
             case out.CardRefresh():
                 wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
                 if wait > 0:
@@ -192,7 +201,7 @@ class FeishuChannel:
         if closing is None:
             return  # the review was never shown (e.g. answered at once by a deadline)
         posted, line = closing
-        await self.api.patch_card(posted.ts, decided(posted.blocks[0], line_text(line)))
+        await self.api.patch_card(posted.ts, decided(posted.blocks[0], line_text(line, lang_of(state.task))))
 
     async def _redraw(self, state: RunState, review_id: str, form: Form) -> None:
         """Draw the pending review's card again from the run as it is now (once answered, it has no buttons);
@@ -212,8 +221,11 @@ class FeishuChannel:
     async def card(self, state: RunState) -> Card:
         """The run card, as the run is now (with a warning of what could not be delivered)."""
         view = await run_card_view(self.store, state, SafetyPolicy(self.config))
-        lines = [line_text(line) for line in view.decisions]
-        return run_card(state, lines, view.doing, view.undelivered_note(escape))
+        lang = lang_of(state.task)
+        lines = [line_text(line, lang) for line in view.decisions]
+        return run_card(
+            state, lines, zh.doing(view.doing) if lang == "zh" else view.doing, view.undelivered_note(escape)
+        )
 
 
 def card_data(card: Card) -> dict[str, Any]:

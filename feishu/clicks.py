@@ -29,7 +29,7 @@ from feishu.events import said
 from feishu.lessons import lessons_card
 from feishu.lines import line_text
 from feishu.payloads import CardCallback, Click
-from feishu.wording import lang_of, mentioned, plain
+from feishu.wording import Lang, lang_of, mentioned, plain
 
 log = logging.getLogger("tandem.feishu")
 
@@ -41,9 +41,9 @@ def toast(kind: str, text: str) -> dict[str, Any]:
     return {"toast": {"type": kind, "content": text[:500]}}
 
 
-async def told(deps: FeishuDeps, outcome: Outcome | LessonForgotten) -> str:
+async def told(deps: FeishuDeps, outcome: Outcome | LessonForgotten, lang: Lang = "en") -> str:
     """What a toast says of an outcome: its people by name, as the card's mentions show them."""
-    said_so = said(outcome)
+    said_so = said(outcome, lang)
     return plain(said_so, await deps.directory.names(mentioned(said_so)))
 
 
@@ -76,7 +76,8 @@ async def on_click(deps: FeishuDeps, callback: CardCallback) -> dict[str, Any]:
     work = _work(deps, click, record.run_id, record.step, user, form)
     if isinstance(work, str):
         return toast("error", work)
-    return await settle(deps, click.review, user, work, callback.event.context.open_message_id)
+    state, _ = await deps.store.load(record.run_id)
+    return await settle(deps, click.review, user, work, callback.event.context.open_message_id, lang_of(state.task))
 
 
 def _text(form: dict[str, Any], name: str) -> str:
@@ -135,7 +136,9 @@ def _work(
             return usecases.decide(review, decision, user)
 
 
-async def settle(deps: FeishuDeps, review_id: str, user: str, work: Awaitable[Outcome], clicked: str) -> dict[str, Any]:
+async def settle(
+    deps: FeishuDeps, review_id: str, user: str, work: Awaitable[Outcome], clicked: str, lang: Lang = "en"
+) -> dict[str, Any]:
     """Start ``work`` in the background; answer with what it did if that is known within the time.
     ``clicked`` is the message clicked on: only the review's own card is replaced by the answer."""
     committed = deps.channel.expect(review_id, user)
@@ -159,7 +162,7 @@ async def settle(deps: FeishuDeps, review_id: str, user: str, work: Awaitable[Ou
     if outcome in done:
         result = outcome.result()
         if not isinstance(result, Applied | Asked | Answered):
-            return toast("error", await told(deps, result))
+            return toast("error", await told(deps, result, lang))
         if isinstance(result, Asked):
             return toast("info", messages.ASKED)
         if isinstance(result, Answered):
@@ -179,6 +182,10 @@ async def _decided_answer(deps: FeishuDeps, review_id: str, clicked: str) -> dic
     if record.status == "pending":  # an approval below the quorum: the card shows it and stays open
         state, _ = await deps.store.load(record.run_id)
         if state.pending is not None and state.pending.id == review_id:
-            return {**toast("success", "✅"), "card": card_data(deps.channel.review_card(state, state.pending))}
+            more = messages.MORE_NEEDED.format(n=state.pending.quorum - len(state.pending.approvals))
+            return {**toast("success", more), "card": card_data(deps.channel.review_card(state, state.pending))}
         return toast("success", messages.WORKING)
-    return {**toast("success", "✅"), "card": card_data(decided(posted.blocks[0], line_text(record_line(record))))}
+    state, _ = await deps.store.load(record.run_id)
+    line = line_text(record_line(record), lang_of(state.task))  # the toast says what the card now says, in words
+    shown = plain(line, await deps.directory.names(mentioned(line)))
+    return {**toast("success", shown), "card": card_data(decided(posted.blocks[0], line))}

@@ -52,6 +52,17 @@ def link_button(label: str, url: str) -> Element:
     return {"tag": "button", "text": {"tag": "plain_text", "content": clip(label, 60)}, "behaviors": [behavior]}
 
 
+def text_input(name: str, placeholder: str) -> Element:
+    """A multi-line text field of a form (submitted in the callback's ``form_value`` under ``name``)."""
+    return {
+        "tag": "input",
+        "name": name,
+        "input_type": "multiline_text",
+        "max_length": 1000,
+        "placeholder": {"tag": "plain_text", "content": placeholder},
+    }
+
+
 def buttons(*elements: Element) -> Element:
     """Buttons side by side."""
     columns = [{"tag": "column", "width": "auto", "elements": [e]} for e in elements]
@@ -96,8 +107,10 @@ def walk(elements: list[Element]) -> list[Element]:
 # --- pieces ---------------------------------------------------------------------------------
 
 
-def step_title(step: Step) -> str:
-    return f"**{step.number}.** `{escape(step.tool)}` · {_RISK[step.risk.label]}"
+def step_title(step: Step, *, numbered: bool = True) -> str:
+    """``**2.** `restart_service` · 🟠 exec`` (without its number where a heading already says it)."""
+    head = f"**{step.number}.** " if numbered else ""
+    return f"{head}`{escape(step.tool)}` · {_RISK[step.risk.label]}"
 
 
 def chips_md(chips: Sequence[Chip], limit: int = 400) -> str:
@@ -111,20 +124,25 @@ def chips_md(chips: Sequence[Chip], limit: int = 400) -> str:
     return " ".join(kept)
 
 
-def step_line(step: Step, limit: int = 200) -> str:
+def step_line(step: Step, limit: int = 200, *, why: bool = False) -> str:
+    """One step as a line: status, number, tool, risk and parameters (``why``: and the planner's reason)."""
     line = f"{_STEP[step.status]} {step_title(step)} {chips_md(chips(step.params), limit // 2)}".rstrip()
     if step.status == "failed" and step.error:
         line += "\n↳ " + escape(clip(" ".join(step.error.split()), limit // 2))
+    if why and step.reason:
+        line += "\n↳ " + escape(clip(" ".join(step.reason.split()), limit))
     return line
 
 
-def steps_md(steps: Sequence[Step]) -> str:
-    per = max(60, min(200, STEPS_BUDGET // max(len(steps), 1)))
-    return "\n".join(step_line(s, per) for s in steps)
+def steps_md(steps: Sequence[Step], *, why: bool = False) -> str:
+    """The steps one per line, within :data:`STEPS_BUDGET` together (``why``: each with its reason)."""
+    per = max(60, min(200, STEPS_BUDGET // max(len(steps), 1) // (2 if why else 1)))
+    return "\n".join(step_line(s, per, why=why) for s in steps)
 
 
 def step_body(step: Step, lang: Lang, total: int) -> list[Element]:
-    parts = [md(f"{say('step_of', lang, n=step.number, total=total)}: {step_title(step)}")]
+    """The step a review is about: ``Step 2 of 3: `restart_service` · 🟠 exec``, its parameters and reason."""
+    parts = [md(f"{say('step_of', lang, n=step.number, total=total)}: {step_title(step, numbered=False)}")]
     if step.params:
         shown = chips_md(chips(step.params), PARAMS_LIMIT)
         parts.append(md(shown))

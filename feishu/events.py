@@ -25,7 +25,7 @@ from agent.usecases import (
     Outcome,
     Refused,
 )
-from feishu import messages
+from feishu import messages, zh
 from feishu.api import FeishuError
 from feishu.cards import line_card
 from feishu.deps import FeishuDeps
@@ -36,12 +36,20 @@ from feishu.origin import FeishuChat
 from feishu.payloads import MessageEvent
 from feishu.report import chat_report
 from feishu.rules import rules_text
-from feishu.wording import escape, lang_of, prose, who
+from feishu.wording import Lang, escape, lang_of, prose, who
 
 log = logging.getLogger("tandem.feishu")
 
 SUBCOMMANDS = ("help", "list", "status", "cancel", "rules", "report", "lessons")
-ALIASES = {"报告": "report"}
+ALIASES = {
+    "报告": "report",
+    "帮助": "help",
+    "列表": "list",
+    "状态": "status",
+    "取消": "cancel",
+    "规则": "rules",
+    "经验": "lessons",
+}
 """Words a person may write in Chinese instead."""
 
 
@@ -68,7 +76,8 @@ async def handle_message(deps: FeishuDeps, event: MessageEvent) -> None:
     word = ALIASES.get(word, word.lower())
     alone = ("list", "rules", "report", "lessons")  # words that need no run
     if not text or word == "help" or (word in SUBCOMMANDS and " " not in text and word not in alone):
-        await tell(deps, event, messages.HELP if word in ("", "help") else messages.WHICH_RUN.format(word=word))
+        helped = messages.HELP_ZH if lang_of(text) == "zh" else messages.HELP
+        await tell(deps, event, helped if word in ("", "help") else messages.WHICH_RUN.format(word=word))
     elif word in SUBCOMMANDS:
         await subcommand(deps, event, word, rest.strip())
     else:
@@ -148,20 +157,22 @@ async def thread_reply(deps: FeishuDeps, event: MessageEvent, run_id: str) -> No
         stopped = await deps.usecases.stop_asked(run_id, text, user)
         if stopped is not None:
             if not isinstance(stopped, Applied | Asked):
-                await tell(deps, event, said(stopped))
+                await tell(deps, event, said(stopped, lang_of(state.task)))
             return
         await tell(deps, event, messages.NOTHING_PENDING.format(run=run_id, status=state.status.replace("_", " ")))
         return
     outcome = await deps.usecases.say(run_id, text, user, review_id=state.pending.id)
     if not isinstance(outcome, Applied | Asked | Answered):  # an answer was posted in the thread
-        await tell(deps, event, said(outcome))
+        await tell(deps, event, said(outcome, lang_of(state.task)))
 
 
-def refusal_text(refusal: Refusal) -> str:
-    return refusal.describe(user=who, group=lambda g: f"members of {who(g)}")
+def refusal_text(refusal: Refusal, lang: Lang = "en") -> str:
+    """Why nothing changed, naming who may, in the run's language where the words are known."""
+    chinese = zh.refusal(refusal) if lang == "zh" else None
+    return chinese or refusal.describe(user=who, group=lambda g: f"members of {who(g)}")
 
 
-def said(outcome: Outcome | LessonForgotten) -> str:
+def said(outcome: Outcome | LessonForgotten, lang: Lang = "en") -> str:
     """What a person hears about an outcome that did not take effect (markdown)."""
     match outcome:
         case LessonForgotten(lesson=lesson):
@@ -169,7 +180,7 @@ def said(outcome: Outcome | LessonForgotten) -> str:
         case Applied() | Asked() | Answered():
             return ""
         case Refused(refusal=refusal):
-            return refusal_text(refusal)
+            return refusal_text(refusal, lang)
         case AlreadyDecided(by=by, verb=verb, message=message):
             return messages.ALREADY.format(verb=verb, who=who(by)) if by else prose(message)
         case NeedsButton(message=message) | NotApplied(message=message):

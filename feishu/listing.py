@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent.commands import RunList, RunStatus
 from feishu import messages
 from feishu.lines import decision_texts
-from feishu.wording import escape
+from feishu.wording import escape, lang_of, say
 
 STATUS_LINES = 8
 """How many of the run's latest decisions ``status`` shows."""
@@ -23,5 +23,7 @@ def list_text(listed: RunList) -> str:
 
 def status_text(shown: RunStatus) -> str:
     state = shown.state
-    head = f"**{escape(state.task[:200])}** · `{state.id}` · {state.status.replace('_', ' ')}"
-    return "\n".join([head, *decision_texts(list(shown.events))[-STATUS_LINES:]])
+    lang = lang_of(state.task)
+    said = say(f"status_{state.status}", lang) if lang == "zh" else state.status.replace("_", " ")
+    head = f"**{escape(state.task[:200])}** · `{state.id}` · {said}"
+    return "\n".join([head, *decision_texts(list(shown.events), lang)[-STATUS_LINES:]])

@@ -12,6 +12,7 @@ EMPTY_FEEDBACK = "Say what should change: Tandem uses your words to correct cour
 EMPTY_ANSWER = "Type an answer first: the tool is waiting for it."
 WORKING = "Got it; Tandem is working on it."
 APPLIED = "Done; the run's thread shows what follows."
+MORE_NEEDED = "Approved; {n} more approval(s) needed before it goes on."
 VOTED = {"up": "Thanks: noted 👍 for this result.", "down": "Thanks: noted 👎. Say in the thread what was missing."}
 VOTE_UNKNOWN_RUN = "That run is gone; nothing was recorded."
 DUPLICATE = "Already handled; nothing changed."
@@ -31,6 +32,15 @@ HELP = (
     "• `report [7d|30d|DATE]` — this chat's collaboration report (`报告` in Chinese)\n"
     "• `lessons` — what corrections taught plans here · `lessons forget <id>`\n"
     "• Reply in a run's thread to correct it; approve with the card's buttons."
+)
+HELP_ZH = (
+    "**Tandem** 按步骤执行任务，高风险操作前会先询问。\n"
+    "• @机器人 并写下任务：`@Tandem 重启 payments 服务，然后检查错误日志`\n"
+    "• `列表` — 本群进行中的运行 · `状态 <运行>` · `取消 <运行>`\n"
+    "• `规则` — 本群的始终允许规则 · `rules widen <id>`（所有目标）· `rules revoke <id>`\n"
+    "• `报告 [7d|30d|日期]` — 本群的协作报告\n"
+    "• `经验` — 修改计划时积累的经验 · `lessons forget <id>`\n"
+    "• 在运行的话题中回复即可修改它；用卡片上的按钮批准。"
 )
 FEISHU_NOT_ANSWERING = "Feishu is not answering; try again in a moment. Nothing changed."
 APP_REFUSED = (

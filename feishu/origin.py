@@ -59,5 +59,6 @@ PLATFORM = register(
         is_place=is_chat,
         id_hint="Feishu users ou_…, departments od-… and chats oc_…",
         run_origin=run_origin,
+        card_lifetime=14 * 86_400.0,  # a card JSON 2.0 message takes clicks and updates for 14 days
     )
 )

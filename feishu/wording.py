@@ -83,6 +83,18 @@ WORDS: dict[str, tuple[str, str]] = {
     "asked_by": ("asked by {who}", "提问者：{who}"),
     "requested_by": ("Requested by {who} · run `{run}`", "发起人：{who} · 运行 `{run}`"),
     "read_as": ("Read as: **{what}**", "理解为：**{what}**"),
+    "read_change_step": ("Change step {n} before it runs", "在第 {n} 步执行前修改它"),
+    "read_retry_step": ("Run step {n} again with changes", "修改后重新运行第 {n} 步"),
+    "read_as_later": (
+        "A later reply was read after this one: its card applies now.",
+        "之后的回复已被理解，以其卡片为准。",
+    ),
+    "moved": (
+        "⏭️ Moved: a card can be used for 14 days, so this review goes on in a fresh card posted in this thread "
+        "at {at}.",
+        "⏭️ 已移至新卡片：卡片只能在 14 天内操作，此审核在本话题 {at} 发布的新卡片中继续。",
+    ),
+    "read_as_closed": ("The run has ended: nothing waits for a correction.", "运行已结束，无需再修改。"),
     "unsure": (
         "Not sure what you meant by “{text}” (best guess: **{guess}**, {sure}% sure). Nothing changed yet.",
         "不确定“{text}”的意思（最可能：**{guess}**，把握 {sure}%）。尚未做任何更改。",

@@ -113,6 +113,9 @@ class FeishuFake:
     connections: int = 0
     """Long connections opened so far."""
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _start: str = field(default_factory=lambda: os.urandom(4).hex())
+    """Stamped into every id, so ids (events above all: the bot drops a repeated ``event_id``) are unique across
+    restarts of the local Feishu, as real Feishu's are; within one start they still sort in order."""
     _failing: tuple[str, int, int] | None = None
     _socket: web.WebSocketResponse | None = None
     _tickets: set[str] = field(default_factory=set)
@@ -130,7 +133,7 @@ class FeishuFake:
         ]
 
     def _new_id(self, prefix: str) -> str:
-        return f"{prefix}_{next(self._ids):06d}"
+        return f"{prefix}_{self._start}{next(self._ids):06d}"
 
     # --- the Open API ----------------------------------------------------------------------
 
@@ -487,6 +490,10 @@ def card_text(card: dict[str, Any]) -> str:
             for key in ("content",):
                 if isinstance(node.get(key), str):
                     parts.append(node[key])
+            if node.get("tag") == "table":  # a table component: its header, then each row, cells apart by tabs
+                names = [str(c.get("name")) for c in node.get("columns", [])]
+                parts.append("\t".join(str(c.get("display_name", "")) for c in node.get("columns", [])))
+                parts.extend("\t".join(str(row.get(n, "")) for n in names) for row in node.get("rows", []))
             for inner in node.values():
                 walk(inner)
         elif isinstance(node, list):

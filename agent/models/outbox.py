@@ -74,6 +74,9 @@ class ReviewRedrawn(Tagged):
 
     kind: Literal["redrawn"] = "redrawn"
     review_id: str
+    fresh: bool = False
+    """Drawn on a new message, the old one saying where it went: the old card can soon no longer be clicked
+    (a platform's ``card_lifetime``). A channel whose messages never go stale draws it again in place."""
 
 
 class Reminder(Tagged):

@@ -47,6 +47,9 @@ class Platform:
     """The origin of a run started from outside (the API) in the place an id names, if the platform has one."""
     legacy: Callable[[dict[str, str]], Origin | None] | None = None
     """The origin of a run stored before origins existed (its ``channel`` record), if it was this platform's."""
+    card_lifetime: float | None = None
+    """Seconds a posted card can still be clicked and updated (None: as long as it exists). A review waiting
+    longer is shown on a fresh card before then (:mod:`agent.runtime.fresh_cards`)."""
 
 
 _REGISTERED: dict[str, Platform] = {}
@@ -67,6 +70,11 @@ def register(platform: Platform) -> Platform:
         raise ValueError(f"origin kinds {sorted(taken)} are already registered by another platform")
     _REGISTERED[platform.name] = platform
     return platform
+
+
+def platform_named(name: str | None) -> Platform | None:
+    """The registered platform called ``name``, if any."""
+    return _REGISTERED.get(name) if name is not None else None
 
 
 def registered() -> tuple[Platform, ...]:

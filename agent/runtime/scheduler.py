@@ -8,6 +8,7 @@ import logging
 from agent.errors import ConcurrentUpdate, InvalidDecision, StaleDecision
 from agent.models import Effect, RunState, TimedOut
 from agent.policy import TIMEOUT
+from agent.runtime.fresh_cards import FreshCards
 from agent.runtime.home import at_home
 from agent.runtime.unshown import Unshown
 from agent.weekly import next_post_time, post_message, report_outbound, scheduled_post
@@ -15,7 +16,7 @@ from agent.weekly import next_post_time, post_message, report_outbound, schedule
 log = logging.getLogger("tandem.runtime")
 
 
-class Scheduling(Unshown):
+class Scheduling(Unshown, FreshCards):
     @at_home
     async def tick(self, now: float | None = None, limit: int = 500) -> int:
         """Handle reviews whose reminder time or deadline has come (return how many), and runs whose card
@@ -38,6 +39,7 @@ class Scheduling(Unshown):
                 log.error("run continued after a timeout failed: %s", result, exc_info=result)
         await self.post_reports(now)
         await self.stop_unshown()
+        await self.refresh_cards(now)
         return handled
 
     async def post_reports(self, now: float | None = None) -> int:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from agent.markdown_tables import segments, table_rows
 from blocks.limits import check_message, validate_with_sdk
-from blocks.markdown import output_blocks, segments, table_rows
+from blocks.markdown import output_blocks
 from blocks.result_review import result_review
 from tests.blocks.states import reviewing
 

@@ -111,3 +111,48 @@ async def test_feishu_view_story_from_mention_to_done(chromium: str, tmp_path: P
             await page.screenshot(path=str(ARTIFACTS / "feishu-story.png"), full_page=True)
         runs = await dev.bot.deps.store.list_runs()
         assert [r.status for r in runs] == ["done"]
+
+
+ZH_TASK = "重启 payments 服务，然后检查错误日志"
+
+
+async def test_feishu_view_chinese_run_is_chinese_from_plan_to_done(chromium: str, tmp_path: Path) -> None:
+    async with developing(port=0, db=tmp_path / "t.db", config=DEMO_POLICY, card_update_interval=0.05) as dev:
+        assert dev.feishu is not None
+        async with feishu_page(chromium, dev.feishu_url) as page:
+            await act_as(page, "alice")
+            await page.get_by_test_id("feishu-composer").fill(ZH_TASK)
+            await page.get_by_test_id("feishu-composer").press("Enter")
+            run = page.locator('[data-testid="feishu-conversation"][data-bot="true"]').filter(has_text=ZH_TASK)
+            thread = run.get_by_test_id("feishu-thread")
+
+            async def review_after(after: str | None) -> tuple[Locator, str]:
+                card = thread.get_by_test_id("feishu-message").filter(has=page.locator(APPROVE)).last
+                if after is not None:
+                    await expect(card).not_to_have_attribute("data-id", after)
+                await expect(card.locator(APPROVE)).to_have_count(1)
+                message_id = await card.get_attribute("data-id")
+                assert message_id is not None
+                return thread.locator(f'[data-testid="feishu-message"][data-id="{message_id}"]'), message_id
+
+            plan, plan_id = await review_after(None)
+            await expect(plan).to_contain_text("计划审核")
+            await expect(plan.locator(APPROVE)).to_have_text("批准")
+            await plan.locator(APPROVE).click()
+            await expect(run.locator(".root")).to_contain_text("计划已批准")
+
+            gate, gate_id = await review_after(plan_id)
+            await expect(gate).to_contain_text("第 1 步，共 2 步")
+            await act_as(page, "bob")
+            await gate.locator(APPROVE).click()
+            await expect(gate).to_contain_text("第 1 步已批准")
+
+            await act_as(page, "alice")
+            review, review_id = await review_after(gate_id)
+            while "结果审核" not in await review.inner_text():
+                await review.locator(APPROVE).click()
+                review, review_id = await review_after(review_id)
+            await review.locator(APPROVE).click()
+            await expect(run.locator(".root")).to_contain_text("已完成")
+            ARTIFACTS.mkdir(exist_ok=True)
+            await page.screenshot(path=str(ARTIFACTS / "feishu-story-zh.png"), full_page=True)

@@ -12,9 +12,10 @@ from agent.models import AlwaysOffer, Anchor, GateDecision, Handoff, LessonUse, 
 from agent.models.elicitation import Elicitation
 from agent.policy import SafetyPolicy
 from agent.review_view import review_view
-from feishu.cards import clarify_card, read_as_card, review_card, run_card
+from feishu.cards import clarify_card, review_card, run_card
 from feishu.elements import CARD_LIMIT, choices_of, decided, is_live, size
 from feishu.origin import FeishuChat
+from feishu.read_as import read_as_card
 from tests.blocks.states import ANCHORS, long_plan, reviewing, state, step
 
 CHAT = FeishuChat(chat_id="oc_ops", root_id="om_card")

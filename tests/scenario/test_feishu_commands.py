@@ -74,7 +74,7 @@ async def test_feishu_chinese_task_gets_chinese_cards(tmp_path: Path) -> None:
         plan = await env.next_review(root)
         assert plan.card["header"]["title"]["content"] == "计划审核" and "批准" in text(plan)
         await env.fake.click("alice", plan.message_id, "approve")
-        await env.wait(lambda: "Plan approved" in text(plan))
+        await env.wait(lambda: "计划已批准" in text(plan) and "Plan approved" not in text(plan))
 
 
 async def test_feishu_unclear_reply_asks_and_its_answer_decides_the_plan(tmp_path: Path) -> None:

@@ -46,7 +46,8 @@ async def test_feishu_read_only_check_is_done_and_a_reply_refines_it(tmp_path: P
         after, _ = await env.bot.deps.store.load(before.id)
         assert after.status == "done" and "|" in (after.output or "") and after.output != before.output
         assert any("Reopened by" in text(m) for m in env.bot_thread(root))
-        assert "|" in text(root) and "Done" in text(root), "the run card shows the new result"
+        tables = [e for e in root.card["body"]["elements"] if e["tag"] == "table"]
+        assert tables and "Done" in text(root), "the run card shows the new result, its table as a table"
         assert "Reopened by" in text(root) and "show it as a table" in text(root), "and who reopened it, why"
 
 

@@ -51,3 +51,27 @@ async def _state(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
     async with http.get(f"{url}/ui/state", params={"person": "alice"}) as resp:
         data: dict[str, Any] = await resp.json()
         return data
+
+
+async def _answered(http: aiohttp.ClientSession, url: str, text: str) -> None:
+    """Alice says ``text`` in the Feishu view; it returns once the bot has posted a run card for it."""
+    before = len([m for m in (await _state(http, url))["messages"] if m["bot"] and not m["root_id"]])
+    async with http.post(f"{url}/ui/say", json={"person": "alice", "text": text}) as resp:
+        assert resp.status == 200 and (await resp.json())["status"] == 200
+    deadline = time.monotonic() + 15
+    while len([m for m in (await _state(http, url))["messages"] if m["bot"] and not m["root_id"]]) <= before:
+        assert time.monotonic() < deadline, f"no answer to {text!r}"
+        await asyncio.sleep(0.05)
+
+
+async def test_dev_feishu_view_after_a_restart_answers_every_message(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    async with developing(port=0, db=db) as dev, aiohttp.ClientSession() as http:
+        assert dev.feishu is not None
+        for n in range(3):
+            await _answered(http, dev.feishu_url, f"check payments health {n}")
+    async with developing(port=0, db=db) as dev, aiohttp.ClientSession() as http:
+        assert dev.feishu is not None
+        for n in range(3):  # the local Feishu's event ids are new ones, not repeats of the first start's
+            await _answered(http, dev.feishu_url, f"check checkout health {n}")
+        assert len(await dev.bot.deps.store.list_runs()) == 6

@@ -103,6 +103,13 @@ function renderElement(element, messageId) {
       if (element.expanded) panel.open = true;
       return panel;
     }
+    case "table": {
+      const columns = element.columns || [];
+      const head = el("tr", {}, ...columns.map((c) => el("th", { text: c.display_name || "" })));
+      const rows = (element.rows || []).map((row) =>
+        el("tr", {}, ...columns.map((c) => markdown(String(row[c.name] ?? ""), el("td", { class: "md" })))));
+      return el("table", { class: "table", "data-testid": "feishu-table" }, el("thead", {}, head), el("tbody", {}, ...rows));
+    }
     case "form":
       return el("div", { class: "form", "data-form": element.name || "form" }, ...(element.elements || []).map((e) => renderElement(e, messageId)));
     case "input":
