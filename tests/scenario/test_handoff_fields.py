@@ -8,6 +8,7 @@ from pathlib import Path
 from blocks import ids
 from tests.scenario.asking import ASK, api, asked_in_thread
 from tests.scenario.harness import OPS, button_value, policy_file, text_of
+from tests.scenario.webhook_receiver import receiving
 
 NUMBER = {**ASK, "prompt": "How many replicas for checkout?", "input_type": "number", "options": []}
 
@@ -108,3 +109,15 @@ async def test_handoff_run_card_names_who_may_answer_before_and_after_the_answer
 
         await env.wait(lambda: bool(ended()) and "<@U0CAROL>" in ended())
         assert "Who may answer: <@U0ALICE>, <@U0CAROL>" in ended()
+
+
+async def test_number_handoff_answered_in_the_thread_posts_a_signed_webhook_with_a_json_number(tmp_path: Path) -> None:
+    async with api(tmp_path) as (env, http, made), receiving(made.webhook_secret) as receiver:
+        await http.post("/api/v1/handoffs", json={**NUMBER, "callback_url": receiver.url})
+        await asked_in_thread(env, "How many replicas for checkout?")
+
+        await env.ws.reply_in_thread("alice", OPS, env.cards()[0].ts, "1,200")
+
+        [post] = await receiver.posts(1)
+        assert post.verified and (post.json["status"], post.json["answer"]) == ("resolved", 1200)
+        assert '"answer":1200' in post.body.decode()
