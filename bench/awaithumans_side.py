@@ -66,10 +66,9 @@ async def run_awaithumans(n: int, python: str, workdir: Path, log: Callable[[str
                     }
                     task |= {"response_schema": SCHEMA, "timeout_seconds": 900, "idempotency_key": f"bench-{i}"}
                     t0 = time.perf_counter()
-                    async with http.post("/api/tasks", json={**task, "callback_url": hook}) as answer:
-                        assert answer.status == 201, await answer.text()
-                        created[i] = str((await answer.json())["id"])
+                    body = await _posted(http, "/api/tasks", {**task, "callback_url": hook}, 201, figures)
                     figures.creates.append(time.perf_counter() - t0)
+                    created[i] = str(body["id"])
 
                 start = time.perf_counter()
                 await bounded(n, create)
@@ -79,8 +78,7 @@ async def run_awaithumans(n: int, python: str, workdir: Path, log: Callable[[str
                 async def complete(i: int) -> None:
                     clicked[created[i]] = time.perf_counter()
                     body = {"response": {"choice": "roll back"}, "completed_via_channel": "dashboard"}
-                    async with http.post(f"/api/tasks/{created[i]}/complete", json=body) as answer:
-                        assert answer.status == 200, await answer.text()
+                    await _posted(http, f"/api/tasks/{created[i]}/complete", body, 200, figures)
 
                 await bounded(n, complete)
                 log(f"awaithumans: {n} completed")
@@ -92,6 +90,23 @@ async def run_awaithumans(n: int, python: str, workdir: Path, log: Callable[[str
             proc.terminate()
         await proc.wait()
     return figures
+
+
+async def _posted(
+    http: aiohttp.ClientSession, path: str, body: dict[str, Any], want: int, figures: Figures, tries: int = 5
+) -> dict[str, Any]:
+    """POST ``body``; a 5xx is counted in ``figures.errors`` and tried again (the same idempotency key: once)."""
+    for _ in range(tries):
+        async with http.post(path, json=body) as answer:
+            if answer.status == want:
+                got: dict[str, Any] = await answer.json()
+                return got
+            said = await answer.text()
+        if answer.status < 500:
+            raise RuntimeError(f"awaithumans {path} answered {answer.status}: {said[:300]}")
+        figures.errors += 1
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"awaithumans {path} failed {tries} times: {said[:300]}")
 
 
 async def _ready(http: aiohttp.ClientSession, proc: asyncio.subprocess.Process, within: float = 60.0) -> None:

@@ -28,6 +28,7 @@ class Figures:
     to_webhook: list[float] = field(default_factory=list)
     wall: float = 0.0
     forged: int = 0
+    errors: int = 0  # 5xx answers tried again
 
     @property
     def throughput(self) -> float:
