@@ -55,6 +55,13 @@ class Questions:
         self.ws = ws
         self.seen: dict[int, tuple[float, Message]] = {}
         self._scanned = 0
+        self._waiting: dict[int, asyncio.Future[None]] = {}
+
+    async def shown(self, number: int) -> tuple[float, Message]:
+        """When handoff ``number``'s question appeared, and its message (once it has)."""
+        if number not in self.seen:
+            await self._waiting.setdefault(number, asyncio.get_running_loop().create_future())
+        return self.seen[number]
 
     async def watch(self) -> None:
         state = self.ws.state
@@ -75,8 +82,11 @@ class Questions:
         if start < 0:
             return
         number = shown[start + 8 :].split(":", 1)[0]
-        if number.isdigit():
-            self.seen.setdefault(int(number), (at, message))
+        if number.isdigit() and int(number) not in self.seen:
+            self.seen[int(number)] = (at, message)
+            waiting = self._waiting.pop(int(number), None)
+            if waiting is not None:
+                waiting.set_result(None)
 
 
 def answer_button(message: Message) -> str:
@@ -120,9 +130,7 @@ async def run_tandem(n: int, db: str, label: str, log: Callable[[str], None]) ->
                 clicked: dict[str, float] = {}
 
                 async def click(i: int) -> None:
-                    while i not in questions.seen:
-                        await ws.state.changes.wait_past(ws.state.changes.version)
-                    at, message = questions.seen[i]
+                    at, message = await questions.shown(i)
                     figures.to_message.append(at - created[i][1])
                     clicked[created[i][0]] = time.perf_counter()
                     action = f"{ids.ANSWER}.0"
