@@ -76,7 +76,7 @@ class AskRequest(BaseModel, extra="forbid"):
     """What a caller asks: the question, how it is answered, where, by whom and by when."""
 
     prompt: str = Field(min_length=1, max_length=3000)
-    input_type: InputType | Literal["number"] = "text"
+    input_type: InputType = "text"
     options: list[str] = Field(default_factory=list, max_length=25)
     context: dict[str, Any] = Field(default_factory=dict)
     channel: str = Field(min_length=1)
@@ -84,25 +84,11 @@ class AskRequest(BaseModel, extra="forbid"):
     """Who may answer (people or groups): required, since a run asked by a token has no person as its requester."""
     quorum: int = Field(default=1, ge=1)
     timeout: float | None = Field(default=None, gt=0)
-    on_timeout: OnTimeout | Literal["escalate"] | None = None
+    on_timeout: OnTimeout | None = None
     default: Any = None
     priority: Priority = "normal"
     callback_url: str | None = None
     idempotency_key: str | None = Field(default=None, min_length=1, max_length=200)
-
-    @field_validator("input_type")
-    @classmethod
-    def _known_type(cls, value: str) -> str:
-        if value == "number":
-            raise NotYet("input_type 'number' is not available yet; ask with 'text' and parse the answer")
-        return value
-
-    @field_validator("on_timeout")
-    @classmethod
-    def _known_strategy(cls, value: str | None) -> str | None:
-        if value == "escalate":
-            raise NotYet("on_timeout 'escalate' is not available yet; 'reassign' asks the next assignee")
-        return value
 
     @field_validator("channel")
     @classmethod
@@ -151,7 +137,6 @@ class AskRequest(BaseModel, extra="forbid"):
         return self
 
     def handoff(self, reason: str = "asked through the API") -> Handoff:
-        assert self.input_type != "number"
         return Handoff(
             prompt=self.prompt,
             input_type=self.input_type,
@@ -231,9 +216,8 @@ class Asking:
             return Created(await self._view(state), new=False)
         except UnknownRun:  # new (or kept by a process that stopped before its run was written)
             pass
-        on_timeout = None if request.on_timeout == "escalate" else request.on_timeout  # (refused by the request)
         terms = AskTerms(
-            assignees=request.assignees, quorum=request.quorum, timeout=request.timeout, on_timeout=on_timeout
+            assignees=request.assignees, quorum=request.quorum, timeout=request.timeout, on_timeout=request.on_timeout
         )
         try:
             state = await self.runtime.ask(run_id, token.principal, origin, request.handoff(reason), terms)

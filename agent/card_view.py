@@ -6,11 +6,11 @@ who it waits on, and what could not be delivered.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent.decision_lines import DecisionLine, decision_lines
-from agent.models import Anchor, Review, RunStarted, RunState
+from agent.models import ASK_TOOL, Anchor, AuditEvent, Review, RunStarted, RunState
 from agent.policy import SafetyPolicy
 from agent.ports import Store
 
@@ -66,6 +66,7 @@ class RunCardView:
     waiting_on: tuple[str, ...]  # who the pending review waits for (principal ids)
     undelivered: int  # messages of the run that could not be delivered (its card's own first post aside)
     last_error: str = ""
+    answerers: tuple[str, ...] = ()  # a run that only asks (a handoff): who may answer its question
 
     def undelivered_note(self, escape: Callable[[str], str]) -> str:
         """The warning the card carries while messages are undelivered ('' when none), ``escape`` applied to
@@ -81,10 +82,30 @@ class RunCardView:
 
 async def run_card_view(store: Store, state: RunState, safety: SafetyPolicy) -> RunCardView:
     """The run card's view, read from the store as the run is now."""
-    lines = decision_lines(await store.events(state.id))
+    events = await store.events(state.id)
+    lines = decision_lines(events)
     undelivered = [d for d in await store.undelivered(state.id) if not isinstance(d.message, RunStarted)]
     last = (undelivered[-1].error or "") if undelivered else ""
-    return RunCardView(state, lines, status_detail(state), waiting_on(state, safety), len(undelivered), last)
+    return RunCardView(
+        state, lines, status_detail(state), waiting_on(state, safety), len(undelivered), last, answerers(state, events)
+    )
+
+
+def is_handoff_run(state: RunState) -> bool:
+    """Whether ``state`` is a run that only asks (asked through the API or MCP: see :mod:`agent.machine.asked`)."""
+    return len(state.plan) == 1 and state.plan[0].tool == ASK_TOOL
+
+
+def answerers(state: RunState, events: Sequence[AuditEvent]) -> tuple[str, ...]:
+    """Who may answer a run that only asks: its question's assignees (escalation included), while it waits and
+    after (from the audit trail); none for any other run."""
+    if not is_handoff_run(state):
+        return ()
+    if state.pending is not None and state.pending.assignees:
+        return tuple(state.pending.assignees)
+    asked = [e.payload.get("assignees") for e in events if e.kind == "step_paused"]
+    named = next((a for a in reversed(asked) if isinstance(a, list)), [])
+    return tuple(str(a) for a in named)
 
 
 def waiting_on(state: RunState, safety: SafetyPolicy) -> tuple[str, ...]:

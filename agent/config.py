@@ -61,7 +61,7 @@ from agent.gates import GATES
 from agent.models import CONFIGURABLE_ANCHORS, AfterRisky, Policy, Principal, ReadOnly, Risk, platforms
 
 RiskName = Literal["read", "write", "exec", "deploy"]
-Strategy = Literal["cancel", "reassign", "use_default", "pause", "degrade"]
+Strategy = Literal["cancel", "reassign", "use_default", "pause", "degrade", "escalate"]
 TimeoutKind = Literal[
     "after_plan", "before_risky_step", "after_risky_step", "before_result", "step_failed", "recovery", "handoff"
 ]

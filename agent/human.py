@@ -33,7 +33,7 @@ from typing import Any, Literal
 from agent.errors import ToolError
 from agent.models import Handoff, InputType, Priority
 
-Strategy = Literal["cancel", "reassign", "use_default", "pause"]
+Strategy = Literal["cancel", "reassign", "use_default", "pause", "escalate"]
 
 
 class NeedsHuman(BaseException):  # noqa: N818 - a flow-control signal, not a failure

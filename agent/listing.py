@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.models import AuditEvent, RunSummary, Status
+from agent.models import AuditEvent, Priority, RunState, RunSummary, Status
 from agent.outcome import Outcome, outcome
 from agent.policy import SafetyPolicy
 from agent.ports import Store
@@ -26,11 +26,26 @@ class RunRow:
     ended: Outcome | None = None
     stopped_because: str = ""
     undelivered: int = 0
+    priority: Priority = "normal"
+    """The priority of the question the run waits on (``normal`` when it waits on none)."""
+
+
+RANK: dict[Priority, int] = {"urgent": 0, "high": 1, "normal": 2, "low": 3}
+
+
+def waiting_priority(state: RunState) -> Priority:
+    """The priority of the question ``state`` waits on a person for (``normal`` for any other review or none)."""
+    review = state.pending
+    if review is None or state.finished or review.handoff is None:
+        return "normal"
+    return review.handoff.priority
 
 
 @dataclass(frozen=True)
 class RunTable:
-    """``runs [--status S] [--limit N]``: the runs, newest first (an empty table when there are none)."""
+    """``runs [--status S] [--limit N]``: the runs, newest first, except that a run waiting on an urgent or
+    high-priority question comes before the others and one waiting on a low-priority question after them (so
+    a person sees first what to answer first); an empty table when there are none."""
 
     rows: tuple[RunRow, ...]
 
@@ -55,6 +70,7 @@ async def run_table(
             continue
         ended = outcome(state) if summary.status == "done" else None
         why = stop_reason(await store.events(summary.id)) if summary.status == "cancelled" else ""
-        rows.append(RunRow(summary, ended, why))
+        rows.append(RunRow(summary, ended, why, priority=waiting_priority(state)))
     failed = await store.undelivered_runs([row.run.id for row in rows])
-    return RunTable(tuple(RunRow(r.run, r.ended, r.stopped_because, failed.get(r.run.id, 0)) for r in rows))
+    rows.sort(key=lambda row: RANK[row.priority])  # (stable: newest first within a priority)
+    return RunTable(tuple(RunRow(r.run, r.ended, r.stopped_because, failed.get(r.run.id, 0), r.priority) for r in rows))

@@ -115,6 +115,11 @@ class SafetyPolicy(GateRules):
             return "pause"
         return strategy
 
+    def escalation_answerers(self) -> list[str]:
+        """Who may answer an escalated question besides its assignees: everyone the policy names as an approver."""
+        everyone = authz.any_approver(self.config)
+        return [*sorted(everyone.users), *sorted(everyone.groups)]
+
     def fresh_deadline(self, review: Review, now: float) -> float:
         """The next deadline after a reassignment: the rule's span again, else as long as it waited."""
         rule = self.timeout_rule(review)

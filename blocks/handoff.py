@@ -21,7 +21,7 @@ from blocks import ids
 from blocks.text import Blocks, as_text, cancel_button, clip, context, escaped, mention, section, step_title, when
 
 MAX_BUTTONS = 5
-_PRIORITY = {"low": "", "normal": "", "high": "❗ ", "urgent": "🚨 "}
+_PRIORITY = {"low": "", "normal": "", "high": "❗ High priority · ", "urgent": "🚨 Urgent · "}
 
 
 def answer_value(review_id: str, answer: Any) -> str:
@@ -82,18 +82,21 @@ def _controls(review: Review) -> dict[str, Any]:
     elif h.input_type == "choice":
         options = [Option(value=answer_value(review.id, o), text=clip(o, 70).text) for o in h.options[:100]]
         elements = [StaticSelectElement(action_id=ids.ANSWER_SELECT, placeholder="Choose…", options=options)]
+    elif h.input_type == "number":  # the modal checks the number before it closes (see bot.handoffs)
+        value = json.dumps({"review": review.id, "number": True}, separators=(",", ":"))
+        elements = [ButtonElement(text="Answer", action_id=ids.ANSWER_TEXT, value=value, style="primary")]
     else:
         elements = [ButtonElement(text="Answer", action_id=ids.ANSWER_TEXT, value=review.id, style="primary")]
     elements.append(cancel_button(review.id))
     return ActionsBlock(block_id=f"handoff:{review.id}", elements=elements).to_dict()
 
 
-def answer_modal(private_metadata: str, *, prompt: str | None = None) -> dict[str, Any]:
-    """The text answer modal (callback ANSWER_MODAL); opened at once, so it needs no stored data."""
+def answer_modal(private_metadata: str, *, prompt: str | None = None, number: bool = False) -> dict[str, Any]:
+    """The text (or ``number``) answer modal (callback ANSWER_MODAL); opened at once, so it needs no stored data."""
     field = InputBlock(
         block_id=ids.ANSWER_BLOCK,
-        label="Your answer",
-        element=PlainTextInputElement(action_id=ids.ANSWER_ACTION, multiline=True, max_length=3000),
+        label="Your answer (a number)" if number else "Your answer",
+        element=PlainTextInputElement(action_id=ids.ANSWER_ACTION, multiline=not number, max_length=3000),
     )
     lead = escaped(prompt, 2900) if prompt else "Answer the question in the thread."
     view = View(

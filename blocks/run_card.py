@@ -122,17 +122,22 @@ def run_card(
     *,
     approvers: str | None = None,
     waiting_on: Sequence[str] = (),
+    answerers: str | None = None,
 ) -> Blocks:
     """The channel message for a run.
 
     ``decisions`` are summed up in one line (who decided, how many times); each is on its review in the thread.
     ``approvers`` is trusted mrkdwn from the caller (e.g. ``<@U2>, <!subteam^S1>``);
     without it the card says the requester decides. ``waiting_on``: who the pending review waits
-    for (principal ids, from the policy). Steps of earlier plans that ran stay listed, numbered once per run.
+    for (principal ids, from the policy). ``answerers``: for a run that only asks, who may answer its question
+    (trusted mrkdwn), said instead of the approvals line. Steps of earlier plans that ran stay listed, numbered
+    once per run.
     """
     meta = f"Requested by {mention(state.requester)} · started {when(state.created_at)} · run `{escape(state.id)}`"
     who = approvers if approvers else "the requester decides"
     footer = f"Approvals: {who} · asks before {state.policy.confirm_threshold.label}+ steps"
+    if answerers:
+        footer = f"Who may answer: {answerers}"
     return [
         header(state.task),
         _status(state, waiting_on),

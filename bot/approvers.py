@@ -3,6 +3,8 @@ Slack draws by name (a policy may name people on other platforms too; a Slack re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agent.config import PolicyConfig
 from agent.models import Principal, Risk
 from blocks.text import slack_mention
@@ -24,3 +26,13 @@ def approvers(config: PolicyConfig) -> str | None:
         names = ", ".join(here) if here else messages.APPROVERS_ELSEWHERE.format(where=", ".join(elsewhere))
         parts.append(f"{level}+ {names}")
     return "; ".join(parts)
+
+
+def answerers(entries: Sequence[str]) -> str:
+    """Who may answer a handoff, as mentions Slack draws by name (people elsewhere named by their platform)."""
+    people = [Principal.parse(entry) for entry in entries]
+    here = [slack_mention(p) for p in people if p.platform == SLACK]
+    elsewhere = sorted({p.platform for p in people if p.platform != SLACK})
+    if elsewhere:
+        here.append(messages.ANSWERERS_ELSEWHERE.format(where=", ".join(elsewhere)))
+    return ", ".join(here)

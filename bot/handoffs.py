@@ -11,6 +11,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.models import Answer, Approve, Cancel, Correct, Decision
+from agent.models.reviews import as_number
 from blocks import ids
 from blocks.handoff import answer_modal
 from bot import messages
@@ -22,6 +23,17 @@ from bot.replies import ephemeral
 
 ANSWER_BUTTONS = re.compile(r"^tandem\.answer(\.\w+)?$")
 CLARIFY_BUTTONS = re.compile(r"^tandem\.clarify(\.\w+)?$")
+
+
+def answer_text_value(value: str) -> tuple[str, bool]:
+    """The review id an Answer button carries, and whether its question asks for a number."""
+    if not value.startswith("{"):
+        return value, False
+    try:
+        data = json.loads(value)
+        return str(data["review"]), bool(data.get("number"))
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return "", False
 
 
 def register(app: AsyncApp, deps: Deps) -> None:
@@ -38,8 +50,9 @@ def register(app: AsyncApp, deps: Deps) -> None:
 
     @on_click
     async def on_answer_text(click: BlockActions, client: AsyncWebClient) -> None:
-        meta = json.dumps({"review": click.action.value or "", "channel": click.channel_id or ""})
-        await client.views_open(trigger_id=click.trigger_id or "", view=answer_modal(meta))
+        review_id, number = answer_text_value(click.action.value or "")
+        meta = json.dumps({"review": review_id, "channel": click.channel_id or "", "input": "number" if number else ""})
+        await client.views_open(trigger_id=click.trigger_id or "", view=answer_modal(meta, number=number))
 
     @on_click
     async def on_clarify(click: BlockActions, client: AsyncWebClient) -> None:
@@ -73,8 +86,14 @@ def register(app: AsyncApp, deps: Deps) -> None:
         if not text:
             await ack(response_action="errors", errors={ids.ANSWER_BLOCK: messages.EMPTY_ANSWER})
             return
-        await ack()
         meta = submission.view.metadata()
+        if meta.get("input") == "number":
+            try:
+                as_number(text)
+            except ValueError as exc:  # the modal stays open with what was typed
+                await ack(response_action="errors", errors={ids.ANSWER_BLOCK: str(exc)})
+                return
+        await ack()
         decided = decide(
             deps, client, meta.get("review", ""), Answer(value=text), submission.user.id, meta.get("channel")
         )

@@ -59,4 +59,5 @@ CARD_NOT_POSTED = (
     "`tandem show {run}` has what it did."
 )
 ALREADY_RECEIVED = "Tandem already received this command; it is not done twice."
+ANSWERERS_ELSEWHERE = "people on {where}"
 APPROVERS_ELSEWHERE = "nobody in Slack (the policy names approvers on {where} only)"

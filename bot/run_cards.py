@@ -17,7 +17,7 @@ from agent.policy import SafetyPolicy
 from agent.ports import Store
 from blocks.run_card import run_card
 from blocks.text import context, escaped
-from bot.approvers import approvers
+from bot.approvers import answerers, approvers
 from bot.opening import post_card, tell_not_started
 from bot.thread_post import slack_thread
 
@@ -74,6 +74,9 @@ class RunCards:
     async def card(self, state: RunState) -> list[dict[str, Any]]:
         """The run card's blocks, as the run is now (with a note of what could not be delivered)."""
         view = await run_card_view(self.store, state, SafetyPolicy(self.config))
-        blocks = run_card(state, view.decisions, approvers=approvers(self.config), waiting_on=view.waiting_on)
+        who = answerers(view.answerers) if view.answerers else None
+        blocks = run_card(
+            state, view.decisions, approvers=approvers(self.config), waiting_on=view.waiting_on, answerers=who
+        )
         note = view.undelivered_note(lambda error: escaped(error, 200))
         return [*blocks[:49], context(f"⚠️ {note}")] if note else blocks

@@ -152,6 +152,8 @@ def review_text(
             lines += [f"  {i}) {option}" for i, option in enumerate(h.options, start=1)]
         elif h.input_type == "confirm":
             lines.append("  yes / no")
+        elif h.input_type == "number":
+            lines.append("  (a number)")
     elif view.anchor == "takeover":
         lines.append(f"Tandem stopped acting on its own: {view.takeover_reason}")
         if view.steps:

@@ -72,6 +72,7 @@ def row_line(row: RunRow, columns: int) -> str:
     why = plain(row.stopped_because)[:REASON]
     said += f"  · {why}" if why else ""
     note = f"  ⚠ {row.undelivered} not delivered" if row.undelivered else ""
+    note += f"  [{row.priority}]" if row.priority != "normal" else ""
     room = max(MIN_TASK, columns - width(head) - width(said + note))
     return f"{head}{clip(run.task, room)}{said}{note}"
 

@@ -13,7 +13,7 @@ from agent.machine.handoffs import on_step_paused
 from agent.models import ASK_TOOL, AnyOrigin, Effect, Handoff, Policy, RunState, Step, StepPaused
 from agent.policy import SafetyPolicy
 
-OnTimeout = Literal["cancel", "reassign", "use_default"]
+OnTimeout = Literal["cancel", "reassign", "use_default", "escalate"]
 
 
 class AskTerms(TypedDict):

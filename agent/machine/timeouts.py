@@ -59,6 +59,8 @@ def on_timed_out(s: RunState, event: TimedOut, policy: SafetyPolicy) -> Result:
             review.deadline = policy.fresh_deadline(review, event.at)
             review.remind_at = None
             return s, [Notify(text=f"No decision after {waiting}; asking someone else."), AskHuman(review=review)]
+        case "escalate":
+            return _escalate(s, event, review, policy, waiting)
         case "degrade":
             return _degrade(s, event, review, policy, waiting, closed)
         case "use_default":
@@ -75,6 +77,19 @@ def on_timed_out(s: RunState, event: TimedOut, policy: SafetyPolicy) -> Result:
             return state, [closed, note, *effects]
         case _:
             assert_never(strategy)
+
+
+def _escalate(s: RunState, event: TimedOut, review: Review, policy: SafetyPolicy, waiting: str) -> Result:
+    """Nobody answered in time: the policy's escalation channel is told, and everyone the policy names as an
+    approver may now answer as well as the assignees; after that, Tandem keeps waiting (no second escalation)."""
+    review.escalated = True
+    if review.assignees:
+        review.assignees = [*review.assignees, *(p for p in policy.escalation_answerers() if p not in review.assignees)]
+        review.assignee_index = 0
+    review.strategy = "pause"
+    review.deadline = policy.fresh_deadline(review, event.at)
+    review.remind_at = None
+    return s, [Notify(text=f"No decision after {waiting}; escalated."), AskHuman(review=review)]
 
 
 def _degrade(

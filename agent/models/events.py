@@ -112,7 +112,7 @@ class StepPaused(EventBase):
     assignees: list[str] = Field(default_factory=list)
     quorum: int = 1
     timeout: float | None = None
-    on_timeout: Literal["cancel", "reassign", "use_default", "pause"] | None = None
+    on_timeout: Literal["cancel", "reassign", "use_default", "pause", "escalate"] | None = None
 
 
 class TimedOut(EventBase):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import Field
@@ -11,7 +12,7 @@ from agent.models.elicitation import Elicitation
 from agent.models.policy import Anchor
 from agent.models.rules import AlwaysOffer
 
-InputType = Literal["choice", "text", "confirm"]
+InputType = Literal["choice", "text", "confirm", "number"]
 Priority = Literal["low", "normal", "high", "urgent"]
 
 ASK_TOOL = "human.ask"
@@ -50,6 +51,8 @@ class Handoff(Model):
             if text in ("no", "n", "false", "否", "取消"):
                 return False
             raise ValueError(f"{value!r} is not a yes or no")
+        if self.input_type == "number":
+            return as_number(value)
         if self.elicitation is not None:  # an MCP server's field: typed as its schema says
             number = isinstance(value, int | float) and not isinstance(value, bool)
             return self.elicitation.typed(value if number else self._text(value))
@@ -61,6 +64,33 @@ class Handoff(Model):
         if len(value) > self.max_length:
             raise ValueError(f"the answer is {len(value)} characters; the limit is {self.max_length}")
         return value.strip()
+
+
+def as_number(value: Any) -> int | float:
+    """A number answer: an int or float as given, or text like ``42``, ``-3.5``, ``1e3``, ``1,200`` (a whole
+    number comes back an int); ValueError saying so for anything else (a bool, NaN, infinity, words)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a number; type a number, like 42 or 3.5")
+    if isinstance(value, int):
+        return value
+    text = value if isinstance(value, str) else repr(value)
+    if isinstance(value, float):
+        number = value
+    else:
+        cleaned = text.strip().replace(",", "").replace("_", "")
+        try:
+            number = float(cleaned)
+        except ValueError:
+            raise ValueError(f"{clipped(text)!r} is not a number; type a number, like 42 or 3.5") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{clipped(text)!r} is not a finite number; type a number, like 42 or 3.5")
+    if isinstance(value, str) and number.is_integer() and not any(c in cleaned for c in ".eE"):
+        return int(cleaned)
+    return number
+
+
+def clipped(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class Approval(Model):
@@ -94,7 +124,7 @@ class Review(Model):
     approvals: list[Approval] = Field(default_factory=list)
     deadline: float | None = None
     remind_at: float | None = None
-    strategy: Literal["cancel", "reassign", "use_default", "pause", "degrade"] | None = None
+    strategy: Literal["cancel", "reassign", "use_default", "pause", "degrade", "escalate"] | None = None
     default: Any = None
     stale: bool = False
     escalated: bool = False

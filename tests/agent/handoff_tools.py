@@ -51,3 +51,14 @@ def confirm_window(window: str) -> str:
         default=False,
     )
     return f"window {window} {'confirmed' if ok else 'declined'}"
+
+
+@tool(risk=Risk.READ)
+async def scale_service(service: str) -> str:
+    """Scale a service to as many replicas as a person says.
+
+    Args:
+        service: the service to scale
+    """
+    replicas = await human.ask(f"How many replicas for {service}?", input_type="number")
+    return f"{service} scaled to {replicas} replicas ({type(replicas).__name__})"

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
-from agent.models import RunState
+from agent.machine import asked
+from agent.models import Handoff, Policy, RunState, Terminal
+from agent.policy import SafetyPolicy
 from storage.facade import AsyncStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,3 +111,24 @@ def test_run_named_by_an_empty_id_is_no_run_even_when_only_one_exists(tmp_path: 
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[-1] == "error: No run with id ''. List runs with `tandem runs`."
     assert json.loads(ok(env, "show", run["id"], "--json"))["status"] == "awaiting_review"
+
+
+async def handoffs_of_each_priority(db: str) -> None:
+    async with AsyncStore(db) as store:
+        for n, priority in enumerate(("low", "normal", "urgent", "high")):  # asked in this order, oldest first
+            question = Handoff(prompt=f"{priority} question?", priority=priority)
+            state, _, _ = asked.start(
+                f"h{n}", "token:ci", Terminal(), question, 1e9 + n, SafetyPolicy(), limits=Policy(),
+                assignees=["alice"], quorum=1, timeout=None, on_timeout=None,
+            )  # fmt: skip
+            await store.create(state, [], opened=state.pending)
+
+
+def test_runs_waiting_on_questions_list_urgent_then_high_first_and_low_last(tmp_path: Path) -> None:
+    env = environment(tmp_path)
+    asyncio.run(handoffs_of_each_priority(env["TANDEM_DB"]))
+
+    listed = ok(env, "runs").splitlines()
+
+    assert [line.split()[0] for line in listed] == ["h2", "h3", "h1", "h0"]
+    assert "[urgent]" in listed[0] and "[low]" in listed[-1] and "[" not in listed[2]

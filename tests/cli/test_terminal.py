@@ -116,3 +116,19 @@ def test_question_at_the_terminal_is_answered_and_the_same_review_waits(tmp_path
     shown = json.loads(tandem(tmp_path, "show", run_id, "--json").stdout)
     assert shown["pending_review"]["anchor"] == "after_plan" and shown["retries"] == 0 and shown["feedback"] == []
     assert [e["kind"] for e in shown["events"]].count("question_answered") == 1
+
+
+def test_number_question_at_the_terminal_refuses_words_and_takes_the_number_typed(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli.main", "run", "scale service payments", "--as", "alice"],
+        cwd=ROOT,
+        env=_env(tmp_path, TANDEM_TOOLS="tests.agent.handoff_tools", TANDEM_MODEL="offline"),
+        input="twelve\n12\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert "'twelve' is not a number" in proc.stderr and "The question stays open" in proc.stderr
+    assert "payments scaled to 12 replicas (int)" in proc.stdout
+    assert proc.returncode == 0, proc.stderr

@@ -19,8 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @asynccontextmanager
-async def bot_process(ws: Workspace, db: Path | str, **more: str) -> AsyncIterator[asyncio.subprocess.Process]:
-    """``tandem serve`` on a free port, pointed at ``ws`` (``more``: extra environment); killed on exit.
+async def bot_process(
+    ws: Workspace, db: Path | str, port: int = 0, **more: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``tandem serve`` on ``port`` (0: a free one), pointed at ``ws`` (``more``: extra environment); killed on exit.
     ``db`` is TANDEM_DB: a SQLite file, or a PostgreSQL URL that several bots can share."""
     env = {
         "TANDEM_TOOLS": "demo.tools",  # serve refuses to fall back to the demo on its own
@@ -31,7 +33,7 @@ async def bot_process(ws: Workspace, db: Path | str, **more: str) -> AsyncIterat
         "SLACK_API_URL": ws.api_url,
         **_core(db),
     }
-    async with _listening(env) as (proc, url):
+    async with _listening(env, port) as (proc, url):
         ws.events_url = url
         yield proc
 
@@ -71,10 +73,19 @@ def _core(db: Path | str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def _listening(env: dict[str, str]) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
-    """``tandem serve`` on a free port with ``env``, once it listens: the process and its first URL; killed on exit."""
+async def _listening(env: dict[str, str], port: int = 0) -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]:
+    """``tandem serve`` on ``port`` (0: a free one) with ``env``, once it listens: the process and its first URL;
+    killed on exit."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cli.main", "serve", "--port", "0", cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE
+        sys.executable,
+        "-m",
+        "cli.main",
+        "serve",
+        "--port",
+        str(port),
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
     )
     assert proc.stdout is not None
     async with _killed_on_exit(proc):

@@ -84,3 +84,19 @@ async def test_feishu_department_approver_is_read_from_the_contact_api(tmp_path:
         assert refused.body["toast"]["type"] == "error" and "members of @od-ops" in refused.body["toast"]["content"]
         approved = await fake.click("bob", gate.message_id, "approve")  # in od-ops
         assert approved.body["toast"]["type"] == "success" and not button_values(gate.card)
+
+
+async def test_feishu_number_question_refuses_words_in_its_form_and_takes_the_number(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path, tools="tests.agent.handoff_tools") as env:
+        fake = env.fake
+        await fake.say("alice", OPS, "scale service payments")
+        await env.wait(env.cards)
+        root = env.cards()[0]
+        question = await env.next_review(root)
+        assert "How many replicas for payments?" in text(question)
+
+        refused = await fake.click("alice", question.message_id, "answer_text", {"text": "twelve"})
+        assert refused.body["toast"]["type"] == "error" and "is not a number" in refused.body["toast"]["content"]
+        await fake.click("alice", question.message_id, "answer_text", {"text": "12"})
+
+        await env.wait(lambda: "payments scaled to 12 replicas (int)" in str(env.cards()[0].card))

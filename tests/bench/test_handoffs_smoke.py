@@ -1,0 +1,19 @@
+"""The handoff benchmark, tiny: every handoff created, its question shown, clicked and reported by a signed webhook.
+
+Behaviour only; the figures are ``python -m bench.handoffs``'s business."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.handoffs import run, table
+
+
+async def test_handoffs_bench_tiny_run_every_handoff_answered_and_its_signed_webhook_received(tmp_path: Path) -> None:
+    [tandem] = await run(5, tmp_path, postgres=False, awaithumans=None, log=lambda _line: None)
+
+    assert (len(tandem.creates), len(tandem.to_message), len(tandem.to_webhook)) == (5, 5, 5)
+    assert tandem.forged == 0 and tandem.throughput > 0
+    assert all(t > 0 for t in tandem.to_message + tandem.to_webhook)
+    text = table([tandem])
+    assert text.splitlines()[2].startswith("tandem sqlite") and "ratios" not in text
