@@ -6,7 +6,8 @@
 ``move_service`` asks where to move a service (a region from a list, a number of replicas with a default,
 and whether to drain first) before it moves it; on a 2026-07-28 connection the SDK asks through
 ``input_required`` round trips. ``connect_account`` asks in URL mode (sign in on a page, then done).
-Every move or connection that takes effect appends a line saying so to ``$OPS_LOG`` (when set), and every
+Every move or connection that takes effect appends a line saying so to ``$OPS_LOG`` (when set), a move
+declined or cancelled appends ``kept SERVICE ACTION``, and every
 round a question is asked appends ``asked``, so a test sees what ran and how often. With ``$ELICIT_KEY``
 set, the server seals its request state with that key, so a restarted server still accepts the answers
 to a question its previous process asked.
@@ -51,6 +52,7 @@ def ask_target(service: str) -> Elicit[Target]:
 def move_service(service: str, target: Annotated[ElicitationResult[Target], Resolve(ask_target)]) -> str:
     """Move a service to another region (asks where)."""
     if not isinstance(target, AcceptedElicitation):
+        _log(f"kept {service} {target.action}")
         return f"{service} not moved ({target.action})"
     t = target.data
     _log(f"move {service} {t.region} {t.replicas} {str(t.drain).lower()}")
