@@ -12,7 +12,7 @@ from tests.inbox_web.helpers import browser, inbox_api, pending_review
 from tests.mcpservers.servers import calls, eliciting_toml
 from tests.scenario.asking import ASK
 from tests.scenario.harness import OPS, policy_file, text_of
-from tests.scenario.test_mcp_elicit import question_of
+from tests.scenario.mcp_questions import question_of
 
 
 async def test_inbox_choice_answer_resolves_the_handoff_and_a_second_answer_is_told_it_was_decided(

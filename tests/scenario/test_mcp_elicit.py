@@ -10,16 +10,8 @@ from pathlib import Path
 from blocks import ids
 from tests.mcpservers.servers import ELICITING, calls, eliciting_toml, http_server
 from tests.scenario.harness import OPS, Env, buttons_of, policy_file, running, text_of
+from tests.scenario.mcp_questions import question_of
 from workspace.models import Message
-
-
-async def question_of(env: Env, card: Message, after: Message | None = None) -> Message:
-    """The run's next review, approving what comes before its next question."""
-    review = await env.next_review(card, after=after, within=30)
-    while "needs an answer" not in text_of(review):
-        await env.click("alice", review, ids.APPROVE)
-        review = await env.next_review(card, after=review, within=30)
-    return review
 
 
 @asynccontextmanager
