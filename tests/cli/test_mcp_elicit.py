@@ -86,8 +86,11 @@ def test_elicitation_declined_from_the_cli_sends_decline_and_an_outsiders_declin
     refused = tandem(env, "answer", run_id, "--decline", "--as", "mallory")
     assert refused.returncode != 0 and "can steer or stop this run. Nothing changed." in refused.stderr
     assert "Where should web move?" in tandem(env, "show", run_id).stdout, "the question stays open"
+    review = run_json(env, "show", run_id, "--json")["pending_review"]["id"]
     run = run_json(env, "answer", run_id, "--decline")
     assert run["steps"][0]["status"] == "done" and run["steps"][0]["result"] == "web not moved (decline)"
+    again = tandem(env, "answer", run_id, "--decline", "--review", review)
+    assert again.returncode != 0 and "Already declined by" in again.stderr, again.stderr
     assert [c for c in calls(tmp_path / "ops.log") if c != "asked"] == ["kept", "web", "decline"]
 
 

@@ -116,3 +116,14 @@ async def test_mcp_form_declined_by_a_thread_reply_after_one_field_sends_decline
         await env.wait(lambda: any("web not moved (decline)" in text_of(m) for m in env.thread(card)), 30)
         assert moves(tmp_path) == ["kept", "web", "decline"]
         assert not any("Drain first" in text_of(m) for m in env.thread(card)), "nothing more was asked"
+
+
+async def test_mcp_text_question_declined_when_the_server_then_fails_shows_the_step_failed(tmp_path: Path) -> None:
+    async with first_question(tmp_path, "rotate key billing") as (env, card, reason):
+        assert "Why rotate billing?" in text_of(reason)
+        assert [b.get("action_id") for b in buttons_of(reason)][:2] == [ids.ANSWER_TEXT, f"{ids.ANSWER}.decline"]
+        await env.click("alice", reason, f"{ids.ANSWER}.decline")
+        failed = await env.next_review(card, after=reason, within=30)
+        assert "Step 1 failed" in text_of(failed)
+        assert "billing not rotated: a reason is required (decline)" in text_of(failed)
+        assert moves(tmp_path) == ["kept", "billing", "decline"]
