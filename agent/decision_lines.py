@@ -89,6 +89,8 @@ def _decision(event: Decided, anchor: str | None, step: int | None) -> DecisionL
             return DecisionLine(actor=by, verb="Asked to finish", at=at)
         case HandBack():
             return DecisionLine(actor=by, verb="Handed back", at=at, detail=d.note)
+        case Answer() if d.declined:
+            return DecisionLine(actor=by, verb="Declined to answer", at=at, outcome="rejected")
         case Answer():
             value = d.value if isinstance(d.value, str) else json.dumps(d.value, ensure_ascii=False, default=str)
             return DecisionLine(actor=by, verb="Answered", at=at, detail=value, outcome="approved")

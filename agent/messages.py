@@ -59,6 +59,8 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
 
 
 def decided_verb(answer: dict[str, object] | None) -> str:
+    if (answer or {}).get("declined") is True:
+        return "declined"
     return _VERBS.get(str((answer or {}).get("kind")), "answered")
 
 

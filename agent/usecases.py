@@ -109,6 +109,10 @@ class UseCases(StandingChanges):
         """Answer a tool's or the planner's question (counts only on a question)."""
         return await self.decide(review_id, Answer(value=value), by)
 
+    async def decline(self, review_id: str, by: str) -> Outcome:
+        """Decline to answer an MCP server's question (the server gets ``decline``); refused on any other."""
+        return await self.decide(review_id, Answer(value=None, declined=True), by)
+
     # --- free text ---------------------------------------------------------------------------
 
     async def say(

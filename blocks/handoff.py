@@ -1,5 +1,5 @@
 """A tool's question to a person (``human.ask``): choice → buttons or a select,
-text → a button that opens a modal, confirm → Yes / No."""
+text → a button that opens a modal, confirm → Yes / No; an MCP server's form question also has Decline."""
 
 from __future__ import annotations
 
@@ -87,6 +87,9 @@ def _controls(review: Review) -> dict[str, Any]:
         elements = [ButtonElement(text="Answer", action_id=ids.ANSWER_TEXT, value=value, style="primary")]
     else:
         elements = [ButtonElement(text="Answer", action_id=ids.ANSWER_TEXT, value=review.id, style="primary")]
+    if h.offers_decline:  # an MCP server's form: the server gets decline
+        decline = json.dumps({"review": review.id, "decline": True}, separators=(",", ":"))
+        elements.append(ButtonElement(text="Decline", action_id=f"{ids.ANSWER}.decline", value=decline))
     elements.append(cancel_button(review.id))
     return ActionsBlock(block_id=f"handoff:{review.id}", elements=elements).to_dict()
 

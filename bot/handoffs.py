@@ -42,11 +42,12 @@ def register(app: AsyncApp, deps: Deps) -> None:
         raw = click.action.selected_value or click.action.value or "{}"
         try:
             data = json.loads(raw)
-            review_id, value = str(data["review"]), data["answer"]
-        except (ValueError, KeyError, TypeError, RecursionError):
+            review_id = str(data["review"])
+            answer = Answer(value=None, declined=True) if data.get("decline") is True else Answer(value=data["answer"])
+        except (ValueError, KeyError, TypeError, RecursionError, AttributeError):
             await ephemeral(client, click.channel_id, click.user.id, messages.BAD_ANSWER_BUTTON)
             return
-        deps.spawn(decide_click(deps, client, click, Answer(value=value), review_id), name="action:answer")
+        deps.spawn(decide_click(deps, client, click, answer, review_id), name="action:answer")
 
     @on_click
     async def on_answer_text(click: BlockActions, client: AsyncWebClient) -> None:

@@ -52,6 +52,8 @@ async def answer(services: Services, args: argparse.Namespace) -> RunState | Ans
         return await runtime.decide(run_id, HandBack(), user, review_id=review)
     if args.answer is not None:
         return await runtime.decide(run_id, Answer(value=args.answer), user, review_id=review)
+    if args.decline:
+        return await runtime.decide(run_id, Answer(value=None, declined=True), user, review_id=review)
     if args.reject is not None and args.intent:
         decision = Correct(intent=args.intent, target_step=args.step, feedback=args.reject)
         return await runtime.decide(run_id, decision, user, review_id=review)

@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--finish", action="store_true", help="(takeover) wrap up the run")
     what.add_argument("--hand-back", action="store_true", help="(takeover) let the agent continue on its own")
     what.add_argument("--answer", metavar="VALUE", help="answer a tool's question (a choice, text, or yes/no)")
+    what.add_argument(
+        "--decline", action="store_true", help="decline an MCP server's question (the server gets decline)"
+    )
     answer.add_argument("--intent", choices=INTENTS, help="with --reject: what is wrong (default: classified)")
     answer.add_argument("--step", type=int, help="with --reject --intent retry_step: which step")
     answer.add_argument("--review", help="the review id (default: the pending one)")

@@ -48,7 +48,9 @@ async def interact(services: Services, state: RunState, user: str, *, since: flo
             print(review_text(state, review, runtime.safety, color=color, note=session.note_shown(review)))
         shown = review.id
         if review.anchor == "handoff" and review.handoff is not None:
-            line = ask("answer (or 'cancel') > ")
+            line = ask(
+                "answer (or 'decline' / 'cancel') > " if review.handoff.declinable else "answer (or 'cancel') > "
+            )
             if line is None:
                 print(PAUSED.format(run=state.id))
                 return 0
@@ -61,7 +63,9 @@ async def interact(services: Services, state: RunState, user: str, *, since: flo
             value = line.strip()
             if review.handoff.input_type == "choice" and value.isdigit() and 1 <= int(value) <= len(options):
                 value = options[int(value) - 1]
-            state = await session.decide(state, Answer(value=value), review.id)
+            declined = review.handoff.declines(value)  # an MCP server's question: the server gets decline
+            answer = Answer(value=None, declined=True) if declined else Answer(value=value)
+            state = await session.decide(state, answer, review.id)
             continue
         if state.takeover:
             line = ask("instruction / finish / hand back / cancel > ")

@@ -165,18 +165,21 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
 
 def controls(view: ReviewView, lang: Lang) -> list[Element]:
     """The review's buttons and forms: one per choice the policy offers."""
-    made = choice_buttons(view, lang)
+    made: list[Element] = []
     parts: list[Element] = []
     h = view.handoff
     if h is not None and h.input_type == "confirm":
         yes = button(say("yes", lang), value("answer", view, answer=True), kind="primary")
-        made = [yes, button(say("no", lang), value("answer", view, answer=False)), *made]
+        made = [yes, button(say("no", lang), value("answer", view, answer=False))]
         if h.elicitation is not None and h.elicitation.url:  # an MCP server's URL-mode question
             made.insert(0, link_button(say("open_link", lang), h.elicitation.url))
     elif h is not None and h.input_type == "choice":
-        made = [button(o, value("answer", view, answer=o)) for o in h.options[:20]] + made
+        made = [button(o, value("answer", view, answer=o)) for o in h.options[:20]]
     elif h is not None:
         parts.append(text_form(view, lang, "answer_text", "answer"))
+    if h is not None and h.offers_decline:  # an MCP server's form: the server gets decline
+        made.append(button(say("decline", lang), value("decline", view)))
+    made += choice_buttons(view, lang)
     if "instruct" in view.choices:
         parts.append(text_form(view, lang, "instruct", "instruction"))
     if made:

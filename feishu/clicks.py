@@ -104,6 +104,8 @@ def _work(
             return usecases.decide(review, HandBack(), user)
         case "answer":
             return usecases.answer(review, click.answer, user)
+        case "decline":
+            return usecases.decline(review, user)
         case "answer_text":
             text = _text(form, "text")
             return usecases.answer(review, text, user) if text else messages.EMPTY_ANSWER

@@ -135,6 +135,7 @@ ClickAction = Literal[
     "request_changes",
     "cancel",
     "answer",
+    "decline",
     "answer_text",
     "instruct",
     "finish",

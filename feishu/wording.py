@@ -47,6 +47,7 @@ WORDS: dict[str, tuple[str, str]] = {
     "yes": ("Yes", "是"),
     "no": ("No", "否"),
     "open_link": ("Open link", "打开链接"),
+    "decline": ("Decline", "拒绝回答"),
     "finish": ("Finish", "结束"),
     "hand_back": ("Hand back", "交还给 Tandem"),
     "not_meant": ("Not what I meant", "不是这个意思"),

@@ -25,7 +25,7 @@ from agent.usecases import (
 )
 from inbox_web import words
 
-Choice = Literal["approve", "approve_always", "request_changes", "cancel", "answer"]
+Choice = Literal["approve", "approve_always", "request_changes", "cancel", "answer", "decline"]
 
 
 class AnswerForm(BaseModel, extra="forbid"):
@@ -48,6 +48,8 @@ async def answer(usecases: UseCases, review_id: str, step: int | None, form: Ans
             if not form.value.strip():
                 return NotApplied(words.EMPTY_ANSWER)
             return await usecases.answer(review_id, form.value, by)
+        case "decline":  # an MCP server's question: the server gets decline (refused on any other question)
+            return await usecases.decline(review_id, by)
         case "request_changes":
             intent = next((i for i in INTENTS if i == form.intent), None)
             if intent is None:

@@ -12,6 +12,7 @@ DONE = {
     "request_changes": "Changes requested. The run takes them up.",
     "cancel": "Cancelled. Nothing more of this run will happen.",
     "answer": "Answered. Whoever asked has your answer.",
+    "decline": "Declined. The server that asked was told you decline to answer.",
 }
 EMPTY_ANSWER = "The answer is empty; type or pick an answer. Nothing changed."
 EMPTY_FEEDBACK = "Say what should change. Nothing changed."

@@ -73,7 +73,7 @@ def on_answer(s: RunState, event: Decided, review: Review, policy: SafetyPolicy)
     handoff = review.handoff
     assert handoff is not None
     if review.step is None:  # the planner's question: the answer is feedback for the plan
-        if not isinstance(d, Answer):
+        if not isinstance(d, Answer) or d.declined:
             raise InvalidDecision("The planner asked a question: answer it (or cancel the run).")
         try:
             value = handoff.validate_answer(d.value)
@@ -86,11 +86,17 @@ def on_answer(s: RunState, event: Decided, review: Review, policy: SafetyPolicy)
         d = Answer(value=True)
     if not isinstance(d, Answer):
         raise InvalidDecision("This is a question from a tool: answer it (or cancel the run).")
+    step = s.step(review.step)
+    if d.declined:
+        if handoff.elicitation is None:
+            raise InvalidDecision("Only an MCP server's question can be declined: answer this one (or cancel the run).")
+        step.answers.append(handoff.elicitation.reply(None, declined=True))
+        step.status = "pending"
+        return advance(s, event, policy)
     try:
         value = handoff.validate_answer(d.value)
     except ValueError as exc:
         raise InvalidDecision(f"Invalid answer: {exc}. The question stays open.") from None
-    step = s.step(review.step)
     if step.tool == ASK_TOOL:  # asked through the API: the answer is the step's result, and the run's
         return answered(s, step, value, event.at)
     step.answers.append(handoff.elicitation.reply(value) if handoff.elicitation else value)

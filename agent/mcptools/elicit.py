@@ -8,7 +8,8 @@ and the state echoed back. A kill or a lost connection while people decide loses
 flight while it waits.
 
 Typing from ``requestedSchema``: string → text, number or integer → a number, boolean → confirm, an enum →
-a choice. URL mode is a link to open and a yes/no "done?" (yes: ``accept``, no: ``decline``).
+a choice. URL mode is a link to open and a yes/no "done?" (yes: ``accept``, no: ``decline``). A person may
+decline any question (a form's too): the server then gets ``decline`` for that request, at once.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from agent.models import Handoff
 from agent.models.elicitation import Elicitation
 
 Responses = dict[str, types.InputResponse]
+DECLINED = object()
+"""A field a person declined to answer: its whole request is answered ``decline``."""
 
 
 def resume(server: str, given: list[Any], timeout: float | None) -> tuple[Responses | None, str | None]:
@@ -38,7 +41,7 @@ def resume(server: str, given: list[Any], timeout: float | None) -> tuple[Respon
         asked = Elicitation.model_validate(reply["elicitation"])
         if asked.state != last.state or asked.requests != last.requests:
             break
-        got.setdefault((asked.key, asked.field or ""), reply["value"])
+        got.setdefault((asked.key, asked.field or ""), DECLINED if reply.get("declined") else reply["value"])
     ask_next(server, last.state, last.requests, got, len(given), timeout)
     return {key: _response(params, key, got) for key, params in last.requests.items()}, last.state
 
@@ -52,9 +55,10 @@ def ask_next(
     timeout: float | None,
 ) -> None:
     """Raise :class:`human.NeedsHuman` for the round's first field not answered yet; return if none is left."""
+    declined = {key for (key, _), value in got.items() if value is DECLINED}
     for key, params in requests.items():
         for field, prop in _fields(params):
-            if (key, field) in got:
+            if key in declined or (key, field) in got:
                 continue
             asked = Elicitation(
                 server=server,
@@ -142,6 +146,8 @@ def _handoff(
 
 
 def _response(params: dict[str, Any], key: str, got: dict[tuple[str, str], Any]) -> types.ElicitResult:
+    if any(value is DECLINED for (asked, _), value in got.items() if asked == key):
+        return types.ElicitResult(action="decline")
     if params.get("mode") == "url":
         return types.ElicitResult(action="accept" if got[(key, "")] is True else "decline")
     return types.ElicitResult(action="accept", content={field: got[(key, field)] for field, _ in _fields(params)})

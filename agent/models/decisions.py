@@ -55,10 +55,12 @@ class HandBack(Tagged):
 
 
 class Answer(Tagged):
-    """The answer to a handoff (validated against its input type before it applies)."""
+    """The answer to a handoff (validated against its input type before it applies). ``declined``: the person
+    declines to answer an MCP server's question (the server gets ``decline``; ``value`` is None)."""
 
     kind: Literal["answer"] = "answer"
     value: Any
+    declined: bool = False
 
 
 Decision = Annotated[Approve | Cancel | Correct | Instruct | Finish | HandBack | Answer, Field(discriminator="kind")]

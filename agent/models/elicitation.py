@@ -56,6 +56,7 @@ class Elicitation(Model):
             return int(number)
         return int(number) if number.is_integer() and "." not in text else number
 
-    def reply(self, value: Any) -> dict[str, Any]:
-        """What a step keeps of the answer: the answer with the question it answers."""
-        return {"elicitation": self.model_dump(), "value": value}
+    def reply(self, value: Any, *, declined: bool = False) -> dict[str, Any]:
+        """What a step keeps of the answer: the answer with the question it answers (or that it was declined)."""
+        kept = {"elicitation": self.model_dump(), "value": value}
+        return {**kept, "declined": True} if declined else kept

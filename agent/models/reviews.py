@@ -15,6 +15,9 @@ from agent.models.rules import AlwaysOffer
 InputType = Literal["choice", "text", "confirm", "number"]
 Priority = Literal["low", "normal", "high", "urgent"]
 
+DECLINE_WORDS = ("decline", "declined", "i decline", "拒绝回答", "不提供")
+"""A whole reply that declines an MCP server's question (exact words only: anything else is an answer)."""
+
 ASK_TOOL = "human.ask"
 """The tool of a run asked through the API (see :mod:`agent.machine.asked`): its one step is answered, never run."""
 
@@ -35,6 +38,22 @@ class Handoff(Model):
     """Where the decision is POSTed, signed (a handoff asked through the API with a ``callback_url``)."""
     elicitation: Elicitation | None = None
     """An MCP server's question: what goes back to the server with the answer."""
+
+    @property
+    def declinable(self) -> bool:
+        """An MCP server's question may be declined (the server gets ``decline``), on every path."""
+        return self.elicitation is not None
+
+    @property
+    def offers_decline(self) -> bool:
+        """Whether a card shows a Decline button beside the answer: a form's question (a URL-mode question's
+        own No is its Decline)."""
+        return self.elicitation is not None and self.elicitation.mode == "form"
+
+    def declines(self, text: str) -> bool:
+        """Whether a reply declines this question: only a declinable one, only explicit words."""
+        said = " ".join(text.split()).strip(" .!。！").casefold()
+        return self.declinable and said in DECLINE_WORDS
 
     def validate_answer(self, value: Any) -> Any:
         """The answer in its canonical form, or ValueError saying what is wrong."""

@@ -119,6 +119,8 @@ class Decisions(Engine):
             return None, Instruct(text=text), review_id
         pending = state.pending
         assert pending is not None
+        if pending.anchor == "handoff" and pending.handoff is not None and pending.handoff.declines(text):
+            return None, Answer(value=None, declined=True), review_id  # "decline": the server gets decline
         if pending.anchor == "handoff" and pending.handoff is not None:
             return None, Answer(value=_answer_text(pending.handoff, text)), review_id  # a reply answers the question
         reading = await self._classify(state, text, pending.anchor, pending.step)

@@ -75,6 +75,8 @@ def apply(usecases: UseCases, run_id: str, answer: Answer, by: str) -> Awaitable
                 raise BadAnswer("choice 'answer' needs the answer: give it in 'answer' (one of the options if any).")
             value = answer.fields.get("answer", answer.text)
             return usecases.answer(review, value if isinstance(value, str) else str(value), by)
+        case "decline":  # an MCP server's question (refused on any other)
+            return usecases.decline(review, by)
         case "request_changes":
             feedback, intent = _said(answer, "feedback"), answer.fields.get("intent")
             if not feedback:

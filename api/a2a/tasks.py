@@ -28,6 +28,7 @@ LABELS: dict[Choice, str] = {
     "finish": "Finish the run",
     "hand_back": "Hand the run back to Tandem",
 }
+DECLINE = {"choice": "decline", "label": "Decline to answer (the MCP server that asked gets decline)"}
 ENDED = {"done": TaskState.TASK_STATE_COMPLETED, "cancelled": TaskState.TASK_STATE_CANCELED}
 
 
@@ -86,6 +87,8 @@ def choices(view: ReviewView) -> dict[str, Any]:
     if view.handoff is not None:
         data["input_type"] = view.handoff.input_type
         data["options"] = list(view.handoff.options)
+        if view.handoff.offers_decline:
+            data["choices"].insert(1, DECLINE)
     plain_json: dict[str, Any] = json.loads(json.dumps(data, default=str))  # what a proto Value can hold
     return plain_json
 

@@ -247,3 +247,12 @@ async def test_planner_question_off_when_threshold_is_zero(tmp_path: Path) -> No
         rt = Runtime(store, LLMBrain(OfflineModel()), load_tools(["demo.tools"]), clock=clock, config=config)
         state = await rt.start("fix it", "U1")
         assert state.pending is None or state.pending.anchor != "handoff"
+
+
+async def test_declining_a_tools_own_question_is_refused_and_changes_nothing(store: AsyncStore) -> None:
+    rt = runtime(store)
+    run_id = await to_question(rt)
+    before = await store.load(run_id)
+    with pytest.raises(InvalidDecision, match="Only an MCP server's question can be declined"):
+        await rt.decide(run_id, Answer(value=None, declined=True), "U1")
+    assert await store.load(run_id) == before

@@ -98,3 +98,28 @@ def test_elicit_sampling_request_is_refused_saying_the_call_did_not_complete() -
     result = types.InputRequiredResult(input_requests={"s": sampling}, request_state="S")
     with pytest.raises(ToolError, match="asked for sampling/createMessage, which Tandem does not answer"):
         elicit.requests_of("deploys", "move", result)
+
+
+def test_elicit_form_declined_at_its_second_field_sends_decline_and_asks_nothing_more() -> None:
+    first = answer(asked([]), "eu-west-1")
+    second = asked([first]).handoff
+    assert second.offers_decline and second.elicitation is not None
+    responses, state = elicit.resume("deploys", [first, second.elicitation.reply(None, declined=True)], timeout=None)
+    assert state == "S1" and responses is not None
+    sent = responses["q"]
+    assert isinstance(sent, types.ElicitResult) and sent.action == "decline" and sent.content is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "declines"),
+    [
+        ("decline", True),
+        ("Decline.", True),
+        ("拒绝回答", True),
+        ("不提供", True),
+        ("no", False),
+        ("declined to say", False),
+    ],
+)
+def test_elicit_reply_declines_only_with_explicit_words(reply: str, declines: bool) -> None:
+    assert asked([]).handoff.declines(reply) is declines

@@ -6,9 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from blocks import ids
 from cli.dev import DEMO_POLICY
 from tests.inbox_web.helpers import browser, inbox_api, pending_review
+from tests.mcpservers.servers import calls, eliciting_toml
 from tests.scenario.asking import ASK
+from tests.scenario.harness import OPS, policy_file, text_of
+from tests.scenario.mcp_questions import question_of
 
 
 async def test_inbox_choice_answer_resolves_the_handoff_and_a_second_answer_is_told_it_was_decided(
@@ -140,3 +144,29 @@ async def test_inbox_text_confirm_and_decline_reach_the_asker(
         async with http.get(f"/api/v1/handoffs/{run_id}") as read:
             handoff = await read.json()
         assert (handoff["status"], handoff["answer"]) == (status, answer)
+
+
+async def test_inbox_mcp_form_declined_sends_decline_and_an_outsiders_decline_is_refused(tmp_path: Path) -> None:
+    config = policy_file(tmp_path, eliciting_toml("deploys", tmp_path / "ops.log", trust="trusted"))
+    async with inbox_api(tmp_path, config=config) as (env, _):
+        card = await env.start("move service web")
+        question = await question_of(env, card)
+        review = next(
+            b["block_id"].removeprefix("handoff:") for b in question.blocks if "handoff:" in b.get("block_id", "")
+        )
+        async with browser(env) as carol:
+            await carol.sign_in("U0CAROL")
+            status, message = await carol.answer(review, choice="decline")
+            assert status == 404 and "not yours to see" in message, message  # not hers: refused unseen
+        assert f"{ids.ANSWER}.decline" in str(env.ws.state.message(OPS, question.ts).blocks), "the question stays open"
+        assert calls(tmp_path / "ops.log") == ["asked"]
+        async with browser(env) as alice:
+            await alice.sign_in("U0ALICE")
+            status, html = await alice.page(f"/inbox/items/{review}")
+            assert 'data-testid="inbox-decline"' in html and "Cancel the run" in html
+            assert await alice.answer(review, choice="decline") == (
+                200,
+                "Declined. The server that asked was told you decline to answer.",
+            )
+        await env.wait(lambda: any("web not moved (decline)" in text_of(m) for m in env.thread(card)), 30)
+        assert [c for c in calls(tmp_path / "ops.log") if c != "asked"] == ["kept", "web", "decline"]

@@ -6,10 +6,11 @@
 ``move_service`` asks where to move a service (a region from a list, a number of replicas with a default,
 and whether to drain first) before it moves it; on a 2026-07-28 connection the SDK asks through
 ``input_required`` round trips. ``connect_account`` asks in URL mode (sign in on a page, then done).
-Every move or connection that takes effect appends a line saying so to ``$OPS_LOG`` (when set), and every
-round a question is asked appends ``asked``, so a test sees what ran and how often. With ``$ELICIT_KEY``
-set, the server seals its request state with that key, so a restarted server still accepts the answers
-to a question its previous process asked.
+``rotate_key`` asks why in a text field, and fails the call without a reason. Every move, rotation or
+connection that takes effect appends a line saying so to ``$OPS_LOG`` (when set), one declined or cancelled
+appends ``kept NAME ACTION``, and every round a question is asked appends ``asked``, so a test sees what ran
+and how often. With ``$ELICIT_KEY`` set, the server seals its request state with that key, so a restarted
+server still accepts the answers to a question its previous process asked.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Annotated, Literal
 
 from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.server.request_state import RequestStateSecurity
 from mcp_types import ElicitRequest, ElicitRequestURLParams, ElicitResult, InputRequiredResult, ToolAnnotations
@@ -51,10 +53,30 @@ def ask_target(service: str) -> Elicit[Target]:
 def move_service(service: str, target: Annotated[ElicitationResult[Target], Resolve(ask_target)]) -> str:
     """Move a service to another region (asks where)."""
     if not isinstance(target, AcceptedElicitation):
+        _log(f"kept {service} {target.action}")
         return f"{service} not moved ({target.action})"
     t = target.data
     _log(f"move {service} {t.region} {t.replicas} {str(t.drain).lower()}")
     return f"{service} moved to {t.region} with {t.replicas} replicas" + (", drained first" if t.drain else "")
+
+
+class Rotation(BaseModel):
+    reason: str = Field(title="Reason", description="why the key is rotated")
+
+
+def ask_reason(key: str) -> Elicit[Rotation]:
+    _log("asked")
+    return Elicit(f"Why rotate {key}?", Rotation)
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+def rotate_key(key: str, why: Annotated[ElicitationResult[Rotation], Resolve(ask_reason)]) -> str:
+    """Rotate an API key (asks why, and fails without a reason)."""
+    if not isinstance(why, AcceptedElicitation):
+        _log(f"kept {key} {why.action}")
+        raise ToolError(f"{key} not rotated: a reason is required ({why.action})")
+    _log(f"rotate {key}")
+    return f"{key} rotated"
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))

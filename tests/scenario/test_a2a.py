@@ -13,6 +13,7 @@ from a2a.types import CancelTaskRequest, Message, Task, TaskState
 from a2a.utils.errors import A2AError, InvalidParamsError, InvalidRequestError
 
 from blocks import ids
+from tests.mcpservers.servers import calls, eliciting_toml
 from tests.scenario.a2a_client import answer, calling, choices_of, sent, task_message, task_of, until
 from tests.scenario.harness import THREE_ANCHORS, policy_file, text_of
 
@@ -208,3 +209,21 @@ async def test_text_approving_a_gate_is_refused_naming_the_approve_choice(tmp_pa
         state, _ = await env.bot.deps.store.load(gate.id)
         assert state.pending is not None and state.pending.id == choices_of(gate)["review_id"]
         assert state.step(1).status == "pending"
+
+
+async def test_an_mcp_servers_form_question_declined_over_a2a_sends_decline(tmp_path: Path) -> None:
+    config = policy_file(tmp_path, eliciting_toml("deploys", tmp_path / "ops.log", trust="trusted"))
+    async with calling(tmp_path, config=config) as (_, client):
+        [response] = await sent(client, task_message("move service web"))
+        task = response.task
+        while "Where should web move?" not in task.status.message.parts[0].text:
+            [response] = await sent(client, answer(task, choice="approve"))
+            task = response.task
+        assert [c["choice"] for c in choices_of(task)["choices"]] == ["answer", "decline", "cancel"]
+        [response] = await sent(client, answer(task, choice="decline"))
+        task = response.task
+        while task.status.state == INPUT:
+            [response] = await sent(client, answer(task, choice="approve"))
+            task = response.task
+        assert "web not moved (decline)" in task.artifacts[0].parts[0].text
+        assert [c for c in calls(tmp_path / "ops.log") if c != "asked"] == ["kept", "web", "decline"]

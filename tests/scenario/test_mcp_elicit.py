@@ -10,16 +10,8 @@ from pathlib import Path
 from blocks import ids
 from tests.mcpservers.servers import ELICITING, calls, eliciting_toml, http_server
 from tests.scenario.harness import OPS, Env, buttons_of, policy_file, running, text_of
+from tests.scenario.mcp_questions import question_of
 from workspace.models import Message
-
-
-async def question_of(env: Env, card: Message, after: Message | None = None) -> Message:
-    """The run's next review, approving what comes before its next question."""
-    review = await env.next_review(card, after=after, within=30)
-    while "needs an answer" not in text_of(review):
-        await env.click("alice", review, ids.APPROVE)
-        review = await env.next_review(card, after=review, within=30)
-    return review
 
 
 @asynccontextmanager
@@ -95,3 +87,43 @@ async def test_mcp_question_from_a_server_over_http_is_answered_and_sent_back(tm
             moved = "web moved to eu-west-1 with 3 replicas, drained first"
             await env.wait(lambda: any(moved in text_of(m) for m in env.thread(card)), 30)
             assert moves(tmp_path) == ["move", "web", "eu-west-1", "3", "true"]
+
+
+async def test_mcp_form_declined_with_its_button_sends_decline_and_an_outsiders_click_is_refused(
+    tmp_path: Path,
+) -> None:
+    async with first_question(tmp_path, "move service web") as (env, card, region):
+        decline = f"{ids.ANSWER}.decline"
+        assert any(b.get("action_id") == decline and b["text"]["text"] == "Decline" for b in buttons_of(region))
+        await env.click("carol", region, decline)  # not her run: refused, nothing changes
+        await env.wait(lambda: env.ws.state.ephemerals_for("U0CAROL"))
+        await env.idle()
+        assert decline in str(env.ws.state.message(OPS, region.ts).blocks), "the question stays open"
+        assert moves(tmp_path) == []
+        await env.click("alice", region, decline)
+        await env.wait(lambda: any("web not moved (decline)" in text_of(m) for m in env.thread(card)), 30)
+        assert moves(tmp_path) == ["kept", "web", "decline"]
+        closed = text_of(env.ws.state.message(OPS, region.ts))
+        assert "Declined to answer" in closed and "U0ALICE" in closed, closed
+
+
+async def test_mcp_form_declined_by_a_thread_reply_after_one_field_sends_decline(tmp_path: Path) -> None:
+    async with first_question(tmp_path, "move service web") as (env, card, region):
+        await env.click("alice", region, f"{ids.ANSWER}.1")  # us-east-1
+        replicas = await question_of(env, card, after=region)
+        assert "Replicas" in text_of(replicas)
+        await env.ws.reply_in_thread("alice", OPS, card.ts, "拒绝回答")
+        await env.wait(lambda: any("web not moved (decline)" in text_of(m) for m in env.thread(card)), 30)
+        assert moves(tmp_path) == ["kept", "web", "decline"]
+        assert not any("Drain first" in text_of(m) for m in env.thread(card)), "nothing more was asked"
+
+
+async def test_mcp_text_question_declined_when_the_server_then_fails_shows_the_step_failed(tmp_path: Path) -> None:
+    async with first_question(tmp_path, "rotate key billing") as (env, card, reason):
+        assert "Why rotate billing?" in text_of(reason)
+        assert [b.get("action_id") for b in buttons_of(reason)][:2] == [ids.ANSWER_TEXT, f"{ids.ANSWER}.decline"]
+        await env.click("alice", reason, f"{ids.ANSWER}.decline")
+        failed = await env.next_review(card, after=reason, within=30)
+        assert "Step 1 failed" in text_of(failed)
+        assert "billing not rotated: a reason is required (decline)" in text_of(failed)
+        assert moves(tmp_path) == ["kept", "billing", "decline"]
