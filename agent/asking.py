@@ -107,8 +107,6 @@ class AskRequest(BaseModel, extra="forbid"):
     @field_validator("channel")
     @classmethod
     def _a_place(cls, value: str) -> str:
-        if value == "inbox":
-            raise NotYet(f"channel {value!r} is not available yet; give the id of a chat channel ({place_hint()})")
         if value.startswith("email:") and run_origin(value) is None:
             raise ValueError(f"{value!r} is not one mail address after 'email:' (like email:oncall@example.com)")
         if run_origin(value) is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.models import (
+    WEBHOOK,
     AskHuman,
     CardRefresh,
     CloseReview,
@@ -14,6 +15,7 @@ from agent.models import (
     MailNotice,
     NewsLine,
     Notify,
+    Outbound,
     Outgoing,
     ReadAs,
     Remind,
@@ -31,6 +33,17 @@ from agent.models import (
 def delivery_channel(state: RunState) -> str | None:
     """The channel that shows this run to people, or None for a run nobody follows in a chat."""
     return state.origin.channel
+
+
+def outbound(state: RunState, messages: list[Outgoing]) -> Outbound | None:
+    """What a commit leaving the run at ``state`` writes to the outbox: every message, for a run followed in a
+    chat; for a run nobody follows in one (asked in the web inbox, started at a terminal) only its webhook, since
+    the software that asked is told however its people answered (None: nothing to write)."""
+    shown_in = delivery_channel(state)
+    if shown_in is not None:
+        return Outbound(shown_in, messages)
+    hooks: list[Outgoing] = [m for m in messages if isinstance(m, HandoffWebhook)]
+    return Outbound(WEBHOOK, hooks) if hooks else None
 
 
 def needs_card(state: RunState) -> bool:
