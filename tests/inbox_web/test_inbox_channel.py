@@ -15,7 +15,7 @@ import aiohttp
 import inbox_web
 from agent.tokens import Minted
 from tests.inbox_web.helpers import PEOPLE, browser, pending_review
-from tests.scenario.asking import ASK, api
+from tests.scenario.asking import ASK, api, call, mcp_over_http
 from tests.scenario.harness import Env, policy_file
 
 IN_INBOX = {**ASK, "channel": "inbox"}
@@ -144,3 +144,47 @@ async def test_inbox_handoff_cancelled_over_http_leaves_the_inbox_and_cannot_be_
             assert await alice.listed() == []
             status, message = await alice.answer(review, choice="answer", value="roll back")
             assert status == 409, message
+
+
+async def test_inbox_approval_asked_over_mcp_is_approved_in_the_inbox_and_the_tool_returns_approved(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path) as (env, _, made), mcp_over_http(env.bot.url, made.token) as client:
+        asked = {"action": "drain node-7", "channel": "inbox", "approvers": ["U0ALICE"], "risk": "high"}
+        waiting = asyncio.create_task(call(client, "request_approval", asked))
+        async with browser(env) as alice:
+            await alice.sign_in("U0ALICE")
+            review = await _first_listed(alice)
+            status, html = await alice.page(f"/inbox/items/{review}")
+            assert "Approve: drain node-7?" in html
+            assert (await alice.answer(review, choice="answer", value="yes"))[0] == 200
+
+        got = await asyncio.wait_for(waiting, 20)
+        assert (got["status"], got["approved"], got["by"]) == ("resolved", True, "U0ALICE")
+        assert posted_by_the_bot(env) == []
+
+
+async def _first_listed(person: Any, within: float = 10.0) -> str:
+    """The first item ``person``'s inbox lists, once it lists one."""
+    async with asyncio.timeout(within):
+        while True:
+            listed = await person.listed()
+            if listed:
+                return str(listed[0])
+            await asyncio.sleep(0.05)
+
+
+async def test_inbox_handoff_to_a_policy_group_is_listed_for_its_members_alone(tmp_path: Path) -> None:
+    policy = policy_file(tmp_path, '[groups]\nS0ONCALL = ["U0BOB"]\n')
+    async with served(tmp_path, config=policy) as (env, http, _):
+        run_id, review = await asked(env, http, assignees=["S0ONCALL"])
+        async with browser(env) as alice, browser(env) as bob:
+            await alice.sign_in("U0ALICE")
+            await bob.sign_in("U0BOB")
+            assert await alice.listed() == []
+            assert await bob.listed() == [review]
+            assert (await alice.answer(review, choice="answer", value="roll back"))[0] == 404
+            assert (await bob.answer(review, choice="answer", value="keep v42"))[0] == 200
+        async with http.get(f"/api/v1/handoffs/{run_id}") as read:
+            got = await read.json()
+        assert (got["status"], got["answer"], got["by"]) == ("resolved", "keep v42", "U0BOB")
