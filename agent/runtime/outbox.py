@@ -37,13 +37,14 @@ def delivery_channel(state: RunState) -> str | None:
 
 def outbound(state: RunState, messages: list[Outgoing]) -> Outbound | None:
     """What a commit leaving the run at ``state`` writes to the outbox: every message, for a run followed in a
-    chat; for a run nobody follows in one (asked in the web inbox, started at a terminal) only its webhook, since
-    the software that asked is told however its people answered (None: nothing to write)."""
+    chat; for a run nobody follows in one (asked in the web inbox, started at a terminal) only those no chat
+    delivers, its webhook and its mail, since the software that asked is told and people are reminded however
+    the question is answered (None: nothing to write)."""
     shown_in = delivery_channel(state)
     if shown_in is not None:
         return Outbound(shown_in, messages)
-    hooks: list[Outgoing] = [m for m in messages if isinstance(m, HandoffWebhook)]
-    return Outbound(WEBHOOK, hooks) if hooks else None
+    elsewhere: list[Outgoing] = [m for m in messages if isinstance(m, HandoffWebhook | MailNotice)]
+    return Outbound(WEBHOOK, elsewhere) if elsewhere else None  # (each row goes to its own channel: channel_of)
 
 
 def needs_card(state: RunState) -> bool:

@@ -14,9 +14,11 @@ import aiohttp
 
 import inbox_web
 from agent.tokens import Minted
+from mail.dev import Mailbox, local_smtp
 from tests.inbox_web.helpers import PEOPLE, browser, pending_review
 from tests.scenario.asking import ASK, api, call, mcp_over_http
 from tests.scenario.harness import Env, policy_file
+from tests.scenario.mailing import link_path, mail_settings
 
 IN_INBOX = {**ASK, "channel": "inbox"}
 
@@ -188,3 +190,23 @@ async def test_inbox_handoff_to_a_policy_group_is_listed_for_its_members_alone(t
         async with http.get(f"/api/v1/handoffs/{run_id}") as read:
             got = await read.json()
         assert (got["status"], got["answer"], got["by"]) == ("resolved", "keep v42", "U0BOB")
+
+
+async def test_inbox_handoff_reminder_is_mailed_to_its_assignee_with_a_link_to_the_inbox_item(tmp_path: Path) -> None:
+    async with local_smtp(Mailbox()) as box, served(tmp_path, **mail_settings(box, tmp_path)) as (env, http, _):
+        run_id, review = await asked(env, http, assignees=["U0BOB"], timeout=100, on_timeout="reassign")
+        runtime = env.bot.deps.runtime
+        state, _ = await env.bot.deps.store.load(run_id)
+        assert state.pending is not None and state.pending.remind_at is not None
+        remind_at = state.pending.remind_at
+
+        runtime.clock = lambda: remind_at + 1
+        await runtime.tick()
+        [reminder] = await box.mails(1)
+
+        assert reminder["To"] == "bob@example.com"
+        assert reminder["Subject"].startswith("Reminder: Roll back checkout to v41?")
+        async with aiohttp.ClientSession(base_url=env.bot.url) as visitor:
+            async with visitor.get(link_path(reminder), allow_redirects=False) as opened:
+                assert opened.headers["Location"] == f"/inbox/items/{review}"
+        assert posted_by_the_bot(env) == []
