@@ -13,5 +13,5 @@ from bot.origin import PLATFORM as SLACK
 from feishu.origin import PLATFORM as FEISHU
 from mail.origin import PLATFORM as MAIL
 
-INSTALLED: tuple[Platform, ...] = (SLACK, FEISHU, MAIL, INBOX)
+INSTALLED: tuple[Platform, ...] = (INBOX, SLACK, FEISHU, MAIL)
 """In the order they registered: the order ids are tried in, and reports find a channel in."""
