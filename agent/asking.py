@@ -79,7 +79,11 @@ class AskRequest(BaseModel, extra="forbid"):
     input_type: InputType = "text"
     options: list[str] = Field(default_factory=list, max_length=25)
     context: dict[str, Any] = Field(default_factory=dict)
-    channel: str = Field(min_length=1)
+    channel: str = Field(
+        min_length=1,
+        description='Where it is asked: the id of a chat channel, "inbox" (posted to no chat: the assignees see it '
+        'in their web inbox alone) or "email:ADDRESS".',
+    )
     assignees: list[str] = Field(min_length=1, max_length=50)
     """Who may answer (people or groups): required, since a run asked by a token has no person as its requester."""
     quorum: int = Field(default=1, ge=1)
@@ -93,8 +97,6 @@ class AskRequest(BaseModel, extra="forbid"):
     @field_validator("channel")
     @classmethod
     def _a_place(cls, value: str) -> str:
-        if value == "inbox":
-            raise NotYet(f"channel {value!r} is not available yet; give the id of a chat channel ({place_hint()})")
         if value.startswith("email:") and run_origin(value) is None:
             raise ValueError(f"{value!r} is not one mail address after 'email:' (like email:oncall@example.com)")
         if run_origin(value) is None:

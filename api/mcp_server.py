@@ -1,8 +1,9 @@
 """Tandem as an MCP server: ``ask_human`` and ``request_approval`` let any MCP client ask your people.
 
 Both tools go through the same use case as ``POST /api/v1/handoffs`` (:class:`agent.asking.Asking`): the
-handoff is a run that only asks, posted in the named Slack channel or Feishu chat by the running bot,
-answered there under the policy. The tool call waits for the answer, sending a progress notification every
+handoff is a run that only asks, posted in the named Slack channel or Feishu chat by the running bot and
+answered there under the policy (or, with ``channel="inbox"``, posted nowhere and answered in the assignees' web
+inbox). The tool call waits for the answer, sending a progress notification every
 ``progress_every`` seconds so the client keeps the call open, and returns it typed.
 
 A call cut off (the client went away) leaves the handoff pending in chat: the person may still answer, and
@@ -110,8 +111,8 @@ class HandoffTools:
         ctx: Context | None = None,
     ) -> HumanAnswer:
         """Ask a person in a Slack channel or Feishu chat and wait for the answer. channel: the channel or chat
-        id; assignees: who may answer (user or group ids); timeout in seconds. Give an idempotency_key to wait
-        again for the same question after a reconnect."""
+        id, or "inbox" (asked in the assignees' web inbox alone); assignees: who may answer (user or group ids);
+        timeout in seconds. Give an idempotency_key to wait again for the same question after a reconnect."""
         fields: dict[str, Any] = {
             "prompt": question,
             "channel": channel,
@@ -133,8 +134,9 @@ class HandoffTools:
         idempotency_key: str | None = None,
         ctx: Context | None = None,
     ) -> ApprovalResult:
-        """Ask people to approve an action and wait for their yes or no (approved true or false). quorum: how
-        many approvers must answer. Give an idempotency_key to wait again for the same request after a reconnect."""
+        """Ask people to approve an action and wait for their yes or no (approved true or false). channel: a Slack
+        channel or Feishu chat id, or "inbox" (asked in the approvers' web inbox alone); quorum: how many approvers
+        must answer. Give an idempotency_key to wait again for the same request after a reconnect."""
         fields: dict[str, Any] = {
             "prompt": f"Approve: {action}?",
             "channel": channel,

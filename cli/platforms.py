@@ -7,10 +7,11 @@ its own package that registers itself on import, plus one line here.
 
 from __future__ import annotations
 
+from agent.models.inboxed import PLATFORM as INBOX
 from agent.models.platforms import Platform
 from bot.origin import PLATFORM as SLACK
 from feishu.origin import PLATFORM as FEISHU
 from mail.origin import PLATFORM as MAIL
 
-INSTALLED: tuple[Platform, ...] = (SLACK, FEISHU, MAIL)
+INSTALLED: tuple[Platform, ...] = (INBOX, SLACK, FEISHU, MAIL)
 """In the order they registered: the order ids are tried in, and reports find a channel in."""

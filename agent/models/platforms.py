@@ -219,10 +219,8 @@ class ThreadedOrigin(Origin):
         return self.model_copy(update={self.ROOT: thread.partition(":")[2]})
 
 
-class Terminal(Origin):
-    """A run started from the command line: nobody follows it in a chat, rules do not apply."""
-
-    kind: Literal["terminal"] = "terminal"
+class Unfollowed(Origin):
+    """A place outside every chat: no delivery worker shows its runs, rules do not apply, it has no thread."""
 
     @property
     def channel(self) -> str | None:
@@ -236,5 +234,11 @@ class Terminal(Origin):
     def thread(self) -> str | None:
         return None
 
-    def at_thread(self, thread: str) -> Terminal:
+    def at_thread(self, thread: str) -> Self:
         return self
+
+
+class Terminal(Unfollowed):
+    """A run started from the command line: nobody follows it in a chat, rules do not apply."""
+
+    kind: Literal["terminal"] = "terminal"

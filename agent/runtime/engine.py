@@ -31,7 +31,6 @@ from agent.models import (
     LeaseClaim,
     Lesson,
     MatchRule,
-    Outbound,
     Outgoing,
     Policy,
     Reschedule,
@@ -48,7 +47,7 @@ from agent.policy import SafetyPolicy, rule_scope
 from agent.ports import Brain, Change, Observer, Store
 from agent.runtime.audit import audit_lines
 from agent.runtime.home import Acks, RuntimeLoop
-from agent.runtime.outbox import delivery_channel, outgoing_for
+from agent.runtime.outbox import outbound, outgoing_for
 from agent.runtime.work import ToolContext, Worker
 from agent.tools import ToolRegistry
 
@@ -217,10 +216,9 @@ class Engine:
             audit += audit_lines(checked, "tandem", effects, looked_up, new)
         effects = earlier + effects
         writes = _writes(before, effects, event.at)
-        channel = delivery_channel(new)
         messages = outgoing_for(before, event, effects) if told is None else told
         lazy = held is not None and self.lazy_commits and self.safety.replayable(new, effects, self._tool_risk)
-        outbox = Outbound(channel, messages) if channel is not None and (messages or not lazy) else None
+        outbox = outbound(new, messages) if messages or not lazy else None
         version = await self.store.commit(
             new, version, audit, **writes, outbox=outbox, lease=self._lease(new), durable=not lazy
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agent.models import (
+    WEBHOOK,
     AskHuman,
     CardRefresh,
     CloseReview,
@@ -14,6 +15,7 @@ from agent.models import (
     MailNotice,
     NewsLine,
     Notify,
+    Outbound,
     Outgoing,
     ReadAs,
     Remind,
@@ -31,6 +33,18 @@ from agent.models import (
 def delivery_channel(state: RunState) -> str | None:
     """The channel that shows this run to people, or None for a run nobody follows in a chat."""
     return state.origin.channel
+
+
+def outbound(state: RunState, messages: list[Outgoing]) -> Outbound | None:
+    """What a commit leaving the run at ``state`` writes to the outbox: every message, for a run followed in a
+    chat; for a run nobody follows in one (asked in the web inbox, started at a terminal) only those no chat
+    delivers, its webhook and its mail, since the software that asked is told and people are reminded however
+    the question is answered (None: nothing to write)."""
+    shown_in = delivery_channel(state)
+    if shown_in is not None:
+        return Outbound(shown_in, messages)
+    elsewhere: list[Outgoing] = [m for m in messages if isinstance(m, HandoffWebhook | MailNotice)]
+    return Outbound(WEBHOOK, elsewhere) if elsewhere else None  # (each row goes to its own channel: channel_of)
 
 
 def needs_card(state: RunState) -> bool:

@@ -27,7 +27,7 @@ from agent.ports import Change
 from agent.review_view import lessons_shown
 from agent.runtime.audit import audit_lines
 from agent.runtime.home import at_home
-from agent.runtime.outbox import delivery_channel, needs_card, outgoing_for
+from agent.runtime.outbox import delivery_channel, needs_card, outbound, outgoing_for
 from agent.runtime.reopening import Reopening
 from agent.runtime.scheduler import Scheduling
 
@@ -68,9 +68,7 @@ class Runtime(Reopening, Scheduling):
         messages = outgoing_for(None, None, effects)
         if needs_card(state):
             messages.insert(0, RunStarted())
-        shown_in = delivery_channel(state)
-        outbox = Outbound(shown_in, messages) if shown_in is not None else None
-        version = await self.store.create(state, audit, opened=state.pending, outbox=outbox)
+        version = await self.store.create(state, audit, opened=state.pending, outbox=outbound(state, messages))
         await self._notify(Change(state, effects, None, requester))
         return await self._drive(state, version, effects)
 
