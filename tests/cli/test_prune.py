@@ -74,6 +74,7 @@ def test_prune_with_json_prints_counts_as_json(tmp_path: Path, capsys: pytest.Ca
         "chat_messages": 0,
         "outbox": 0,
         "asked": 0,
+        "a2a_tasks": 0,
         "deliveries": 1,
         "inbox": 0,
     }

@@ -156,7 +156,8 @@ async def test_listener_malformed_body_is_acked_and_changes_nothing(
         assert 200 <= delivery.status < 300, (delivery.status, delivery.body)
         await _settle(env)
         assert await _snapshot(env) == before
-        assert any(f"ignored an unreadable {surface}" in r.getMessage() for r in caplog.records), "listener not reached"
+        if listener != ids.OPEN_LINK:  # a link button's click is only acked (Slack opens the link): nothing to read
+            assert any(f"ignored an unreadable {surface}" in r.getMessage() for r in caplog.records), "not reached"
         if listener == "/tandem":
             assert "could not read" in str(delivery.reply())  # Slack shows the ack's text to whoever typed it
 
