@@ -36,8 +36,14 @@ _RESERVED = frozenset({"ts", "level", "logger", "msg", "exc", "stack"})
 _ATTR = "tandem_context"
 """The LogRecord attribute that holds a line's context (one attribute, so no key clashes with LogRecord's own)."""
 
-QUIET_BELOW_DEBUG = ("aiohttp.access",)
-"""Loggers held at WARNING unless the level is DEBUG: one line per HTTP request drowns everything else."""
+QUIET_BELOW_DEBUG = (
+    "aiohttp.access",
+    "aiohttp_asgi",
+    "mcp.server.lowlevel.server",
+    "mcp.server.streamable_http_manager",
+)
+"""Loggers held at WARNING unless the level is DEBUG: one line per HTTP request (or MCP request, or mounted app
+starting) drowns everything else."""
 
 _bound: ContextVar[Mapping[str, Value]] = ContextVar("tandem_log_context", default=MappingProxyType({}))
 

@@ -219,9 +219,20 @@ def test_library_with_its_own_console_handler_logs_through_ours_and_keeps_its_fi
 
 
 @pytest.mark.parametrize(("level", "shown"), [("INFO", False), ("DEBUG", True)])
-def test_http_access_lines_only_at_debug(level: Level, shown: bool) -> None:
+@pytest.mark.parametrize(
+    ("logger", "line"),
+    [
+        ("aiohttp.access", '127.0.0.1 "POST /slack/events" 200'),
+        ("aiohttp_asgi.resource", "ASGI application <Starlette object at 0x7f> startup completed."),
+        ("mcp.server.lowlevel.server", "Processing request of type CallToolRequest"),
+        ("mcp.server.streamable_http_manager", "StreamableHTTP session manager started"),
+    ],
+)
+def test_per_request_and_start_up_lines_of_libraries_only_at_debug(
+    level: Level, shown: bool, logger: str, line: str
+) -> None:
     with captured("json", level=level) as out:
-        logging.getLogger("aiohttp.access").info('127.0.0.1 "POST /slack/events" 200')
+        logging.getLogger(logger).info(line)
 
     assert bool(out.getvalue()) is shown
 
