@@ -157,7 +157,8 @@ class FeishuChannel:
                 await self._redraw(state, message.review_id, form)
             case out.Reminder():
                 review = await review_of(self.store, state, message.review_id)
-                await reply(line_card(f"⏰ {self._people(state, review)} {prose(message.text, 500)}", lang))
+                said = zh.reminder(message.text) if lang == "zh" else message.text
+                await reply(line_card(f"⏰ {self._people(state, review)} {prose(said, 500)}", lang))
             case out.NewsLine():
                 await reply(line_card(prose(message.text, 2900), lang))
             case out.ReadAs():

@@ -119,6 +119,26 @@ WORDS: dict[str, tuple[str, str]] = {
         "回复本话题即可作答：批准、取消，或说明需要修改什么。也可以：{cli}",
     ),
     "answer_by_cli": ("To answer: {cli}", "作答方式：{cli}"),
+    # list and rules
+    "no_open_runs": ("No open runs here.", "本群没有进行中的运行。"),
+    "waits_on_you": (" · 👉 waits on you", " · 👉 等待你处理"),
+    "no_rules": (
+        "No always-allow rules here: every risky step asks.",
+        "本群没有始终允许规则：每个高风险步骤都会询问。",
+    ),
+    "rule_what": ("{tool} for {label}", "{tool}（{label}）"),
+    "rule_tool_wide": ("{tool} for every target (tool-wide)", "{tool}（所有目标，整个工具）"),
+    "rule_from_policy": (
+        "• {what} runs without asking (set in the policy file, [rules] always_allow)",
+        "• {what} 无需询问即可运行（在策略文件的 [rules] always_allow 中设置）",
+    ),
+    "rule_set_by": (
+        "• {what} runs without asking (set by {who}; rule `{id}`)",
+        "• {what} 无需询问即可运行（由 {who} 设置；规则 `{id}`）",
+    ),
+    "rule_widened": (" · widened to every target by {who}", " · 已由 {who} 扩大到所有目标"),
+    "rule_old": (" · made before rules named their targets", " · 创建于规则区分目标之前"),
+    "rule_widen_hint": (" · `rules widen {id}` covers every target", " · `rules widen {id}` 可覆盖所有目标"),
     # run status
     "status_planning": ("📝 Planning", "📝 规划中"),
     "status_awaiting_review": ("✋ Awaiting review", "✋ 等待审核"),

@@ -87,6 +87,29 @@ def doing(text: str) -> str:
     return text
 
 
+_UNITS = (
+    (r"(\d+) s\b", r"\1 秒"),
+    (r"(\d+) min\b", r"\1 分钟"),
+    (r"(\d+) h\b", r"\1 小时"),
+    (r"([\d.]+) days\b", r"\1 天"),
+)
+_NUDGES: tuple[tuple[str, str], ...] = (
+    (r"Still waiting for a decision \((.+)\)\.", r"仍在等待决定（已等 \1）。"),
+    (r"No decision after (.+); Tandem keeps waiting\.", r"\1 内无人决定；Tandem 继续等待。"),
+)
+
+
+def reminder(text: str) -> str:
+    """A reminder's words in Chinese: ``Still waiting for a decision (5 min).`` → ``仍在等待决定（已等 5 分钟）。``"""
+    for pattern, zh in _NUDGES:
+        if re.fullmatch(pattern, text):
+            said = re.sub(pattern, zh, text)
+            for unit, zh_unit in _UNITS:
+                said = re.sub(unit, zh_unit, said)
+            return said
+    return text
+
+
 def gate_lines(gates: tuple[PlanGate, ...]) -> list[str]:
     """What approving a plan does to its risky steps, in Chinese (as :func:`agent.messages.plan_gate_lines`
     says it in English, from the same gates)."""

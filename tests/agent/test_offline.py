@@ -542,7 +542,10 @@ def test_offline_summary_names_what_did_not_run_and_what_changed() -> None:
 def test_offline_summary_of_a_chinese_task_is_chinese() -> None:
     views = [step_view(s) for s in EXECUTED]
     text = render_summary("重启 payments 然后查看错误日志", views, [])
-    assert text.startswith("**已结束，有问题:") and "执行了 3 步：2 步成功，1 步失败。" in text
+    assert (
+        text.startswith("**已结束，有问题：运行了 restart_service（payments）")
+        and "执行了 3 步：2 步成功，1 步失败。" in text
+    )
     assert "In short" not in apply_refinement("重启 payments", text, "给个总结", views)
 
 

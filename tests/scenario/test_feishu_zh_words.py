@@ -1,0 +1,80 @@
+"""A Chinese requester reads Chinese beyond the cards' chrome: why each planned step is there, the result's
+headline, the ``列表`` and ``规则`` answers, and reminders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.scenario.feishu_env import OPS, FEnv, running_feishu, text
+from tests.scenario.harness import THREE_ANCHORS, policy_file
+from workspace.feishu_fake import Posted, card_text
+
+TASK = "重启 payments 服务，然后检查错误日志"
+
+
+def told(env: FEnv, person: str) -> list[str]:
+    return [card_text(card) for _, who, card in env.fake.ephemerals if who == person]
+
+
+async def test_feishu_chinese_run_plan_reasons_and_result_headline_are_chinese(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        root, review = await env.plan_of(TASK)
+        assert "↳ 来自任务：“重启 payments 服务”。" in text(review), text(review)
+        assert "From the task" not in text(review)
+        while "结果审核" not in text(review):
+            await env.fake.click("alice", review.message_id, "approve")
+            review = await env.next_review(root, after=review)
+        assert "**已完成：运行了 restart_service（payments）和 read_logs（payments，error）。**" in text(review)
+        assert "任务：重启 payments 服务" in text(review)
+
+
+async def test_feishu_chinese_list_answers_in_chinese_rows(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path) as env:
+        await env.fake.say("carol", OPS, "列表")
+        await env.wait(lambda: any("本群没有进行中的运行。" in t for t in told(env, "ou_carol")))
+        await env.plan_of(TASK)
+        run_id = (await env.bot.deps.store.list_runs())[0].id
+        await env.fake.say("alice", OPS, "列表")
+        row = f"• `{run_id}` {TASK} · ✋ 等待审核 · 👉 等待你处理"
+        await env.wait(lambda: any(row in t for t in told(env, "ou_alice")))
+
+
+async def _chinese_gate(env: FEnv) -> Posted:
+    await env.fake.say("alice", OPS, TASK)
+    await env.wait(env.cards)
+    root = env.cards()[-1]
+    review = await env.next_review(root)
+    while "高风险步骤执行前需要批准" not in text(review):
+        await env.fake.click("alice", review.message_id, "approve")
+        review = await env.next_review(root, after=review)
+    return review
+
+
+async def test_feishu_chinese_rules_lists_the_rule_in_chinese(tmp_path: Path) -> None:
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, THREE_ANCHORS)) as env:
+        await env.fake.say("carol", OPS, "规则")
+        await env.wait(
+            lambda: any("本群没有始终允许规则：每个高风险步骤都会询问。" in t for t in told(env, "ou_carol"))
+        )
+        gate = await _chinese_gate(env)
+        await env.fake.click("alice", gate.message_id, "approve_always")
+        [rule] = await env.bot.deps.store.rules(OPS)
+        await env.fake.say("carol", OPS, "规则")
+        row = f"• `restart_service`（payments） 无需询问即可运行（由 <at id=ou_alice></at> 设置；规则 `{rule.id}`）"
+        await env.wait(lambda: any(row in t for t in told(env, "ou_carol")), within=5)
+        assert any("`rules widen " in t and "可覆盖所有目标" in t for t in told(env, "ou_carol"))
+
+
+async def test_feishu_chinese_run_reminder_is_chinese(tmp_path: Path) -> None:
+    policy = '[timeouts.after_plan]\nafter = "1h"\nremind_before = "30m"\n'
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, policy)) as env:
+        root, review = await env.plan_of(TASK)
+        [run] = await env.bot.deps.store.list_runs()
+        state, _ = await env.bot.deps.store.load(run.id)
+        assert state.pending is not None and state.pending.remind_at is not None
+        remind_at = state.pending.remind_at
+        env.bot.deps.runtime.clock = lambda: remind_at + 1
+        await env.bot.deps.runtime.tick()
+        await env.wait(lambda: any("⏰" in text(p) for p in env.bot_thread(root)))
+        [line] = [text(p) for p in env.bot_thread(root) if "⏰" in text(p)]
+        assert "仍在等待决定（已等 30 分钟）。" in line and "Still waiting" not in line, line
