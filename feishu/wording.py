@@ -119,6 +119,7 @@ WORDS: dict[str, tuple[str, str]] = {
         "回复本话题即可作答：批准、取消，或说明需要修改什么。也可以：{cli}",
     ),
     "answer_by_cli": ("To answer: {cli}", "作答方式：{cli}"),
+    "now_yours": ("👉 {who} this now waits on you.", "👉 {who} 现在等待你处理。"),
     # list and rules
     "no_open_runs": ("No open runs here.", "本群没有进行中的运行。"),
     "waits_on_you": (" · 👉 waits on you", " · 👉 等待你处理"),

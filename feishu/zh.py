@@ -93,20 +93,31 @@ _UNITS = (
     (r"(\d+) h\b", r"\1 小时"),
     (r"([\d.]+) days\b", r"\1 天"),
 )
-_NUDGES: tuple[tuple[str, str], ...] = (
+_STEPS = r"((?:step \d+ \(`[^`]+`\)(?:, )?)+)"
+_NEWS: tuple[tuple[str, str], ...] = (
     (r"Still waiting for a decision \((.+)\)\.", r"仍在等待决定（已等 \1）。"),
     (r"No decision after (.+); Tandem keeps waiting\.", r"\1 内无人决定；Tandem 继续等待。"),
+    (r"No decision after (.+); asking someone else\.", r"\1 内无人决定；改为询问其他人。"),
+    (r"No decision after (.+); escalated\.", r"\1 内无人决定；已上报。"),
+    (
+        rf"(⟦@[^⟧]+⟧) approved {_STEPS} with the plan: (?:it runs|they run) without asking again unless "
+        r"(?:its|their) parameters change\.",
+        r"\1 随计划批准了\2：除非参数改变，执行前不会再次询问。",
+    ),
 )
 
 
-def reminder(text: str) -> str:
-    """A reminder's words in Chinese: ``Still waiting for a decision (5 min).`` → ``仍在等待决定（已等 5 分钟）。``"""
-    for pattern, zh in _NUDGES:
+def said(text: str) -> str:
+    """A reminder or a line of news in Chinese where its words are known here (``Still waiting for a decision
+    (5 min).`` → ``仍在等待决定（已等 5 分钟）。``), else as the core wrote it."""
+    for pattern, zh in _NEWS:
         if re.fullmatch(pattern, text):
-            said = re.sub(pattern, zh, text)
+            text = re.sub(pattern, zh, text)
             for unit, zh_unit in _UNITS:
-                said = re.sub(unit, zh_unit, said)
-            return said
+                text = re.sub(unit, zh_unit, text)
+            return re.sub(
+                r"step (\d+) \((`[^`]+`)\)(, )?", lambda m: f"第 {m[1]} 步（{m[2]}）{'、' if m[3] else ''}", text
+            )
     return text
 
 

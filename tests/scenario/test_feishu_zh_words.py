@@ -65,16 +65,45 @@ async def test_feishu_chinese_rules_lists_the_rule_in_chinese(tmp_path: Path) ->
         assert any("`rules widen " in t and "可覆盖所有目标" in t for t in told(env, "ou_carol"))
 
 
+async def _tick_past(env: FEnv, moment: str) -> None:
+    """The scheduler's tick a second after the pending review's ``remind_at`` or ``deadline``."""
+    [run] = await env.bot.deps.store.list_runs()
+    state, _ = await env.bot.deps.store.load(run.id)
+    assert state.pending is not None
+    at = getattr(state.pending, moment)
+    assert isinstance(at, float)
+    env.bot.deps.runtime.clock = lambda: at + 1
+    await env.bot.deps.runtime.tick()
+
+
 async def test_feishu_chinese_run_reminder_is_chinese(tmp_path: Path) -> None:
     policy = '[timeouts.after_plan]\nafter = "1h"\nremind_before = "30m"\n'
     async with running_feishu(tmp_path, config=policy_file(tmp_path, policy)) as env:
         root, review = await env.plan_of(TASK)
-        [run] = await env.bot.deps.store.list_runs()
-        state, _ = await env.bot.deps.store.load(run.id)
-        assert state.pending is not None and state.pending.remind_at is not None
-        remind_at = state.pending.remind_at
-        env.bot.deps.runtime.clock = lambda: remind_at + 1
-        await env.bot.deps.runtime.tick()
+        await _tick_past(env, "remind_at")
         await env.wait(lambda: any("⏰" in text(p) for p in env.bot_thread(root)))
         [line] = [text(p) for p in env.bot_thread(root) if "⏰" in text(p)]
         assert "仍在等待决定（已等 30 分钟）。" in line and "Still waiting" not in line, line
+
+
+async def test_feishu_chinese_plan_approval_says_in_chinese_that_the_restart_was_approved_with_it(
+    tmp_path: Path,
+) -> None:
+    async with running_feishu(tmp_path) as env:
+        root, plan = await env.plan_of(TASK)
+        await env.fake.click("alice", plan.message_id, "approve")
+        line = "<at id=ou_alice></at> 随计划批准了第 1 步（`restart_service`）：除非参数改变，执行前不会再次询问。"
+        await env.wait(lambda: any(line in text(p) for p in env.bot_thread(root)))
+
+
+async def test_feishu_chinese_review_passed_on_says_whom_it_waits_on_in_chinese(tmp_path: Path) -> None:
+    policy = '[approvers]\nexec = ["ou_bob", "ou_carol"]\n'
+    policy += '[timeouts.before_risky_step]\nafter = "1h"\nstrategy = "reassign"\n'
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, policy + THREE_ANCHORS)) as env:
+        gate = await _chinese_gate(env)
+        await _tick_past(env, "deadline")
+        root = next(c for c in env.cards() if c.message_id == gate.root_id)
+        await env.wait(
+            lambda: any("👉 <at id=ou_alice></at> 现在等待你处理。" in text(p) for p in env.bot_thread(root))
+        )
+        assert any("1 小时 内无人决定；改为询问其他人。" in text(p) for p in env.bot_thread(root))
