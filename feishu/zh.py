@@ -104,6 +104,10 @@ _NEWS: tuple[tuple[str, str], ...] = (
         r"(?:its|their) parameters change\.",
         r"\1 随计划批准了\2：除非参数改变，执行前不会再次询问。",
     ),
+    (
+        r"From now on (`[^`]+`)(?: for (.+?))? runs without asking in this channel \(set by (⟦@[^⟧]+⟧)\)\.",
+        r"从现在起，\1（\2）在本群无需询问即可运行（由 \3 设置）。",
+    ),
 )
 
 
@@ -115,6 +119,7 @@ def said(text: str) -> str:
             text = re.sub(pattern, zh, text)
             for unit, zh_unit in _UNITS:
                 text = re.sub(unit, zh_unit, text)
+            text = text.replace("（）", "")  # a rule with no target names none
             return re.sub(
                 r"step (\d+) \((`[^`]+`)\)(, )?", lambda m: f"第 {m[1]} 步（{m[2]}）{'、' if m[3] else ''}", text
             )

@@ -666,3 +666,9 @@ async def test_free_text_param_keeps_the_whole_value(task: str, window: str) -> 
     tools = load_tools(["tests.agent.handoff_tools"])
     steps = await LLMBrain(OfflineModel()).plan(task, tools, feedback=[], rejected=[], completed=[], max_steps=10)
     assert steps[0].tool == "confirm_window" and steps[0].params == {"window": window}
+
+
+async def test_offline_replan_of_a_chinese_task_says_why_in_chinese() -> None:
+    steps = await BRAIN.plan("重启 payments 服务", DEMO, feedback=["hmm"], rejected=[], completed=[], max_steps=10)
+
+    assert steps[0].reason == "来自任务：“重启 payments 服务”。（看不出“hmm”要修改什么；请说明服务或步骤。）"

@@ -57,8 +57,11 @@ async def test_feishu_chinese_rules_lists_the_rule_in_chinese(tmp_path: Path) ->
             lambda: any("本群没有始终允许规则：每个高风险步骤都会询问。" in t for t in told(env, "ou_carol"))
         )
         gate = await _chinese_gate(env)
+        root = next(c for c in env.cards() if c.message_id == gate.root_id)
         await env.fake.click("alice", gate.message_id, "approve_always")
         [rule] = await env.bot.deps.store.rules(OPS)
+        set_line = "从现在起，`restart_service`（payments）在本群无需询问即可运行（由 <at id=ou_alice></at> 设置）。"
+        await env.wait(lambda: any(set_line in text(p) for p in env.bot_thread(root)))
         await env.fake.say("carol", OPS, "规则")
         row = f"• `restart_service`（payments） 无需询问即可运行（由 <at id=ou_alice></at> 设置；规则 `{rule.id}`）"
         await env.wait(lambda: any(row in t for t in told(env, "ou_carol")), within=5)
