@@ -19,9 +19,9 @@ async def rules_text(usecases: UseCases, chat: str, user: str, arg: str, lang: L
     verb, rule_id = verb.lower(), rule_id.strip()
     if verb in ("widen", "revoke") and rule_id:
         outcome = await (usecases.widen_rule if verb == "widen" else usecases.revoke_rule)(rule_id, user, chat)
-        return _outcome(outcome, verb)
+        return _outcome(outcome, verb, lang)
     if verb:
-        return messages.RULES_USAGE
+        return say("rules_usage", lang)
     listed = await usecases.rule_list(chat)
     return "\n".join(_row(r, lang) for r in listed.rules) or say("no_rules", lang)
 
@@ -48,15 +48,17 @@ def _what(rule: Rule, lang: Lang) -> str:
     return say("rule_what", lang, tool=tool, label=prose(rule.label)) if rule.label else tool
 
 
-def _outcome(outcome: RuleWidened | RuleRevoked | Refused | NotApplied, verb: str) -> str:
+def _outcome(outcome: RuleWidened | RuleRevoked | Refused | NotApplied, verb: str, lang: Lang) -> str:
     match outcome:
         case RuleWidened(rule=rule):
-            return prose(rule_widened(rule, rule.widened_by or ""))
+            if lang == "en":
+                return prose(rule_widened(rule, rule.widened_by or ""))
+            return say("rule_widened_to_all", lang, tool=escape(rule.tool), who=who(rule.widened_by or ""))
         case RuleRevoked(rule=rule):
-            return messages.RULE_REVOKED.format(what=prose(rule_what(rule)))
+            return say("rule_revoked", lang, what=_what(rule, lang))
         case Refused(refusal=refusal):
             setter = refusal.users[0] if refusal.users else ""
-            return messages.RULE_NOT_YOURS.format(user=who(setter), verb=verb)
+            return say("rule_not_yours", lang, user=who(setter), verb=say(f"verb_{verb}", lang))
         case NotApplied(message=message):
             return messages.FAILED.format(error=prose(message))
         case _:

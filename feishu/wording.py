@@ -140,6 +140,21 @@ WORDS: dict[str, tuple[str, str]] = {
     "rule_widened": (" · widened to every target by {who}", " · 已由 {who} 扩大到所有目标"),
     "rule_old": (" · made before rules named their targets", " · 创建于规则区分目标之前"),
     "rule_widen_hint": (" · `rules widen {id}` covers every target", " · `rules widen {id}` 可覆盖所有目标"),
+    "rules_usage": (
+        "Say `rules` to list this chat's always-allow rules, `rules widen <id>` or `rules revoke <id>`.",
+        "说 `规则` 列出本群的始终允许规则，或 `rules widen <id>`、`rules revoke <id>`。",
+    ),
+    "rule_revoked": ("Revoked: {what} asks for approval again in this chat.", "已撤销：{what} 在本群会再次请求批准。"),
+    "rule_not_yours": (
+        "Only {user} (who set it) or an approver can {verb} this rule. Nothing changed.",
+        "只有 {user}（设置者）或审批人可以{verb}此规则。未做任何更改。",
+    ),
+    "rule_widened_to_all": (
+        "From now on `{tool}` runs without asking in this channel for every target (widened by {who}).",
+        "从现在起，`{tool}` 在本群对所有目标无需询问即可运行（由 {who} 扩大）。",
+    ),
+    "verb_widen": ("widen", "扩大"),
+    "verb_revoke": ("revoke", "撤销"),
     # run status
     "status_planning": ("📝 Planning", "📝 规划中"),
     "status_awaiting_review": ("✋ Awaiting review", "✋ 等待审核"),

@@ -39,13 +39,13 @@ async def test_feishu_chinese_list_answers_in_chinese_rows(tmp_path: Path) -> No
         await env.wait(lambda: any(row in t for t in told(env, "ou_alice")))
 
 
-async def _chinese_gate(env: FEnv) -> Posted:
+async def _chinese_gate(env: FEnv, approver: str = "alice") -> Posted:
     await env.fake.say("alice", OPS, TASK)
     await env.wait(env.cards)
     root = env.cards()[-1]
     review = await env.next_review(root)
     while "高风险步骤执行前需要批准" not in text(review):
-        await env.fake.click("alice", review.message_id, "approve")
+        await env.fake.click(approver, review.message_id, "approve")
         review = await env.next_review(root, after=review)
     return review
 
@@ -110,3 +110,22 @@ async def test_feishu_chinese_review_passed_on_says_whom_it_waits_on_in_chinese(
             lambda: any("👉 <at id=ou_alice></at> 现在等待你处理。" in text(p) for p in env.bot_thread(root))
         )
         assert any("1 小时 内无人决定；改为询问其他人。" in text(p) for p in env.bot_thread(root))
+
+
+async def test_feishu_chinese_rules_widen_and_revoke_answer_in_chinese(tmp_path: Path) -> None:
+    policy = '[approvers]\nexec = ["ou_bob"]\n' + THREE_ANCHORS
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, policy)) as env:
+        gate = await _chinese_gate(env, approver="bob")
+        await env.fake.click("bob", gate.message_id, "approve_always")
+        [rule] = await env.bot.deps.store.rules(OPS)
+        await env.fake.say("carol", OPS, f"规则 widen {rule.id}")
+        refused = "只有 <at id=ou_bob></at>（设置者）或审批人可以扩大此规则。未做任何更改。"
+        await env.wait(lambda: any(refused in t for t in told(env, "ou_carol")))
+        await env.fake.say("bob", OPS, f"规则 widen {rule.id}")
+        widened = "从现在起，`restart_service` 在本群对所有目标无需询问即可运行（由 <at id=ou_bob></at> 扩大）。"
+        await env.wait(lambda: any(widened in t for t in told(env, "ou_bob")))
+        await env.fake.say("bob", OPS, f"规则 revoke {rule.id}")
+        revoked = "已撤销：`restart_service`（所有目标，整个工具） 在本群会再次请求批准。"
+        await env.wait(lambda: any(revoked in t for t in told(env, "ou_bob")))
+        await env.fake.say("bob", OPS, "规则 forget")
+        await env.wait(lambda: any("说 `规则` 列出本群的始终允许规则" in t for t in told(env, "ou_bob")))
