@@ -54,8 +54,8 @@ WORDS: dict[str, tuple[str, str]] = {
     # labels
     "waiting_on": ("Waiting on {who}", "等待 {who} 处理"),
     "approved_so_far": ("Approved so far by {who} · {n} more needed", "已批准：{who} · 还需 {n} 人"),
-    "why": ("Why", "原因"),
-    "step_of": ("Step {n} of {total}", "第 {n} 步，共 {total} 步"),
+    "why": ("Why:", "原因："),
+    "step_of": ("Step {n} of {total}:", "第 {n} 步，共 {total} 步："),
     "plan": ("Plan", "计划"),
     "forget": ("Forget", "忘掉这条经验"),
     "forgotten_by": ("Forgotten by {who}", "已由 {who} 忘掉"),

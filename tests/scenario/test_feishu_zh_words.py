@@ -116,6 +116,8 @@ async def test_feishu_chinese_rules_widen_and_revoke_answer_in_chinese(tmp_path:
     policy = '[approvers]\nexec = ["ou_bob"]\n' + THREE_ANCHORS
     async with running_feishu(tmp_path, config=policy_file(tmp_path, policy)) as env:
         gate = await _chinese_gate(env, approver="bob")
+        assert "第 1 步，共 2 步： `restart_service`" in text(gate)
+        assert "**原因：** 来自任务：“重启 payments 服务”。" in text(gate), text(gate)
         await env.fake.click("bob", gate.message_id, "approve_always")
         [rule] = await env.bot.deps.store.rules(OPS)
         await env.fake.say("carol", OPS, f"规则 widen {rule.id}")
