@@ -99,6 +99,12 @@ _NEWS: tuple[tuple[str, str], ...] = (
     (r"No decision after (.+); Tandem keeps waiting\.", r"\1 内无人决定；Tandem 继续等待。"),
     (r"No decision after (.+); asking someone else\.", r"\1 内无人决定；改为询问其他人。"),
     (r"No decision after (.+); escalated\.", r"\1 内无人决定；已上报。"),
+    (r"No decision after (.+); continued with the default \(approve\)\.", r"\1 内无人决定；已按默认值批准并继续。"),
+    (r"No decision after (.+); continued with the default \((\w+)\)\.", r"\1 内无人决定；已按默认值（\2）继续。"),
+    (
+        r"No approval after (.+): skipped ((?:step \d+ \([^)]+\)(?:, )?)+); the read-only steps go on\.",
+        r"\1 内无人批准：已跳过\2；只读步骤继续执行。",
+    ),
     (
         rf"(⟦@[^⟧]+⟧) approved {_STEPS} with the plan: (?:it runs|they run) without asking again unless "
         r"(?:its|their) parameters change\.",
@@ -121,7 +127,7 @@ def said(text: str) -> str:
                 text = re.sub(unit, zh_unit, text)
             text = text.replace("（）", "")  # a rule with no target names none
             return re.sub(
-                r"step (\d+) \((`[^`]+`)\)(, )?", lambda m: f"第 {m[1]} 步（{m[2]}）{'、' if m[3] else ''}", text
+                r"step (\d+) \(([^)]+)\)(, )?", lambda m: f"第 {m[1]} 步（{m[2]}）{'、' if m[3] else ''}", text
             )
     return text
 

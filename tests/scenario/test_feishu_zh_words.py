@@ -131,3 +131,22 @@ async def test_feishu_chinese_rules_widen_and_revoke_answer_in_chinese(tmp_path:
         await env.wait(lambda: any(revoked in t for t in told(env, "ou_bob")))
         await env.fake.say("bob", OPS, "规则 forget")
         await env.wait(lambda: any("说 `规则` 列出本群的始终允许规则" in t for t in told(env, "ou_bob")))
+
+
+async def test_feishu_chinese_plan_approved_by_default_at_its_deadline_says_so_in_chinese(tmp_path: Path) -> None:
+    policy = '[timeouts.after_plan]\nafter = "1h"\nstrategy = "use_default"\ndefault = "approve"\n'
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, policy)) as env:
+        root, _ = await env.plan_of(TASK)
+        await _tick_past(env, "deadline")
+        line = "1 小时 内无人决定；已按默认值批准并继续。"
+        await env.wait(lambda: any(line in text(p) for p in env.bot_thread(root)))
+
+
+async def test_feishu_chinese_gate_skipped_at_its_deadline_says_so_in_chinese(tmp_path: Path) -> None:
+    policy = '[timeouts.before_risky_step]\nafter = "1h"\nstrategy = "degrade"\n' + THREE_ANCHORS
+    async with running_feishu(tmp_path, config=policy_file(tmp_path, policy)) as env:
+        gate = await _chinese_gate(env)
+        await _tick_past(env, "deadline")
+        root = next(c for c in env.cards() if c.message_id == gate.root_id)
+        line = "1 小时 内无人批准：已跳过第 1 步（restart_service）；只读步骤继续执行。"
+        await env.wait(lambda: any(line in text(p) for p in env.bot_thread(root)))
