@@ -134,7 +134,7 @@ def _content(view: ReviewView, lang: Lang) -> list[Element]:
         asked = f" · {say('asked_by', lang, who=escape(view.asker or '?'))}"
         parts = [task, md(escape(clip(h.prompt, 2000)) + asked)]
         if h.reason:
-            parts.append(note(f"**{say('why', lang)}:** {escape(clip(h.reason, 300))}"))
+            parts.append(note(f"**{say('why', lang)}** {escape(clip(h.reason, 300))}"))
         return parts
     parts = [task]
     if view.takeover_reason:

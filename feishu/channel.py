@@ -145,7 +145,7 @@ class FeishuChannel:
                 await self.store.save_message(review_key(review.id), state.id, where.chat_id, message_id, [card])
             case out.ReviewReassigned() | out.ReviewEscalated():
                 review = await review_of(self.store, state, message.review_id)
-                await reply(line_card(f"👉 {self._people(state, review)} this now waits on you.", lang))
+                await reply(line_card(say("now_yours", lang, who=self._people(state, review)), lang))
             case out.ReviewDecided() | out.ReviewClosed():
                 await self._mark(state, delivery, message)
             case out.ReviewRedrawn() if message.fresh:
@@ -157,9 +157,10 @@ class FeishuChannel:
                 await self._redraw(state, message.review_id, form)
             case out.Reminder():
                 review = await review_of(self.store, state, message.review_id)
-                await reply(line_card(f"⏰ {self._people(state, review)} {prose(message.text, 500)}", lang))
+                said = zh.said(message.text) if lang == "zh" else message.text
+                await reply(line_card(f"⏰ {self._people(state, review)} {prose(said, 500)}", lang))
             case out.NewsLine():
-                await reply(line_card(prose(message.text, 2900), lang))
+                await reply(line_card(prose(zh.said(message.text) if lang == "zh" else message.text, 2900), lang))
             case out.ReadAs():
                 await post_read_as(self.api, self.store, reply, state.id, where, message, lang)
             case out.ClarifyAsked():

@@ -142,7 +142,7 @@ def steps_md(steps: Sequence[Step], *, why: bool = False) -> str:
 
 def step_body(step: Step, lang: Lang, total: int) -> list[Element]:
     """The step a review is about: ``Step 2 of 3: `restart_service` · 🟠 exec``, its parameters and reason."""
-    parts = [md(f"{say('step_of', lang, n=step.number, total=total)}: {step_title(step, numbered=False)}")]
+    parts = [md(f"{say('step_of', lang, n=step.number, total=total)} {step_title(step, numbered=False)}")]
     if step.params:
         shown = chips_md(chips(step.params), PARAMS_LIMIT)
         parts.append(md(shown))
@@ -150,7 +150,7 @@ def step_body(step: Step, lang: Lang, total: int) -> list[Element]:
             exact = json.dumps(step.params, ensure_ascii=False, indent=2, default=str)
             parts.append(panel(say("show_details", lang), md(f"```json\n{escape(clip(exact, 8000))}\n```")))
     if step.reason:
-        parts.append(note(f"**{say('why', lang)}:** {escape(clip(' '.join(step.reason.split()), 500))}"))
+        parts.append(note(f"**{say('why', lang)}** {escape(clip(' '.join(step.reason.split()), 500))}"))
     return parts
 
 

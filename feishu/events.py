@@ -108,14 +108,14 @@ async def subcommand(deps: FeishuDeps, event: MessageEvent, word: str, arg: str)
     chat, user = event.event.message.chat_id, event.event.sender.sender_id.open_id
     usecases = deps.usecases
     if word == "list":
-        await tell(deps, event, list_text(await usecases.list_runs(user, chat)))
+        await tell(deps, event, list_text(await usecases.list_runs(user, chat), lang_of(event.event.message.text)))
         return
     if word == "report":
         answer = await chat_report(deps, chat, arg, lang_of(event.event.message.text))
         await (tell(deps, event, answer) if isinstance(answer, str) else show(deps, event, answer))
         return
     if word == "rules":
-        await tell(deps, event, await rules_text(usecases, chat, user, arg))
+        await tell(deps, event, await rules_text(usecases, chat, user, arg, lang_of(event.event.message.text)))
         return
     if word == "lessons":
         if arg.split(" ", 1)[0].lower() == "forget":

@@ -9,42 +9,56 @@ from agent.messages import rule_what, rule_widened
 from agent.models import Rule
 from agent.usecases import NotApplied, Refused, RuleRevoked, RuleWidened, UseCases
 from feishu import messages
-from feishu.wording import escape, prose, who
+from feishu.wording import Lang, escape, prose, say, who
 
 
-async def rules_text(usecases: UseCases, chat: str, user: str, arg: str) -> str:
-    """``rules`` lists; ``rules widen ID`` and ``rules revoke ID`` act, where the policy lets ``user``."""
+async def rules_text(usecases: UseCases, chat: str, user: str, arg: str, lang: Lang = "en") -> str:
+    """``rules`` lists (in the asker's language); ``rules widen ID`` and ``rules revoke ID`` act, where the
+    policy lets ``user``."""
     verb, _, rule_id = arg.strip().partition(" ")
     verb, rule_id = verb.lower(), rule_id.strip()
     if verb in ("widen", "revoke") and rule_id:
         outcome = await (usecases.widen_rule if verb == "widen" else usecases.revoke_rule)(rule_id, user, chat)
-        return _outcome(outcome, verb)
+        return _outcome(outcome, verb, lang)
     if verb:
-        return messages.RULES_USAGE
+        return say("rules_usage", lang)
     listed = await usecases.rule_list(chat)
-    return "\n".join(_row(r) for r in listed.rules) or messages.NO_RULES
+    return "\n".join(_row(r, lang) for r in listed.rules) or say("no_rules", lang)
 
 
-def _row(rule: Rule) -> str:
+def _row(rule: Rule, lang: Lang) -> str:
+    what = _what(rule, lang)
     if rule.from_policy:
-        return f"• {prose(rule_what(rule))} runs without asking (set in the policy file, [rules] always_allow)"
-    row = f"• {prose(rule_what(rule))} runs without asking (set by {who(rule.created_by)}; rule `{escape(rule.id)}`)"
+        return say("rule_from_policy", lang, what=what)
+    row = say("rule_set_by", lang, what=what, who=who(rule.created_by), id=escape(rule.id))
     if rule.widened_by is not None:
-        return row + f" · widened to every target by {who(rule.widened_by)}"
+        return row + say("rule_widened", lang, who=who(rule.widened_by))
     if rule.tool_wide:
-        return row + " · made before rules named their targets"
-    return row + f" · `rules widen {escape(rule.id)}` covers every target"
+        return row + say("rule_old", lang)
+    return row + say("rule_widen_hint", lang, id=escape(rule.id))
 
 
-def _outcome(outcome: RuleWidened | RuleRevoked | Refused | NotApplied, verb: str) -> str:
+def _what(rule: Rule, lang: Lang) -> str:
+    """What a rule covers (:func:`agent.messages.rule_what`), in the asker's language."""
+    if lang == "en":
+        return prose(rule_what(rule))
+    tool = f"`{escape(rule.tool)}`"
+    if rule.tool_wide:
+        return say("rule_tool_wide", lang, tool=tool)
+    return say("rule_what", lang, tool=tool, label=prose(rule.label)) if rule.label else tool
+
+
+def _outcome(outcome: RuleWidened | RuleRevoked | Refused | NotApplied, verb: str, lang: Lang) -> str:
     match outcome:
         case RuleWidened(rule=rule):
-            return prose(rule_widened(rule, rule.widened_by or ""))
+            if lang == "en":
+                return prose(rule_widened(rule, rule.widened_by or ""))
+            return say("rule_widened_to_all", lang, tool=escape(rule.tool), who=who(rule.widened_by or ""))
         case RuleRevoked(rule=rule):
-            return messages.RULE_REVOKED.format(what=prose(rule_what(rule)))
+            return say("rule_revoked", lang, what=_what(rule, lang))
         case Refused(refusal=refusal):
             setter = refusal.users[0] if refusal.users else ""
-            return messages.RULE_NOT_YOURS.format(user=who(setter), verb=verb)
+            return say("rule_not_yours", lang, user=who(setter), verb=say(f"verb_{verb}", lang))
         case NotApplied(message=message):
             return messages.FAILED.format(error=prose(message))
         case _:

@@ -54,8 +54,8 @@ WORDS: dict[str, tuple[str, str]] = {
     # labels
     "waiting_on": ("Waiting on {who}", "等待 {who} 处理"),
     "approved_so_far": ("Approved so far by {who} · {n} more needed", "已批准：{who} · 还需 {n} 人"),
-    "why": ("Why", "原因"),
-    "step_of": ("Step {n} of {total}", "第 {n} 步，共 {total} 步"),
+    "why": ("Why:", "原因："),
+    "step_of": ("Step {n} of {total}:", "第 {n} 步，共 {total} 步："),
     "plan": ("Plan", "计划"),
     "forget": ("Forget", "忘掉这条经验"),
     "forgotten_by": ("Forgotten by {who}", "已由 {who} 忘掉"),
@@ -119,6 +119,42 @@ WORDS: dict[str, tuple[str, str]] = {
         "回复本话题即可作答：批准、取消，或说明需要修改什么。也可以：{cli}",
     ),
     "answer_by_cli": ("To answer: {cli}", "作答方式：{cli}"),
+    "now_yours": ("👉 {who} this now waits on you.", "👉 {who} 现在等待你处理。"),
+    # list and rules
+    "no_open_runs": ("No open runs here.", "本群没有进行中的运行。"),
+    "waits_on_you": (" · 👉 waits on you", " · 👉 等待你处理"),
+    "no_rules": (
+        "No always-allow rules here: every risky step asks.",
+        "本群没有始终允许规则：每个高风险步骤都会询问。",
+    ),
+    "rule_what": ("{tool} for {label}", "{tool}（{label}）"),
+    "rule_tool_wide": ("{tool} for every target (tool-wide)", "{tool}（所有目标，整个工具）"),
+    "rule_from_policy": (
+        "• {what} runs without asking (set in the policy file, [rules] always_allow)",
+        "• {what} 无需询问即可运行（在策略文件的 [rules] always_allow 中设置）",
+    ),
+    "rule_set_by": (
+        "• {what} runs without asking (set by {who}; rule `{id}`)",
+        "• {what} 无需询问即可运行（由 {who} 设置；规则 `{id}`）",
+    ),
+    "rule_widened": (" · widened to every target by {who}", " · 已由 {who} 扩大到所有目标"),
+    "rule_old": (" · made before rules named their targets", " · 创建于规则区分目标之前"),
+    "rule_widen_hint": (" · `rules widen {id}` covers every target", " · `rules widen {id}` 可覆盖所有目标"),
+    "rules_usage": (
+        "Say `rules` to list this chat's always-allow rules, `rules widen <id>` or `rules revoke <id>`.",
+        "说 `规则` 列出本群的始终允许规则，或 `rules widen <id>`、`rules revoke <id>`。",
+    ),
+    "rule_revoked": ("Revoked: {what} asks for approval again in this chat.", "已撤销：{what} 在本群会再次请求批准。"),
+    "rule_not_yours": (
+        "Only {user} (who set it) or an approver can {verb} this rule. Nothing changed.",
+        "只有 {user}（设置者）或审批人可以{verb}此规则。未做任何更改。",
+    ),
+    "rule_widened_to_all": (
+        "From now on `{tool}` runs without asking in this channel for every target (widened by {who}).",
+        "从现在起，`{tool}` 在本群对所有目标无需询问即可运行（由 {who} 扩大）。",
+    ),
+    "verb_widen": ("widen", "扩大"),
+    "verb_revoke": ("revoke", "撤销"),
     # run status
     "status_planning": ("📝 Planning", "📝 规划中"),
     "status_awaiting_review": ("✋ Awaiting review", "✋ 等待审核"),

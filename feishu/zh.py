@@ -87,6 +87,51 @@ def doing(text: str) -> str:
     return text
 
 
+_UNITS = (
+    (r"(\d+) s\b", r"\1 秒"),
+    (r"(\d+) min\b", r"\1 分钟"),
+    (r"(\d+) h\b", r"\1 小时"),
+    (r"([\d.]+) days\b", r"\1 天"),
+)
+_STEPS = r"((?:step \d+ \(`[^`]+`\)(?:, )?)+)"
+_NEWS: tuple[tuple[str, str], ...] = (
+    (r"Still waiting for a decision \((.+)\)\.", r"仍在等待决定（已等 \1）。"),
+    (r"No decision after (.+); Tandem keeps waiting\.", r"\1 内无人决定；Tandem 继续等待。"),
+    (r"No decision after (.+); asking someone else\.", r"\1 内无人决定；改为询问其他人。"),
+    (r"No decision after (.+); escalated\.", r"\1 内无人决定；已上报。"),
+    (r"No decision after (.+); continued with the default \(approve\)\.", r"\1 内无人决定；已按默认值批准并继续。"),
+    (r"No decision after (.+); continued with the default \((\w+)\)\.", r"\1 内无人决定；已按默认值（\2）继续。"),
+    (
+        r"No approval after (.+): skipped ((?:step \d+ \([^)]+\)(?:, )?)+); the read-only steps go on\.",
+        r"\1 内无人批准：已跳过\2；只读步骤继续执行。",
+    ),
+    (
+        rf"(⟦@[^⟧]+⟧) approved {_STEPS} with the plan: (?:it runs|they run) without asking again unless "
+        r"(?:its|their) parameters change\.",
+        r"\1 随计划批准了\2：除非参数改变，执行前不会再次询问。",
+    ),
+    (
+        r"From now on (`[^`]+`)(?: for (.+?))? runs without asking in this channel \(set by (⟦@[^⟧]+⟧)\)\.",
+        r"从现在起，\1（\2）在本群无需询问即可运行（由 \3 设置）。",
+    ),
+)
+
+
+def said(text: str) -> str:
+    """A reminder or a line of news in Chinese where its words are known here (``Still waiting for a decision
+    (5 min).`` → ``仍在等待决定（已等 5 分钟）。``), else as the core wrote it."""
+    for pattern, zh in _NEWS:
+        if re.fullmatch(pattern, text):
+            text = re.sub(pattern, zh, text)
+            for unit, zh_unit in _UNITS:
+                text = re.sub(unit, zh_unit, text)
+            text = text.replace("（）", "")  # a rule with no target names none
+            return re.sub(
+                r"step (\d+) \(([^)]+)\)(, )?", lambda m: f"第 {m[1]} 步（{m[2]}）{'、' if m[3] else ''}", text
+            )
+    return text
+
+
 def gate_lines(gates: tuple[PlanGate, ...]) -> list[str]:
     """What approving a plan does to its risky steps, in Chinese (as :func:`agent.messages.plan_gate_lines`
     says it in English, from the same gates)."""

@@ -19,12 +19,24 @@ class Draft:
     note: str = ""
     ahead: bool = False
     """Put ahead of another step by feedback, beside a step of the same tool the task keeps later."""
+    note_zh: str = ""
+    """``note`` as a Chinese requester reads it."""
 
-    def reason(self) -> str:
+    def add_note(self, en: str, zh: str) -> None:
+        self.note += f" {en}"
+        self.note_zh += zh
+
+    def reason(self, zh: bool = False) -> str:
+        """Why the step is in the plan, in the requester's language: ``From the task: “restart payments”.``"""
+        if zh:
+            return f"{_SOURCES_ZH[self.origin]}：“{self.clause}”。{self.note_zh}"
         if self.origin == "lesson":
             return f"From an earlier correction: “{self.clause}”.{self.note}"
         source = "Added from feedback" if self.origin == "feedback" else "From the task"
         return f"{source}: “{self.clause}”.{self.note}"
+
+
+_SOURCES_ZH = {"task": "来自任务", "feedback": "根据反馈添加", "lesson": "来自之前的纠正"}
 
 
 def draft_steps(clauses: list[tuple[str, str]], box: Toolbox, task: str, memory: dict[str, str]) -> list[Draft]:

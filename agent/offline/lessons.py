@@ -45,7 +45,10 @@ def _values(lesson: JSON, drafts: list[Draft], task: str) -> None:
         if changes:
             d.params.update(changes)
             listed = ", ".join(f"{k}={v}" for k, v in changes.items())
-            d.note += f" Used {listed} as an earlier correction said: “{said[:120]}”."
+            d.add_note(
+                f"Used {listed} as an earlier correction said: “{said[:120]}”.",
+                f"按之前的纠正使用 {listed}：“{said[:120]}”。",
+            )
 
 
 def _next_to(lesson: JSON, drafts: list[Draft], place: JSON) -> int | None:
@@ -66,14 +69,16 @@ def _steps(lesson: JSON, drafts: list[Draft], box: Toolbox) -> None:
             continue
         near = drafts[at if at < len(drafts) else at - 1]
         params = {p.name: near.params[p.name] for p in tool.params if p.name in near.params}
-        drafts.insert(at, Draft(tool, params, said, "lesson", note=" (An earlier correction asked for this step.)"))
+        added_step = Draft(tool, params, said, "lesson")
+        added_step.add_note("(An earlier correction asked for this step.)", "（之前的纠正要求加上这一步。）")
+        drafts.insert(at, added_step)
     for moved in lesson.get("move_steps") or []:
         here = next((i for i, d in enumerate(drafts) if d.tool.name == moved.get("tool")), None)
         at = _next_to(lesson, drafts, moved)
         if here is None or at is None or (here < at if moved.get("before") else here >= at):
             continue  # not there, or already where the lesson wants it
         step = drafts.pop(here)
-        step.note += f" Moved as an earlier correction said: “{said[:120]}”."
+        step.add_note(f"Moved as an earlier correction said: “{said[:120]}”.", f"按之前的纠正移动：“{said[:120]}”。")
         drafts.insert(at if here > at else at - 1, step)
 
 

@@ -12,14 +12,15 @@ from agent.offline.feedback import FeedbackEdit, apply_feedback
 from agent.offline.lessons import apply_lessons
 from agent.offline.params import extract_params, missing_params
 from agent.offline.scope import can_do_line, outside
+from agent.offline.text import is_chinese
 from agent.offline.tools_match import Toolbox, tool_view
 from agent.offline.vocabulary import INSTEAD_OF, JSON, split_clauses, value_at
 
 # --- planning ------------------------------------------------------------------------
 
 
-def _step_json(draft: Draft) -> JSON:
-    return {"tool": draft.tool.name, "params": draft.params, "reason": draft.reason()}
+def _step_json(draft: Draft, zh: bool = False) -> JSON:
+    return {"tool": draft.tool.name, "params": draft.params, "reason": draft.reason(zh)}
 
 
 def _fallback(box: Toolbox, task: str, why: str) -> JSON | None:
@@ -109,7 +110,8 @@ def _plan(ctx: JSON) -> tuple[JSON, FeedbackEdit]:
         }
         if changes:
             d.params.update(changes)
-            d.note = " Changed " + ", ".join(f"{k}={v}" for k, v in changes.items()) + " as the feedback asked."
+            listed = ", ".join(f"{k}={v}" for k, v in changes.items())
+            d.note, d.note_zh = f" Changed {listed} as the feedback asked.", f"已按反馈改为 {listed}。"
     kept = [d for d in drafts if d.tool.name not in edit.dropped and (not edit.only or d.tool.name in edit.only)]
     kept = put_first(kept, edit.first, edit.ahead)  # "check the logs first": to the front, the rest in order
     first: dict[tuple[str, bool, Hashable], Draft] = {}  # equal drafts (same tool, equal params) count once
@@ -119,9 +121,13 @@ def _plan(ctx: JSON) -> tuple[JSON, FeedbackEdit]:
     done = [s for s in ctx.get("completed", []) if isinstance(s, dict) and s.get("status") == "done"]
     remaining = _not_done(unique, done) or unique
     ready = [d for d in remaining if not missing_params(d.tool, d.params)]
-    steps = [_step_json(d) for d in ready][: int(ctx.get("max_steps", 10))]
+    steps = [_step_json(d, is_chinese(task)) for d in ready][: int(ctx.get("max_steps", 10))]
     if feedback and not edit.understood and steps:
-        steps[0]["reason"] += f" (Could not tell what to change from “{feedback[-1]}”; name the service or step.)"
+        steps[0]["reason"] += (
+            f"（看不出“{feedback[-1]}”要修改什么；请说明服务或步骤。）"
+            if is_chinese(task)
+            else f" (Could not tell what to change from “{feedback[-1]}”; name the service or step.)"
+        )
     if not steps and not feedback and outside(task, box):  # "order pizza": no tool does any of it
         return {"steps": [], "unable": ""}, edit
     if not steps:

@@ -86,18 +86,35 @@ def _tally(steps: list[JSON], zh: bool) -> str:
 def _gist(steps: list[JSON], zh: bool, limit: int = 3) -> str:
     """``read the payments logs and restarted payments``: what ran, in its tools' words where they have them
     (a tool's name and main values where not, and in a Chinese result)."""
+    if zh:
+        return _gist_zh(steps, limit)
     parts = []
     for s in steps[:limit]:
         params = s.get("params") if isinstance(s.get("params"), dict) else {}
         values = " ".join(str(v) for v in list(params.values())[:2]) if params else ""
-        said = str(s.get("did") or "") if not zh and s.get("status") == "done" else ""
-        failed = " failed" if s.get("status") == "failed" and not zh else ""
+        said = str(s.get("did") or "") if s.get("status") == "done" else ""
+        failed = " failed" if s.get("status") == "failed" else ""
         parts.append(said or f"{s.get('tool')} {values}".strip() + failed)
-    if zh:
-        return "，".join(parts) + (f"（另有 {len(steps) - limit} 步）" if len(steps) > limit else "")
     if len(steps) > limit:
         parts.append(plural(len(steps) - limit, "more step"))
     return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+
+
+def _gist_zh(steps: list[JSON], limit: int) -> str:
+    """``运行了 restart_service（payments）和 read_logs（payments，error，失败）``: a sentence, the tools' own
+    words being English."""
+    parts = []
+    for s in steps[:limit]:
+        params = s.get("params")
+        values = list(params.values())[:2] if isinstance(params, dict) else []
+        said = [str(v) for v in values] + (["失败"] if s.get("status") == "failed" else [])
+        parts.append(f"{s.get('tool')}" + (f"（{'，'.join(said)}）" if said else ""))
+    if len(steps) > limit:
+        parts.append(f"另外 {len(steps) - limit} 步")
+    if len(parts) == 1:
+        return "运行了 " + parts[0]
+    head = "、".join(parts[:-1])
+    return f"运行了 {head}{'和' if head.endswith('）') else ' 和'} {parts[-1]}"
 
 
 def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
@@ -119,8 +136,9 @@ def render_summary(task: str, steps: list[JSON], notes: list[str]) -> str:
         title = t["partly"]
     else:
         title = t["done"]
-    head = f"**{title}: {_gist(ran, zh)}{'' if zh else '.'}**" if ran else f"**{title}**"
-    lines = [head, f"{t['asked']}: {task}", _tally(ran, zh) if ran else "", ""]
+    colon = "：" if zh else ": "
+    head = f"**{title}{colon}{_gist(ran, zh)}{'。' if zh else '.'}**" if ran else f"**{title}**"
+    lines = [head, f"{t['asked']}{colon}{task}", _tally(ran, zh) if ran else "", ""]
     for step in ran:
         mark = _MARKS.get(str(step.get("status")), "•")
         params = _params_text(step.get("params"))

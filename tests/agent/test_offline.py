@@ -542,7 +542,10 @@ def test_offline_summary_names_what_did_not_run_and_what_changed() -> None:
 def test_offline_summary_of_a_chinese_task_is_chinese() -> None:
     views = [step_view(s) for s in EXECUTED]
     text = render_summary("重启 payments 然后查看错误日志", views, [])
-    assert text.startswith("**已结束，有问题:") and "执行了 3 步：2 步成功，1 步失败。" in text
+    assert (
+        text.startswith("**已结束，有问题：运行了 restart_service（payments）")
+        and "执行了 3 步：2 步成功，1 步失败。" in text
+    )
     assert "In short" not in apply_refinement("重启 payments", text, "给个总结", views)
 
 
@@ -663,3 +666,9 @@ async def test_free_text_param_keeps_the_whole_value(task: str, window: str) -> 
     tools = load_tools(["tests.agent.handoff_tools"])
     steps = await LLMBrain(OfflineModel()).plan(task, tools, feedback=[], rejected=[], completed=[], max_steps=10)
     assert steps[0].tool == "confirm_window" and steps[0].params == {"window": window}
+
+
+async def test_offline_replan_of_a_chinese_task_says_why_in_chinese() -> None:
+    steps = await BRAIN.plan("重启 payments 服务", DEMO, feedback=["hmm"], rejected=[], completed=[], max_steps=10)
+
+    assert steps[0].reason == "来自任务：“重启 payments 服务”。（看不出“hmm”要修改什么；请说明服务或步骤。）"
