@@ -24,7 +24,7 @@ from agent.models.platforms import place_hint, principal_of, run_origin
 from agent.models.tokens import AskedRecord
 from agent.outcomes import Applied, NotApplied, Refused
 from agent.policy import TIMEOUT
-from agent.ports import Store
+from agent.ports import Store, TokensStore
 from agent.runtime import Runtime
 from agent.runtime.home import RuntimeLoop, at_home
 from agent.usecases import UseCases
@@ -183,9 +183,18 @@ class Asking:
     """The handoff use cases on one store and runtime (the same the chat channels use)."""
 
     def __init__(
-        self, store: Store, runtime: Runtime, usecases: UseCases, *, unserved: Callable[[Origin], str | None] = _served
+        self,
+        store: Store,
+        runtime: Runtime,
+        usecases: UseCases,
+        *,
+        unserved: Callable[[Origin], str | None] = _served,
+        tokens: TokensStore | None = None,
     ) -> None:
         self.store = store
+        # where a request's token is checked (None: ``store``): a connection of the serving loop's own, so the
+        # check at the door does not queue behind the runtime's work
+        self.tokens: TokensStore = tokens if tokens is not None else store
         self.runtime = runtime
         self.usecases = usecases
         self.unserved = unserved  # why a place cannot be asked at on this server (None: it can)
