@@ -24,8 +24,9 @@ from agent.models.platforms import place_hint, principal_of, run_origin
 from agent.models.tokens import AskedRecord
 from agent.outcomes import Applied, NotApplied, Refused
 from agent.policy import TIMEOUT
-from agent.ports import Store
+from agent.ports import Store, TokensStore
 from agent.runtime import Runtime
+from agent.runtime.home import RuntimeLoop, at_home
 from agent.usecases import UseCases
 from agent.waking import Wakes
 
@@ -182,9 +183,18 @@ class Asking:
     """The handoff use cases on one store and runtime (the same the chat channels use)."""
 
     def __init__(
-        self, store: Store, runtime: Runtime, usecases: UseCases, *, unserved: Callable[[Origin], str | None] = _served
+        self,
+        store: Store,
+        runtime: Runtime,
+        usecases: UseCases,
+        *,
+        unserved: Callable[[Origin], str | None] = _served,
+        tokens: TokensStore | None = None,
     ) -> None:
         self.store = store
+        # where a request's token is checked (None: ``store``): a connection of the serving loop's own, so the
+        # check at the door does not queue behind the runtime's work
+        self.tokens: TokensStore = tokens if tokens is not None else store
         self.runtime = runtime
         self.usecases = usecases
         self.unserved = unserved  # why a place cannot be asked at on this server (None: it can)
@@ -192,6 +202,13 @@ class Asking:
         self.wakes = Wakes()  # a wait ends as soon as its run changes in this process
         runtime.observers.append(self.wakes)
 
+    @property
+    def home(self) -> RuntimeLoop | None:
+        """The runtime's own loop (None: the caller's): a create, read or cancel runs there whole, one hop instead
+        of one per store call, each of which would queue behind the runtime's other work."""
+        return self.runtime.home
+
+    @at_home
     async def ask(self, token: Caller, request: AskRequest, *, reason: str = "asked through the API") -> Created:
         """Ask ``request`` as ``token`` (``reason``: the question's "why" line), or return the handoff this caller
         already asked with its idempotency key. The same key asked at once (here, or by another process or replica
@@ -228,6 +245,7 @@ class Asking:
             return Created(await self._view(state), new=False)
         return Created(await self._view(state), new=True)
 
+    @at_home
     async def read(self, token: Caller, handoff_id: str, wait: float = 0.0) -> HandoffView | NoSuchHandoff:
         """The handoff, once it is decided or ``wait`` seconds (at most :data:`MAX_WAIT`) passed."""
         kept = await self.store.asked(handoff_id)
@@ -249,6 +267,7 @@ class Asking:
                     async with asyncio.timeout(min(self.poll, left)):
                         await changed.wait()
 
+    @at_home
     async def cancel(self, token: Caller, handoff_id: str) -> HandoffView | NoSuchHandoff | NotApplied | Refused:
         kept = await self.store.asked(handoff_id)
         if kept is None or kept.token != token.name:

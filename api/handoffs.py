@@ -21,7 +21,7 @@ ASKING: web.AppKey[Asking] = web.AppKey("asking", Asking)
 
 async def _token(request: web.Request, scope: Scope) -> ApiToken | web.Response:
     asking = request.app[ASKING]
-    return await token_of(request, asking.store, scope, asking.runtime.clock)
+    return await token_of(request, asking.tokens, scope, asking.runtime.clock)
 
 
 def _unprocessable(exc: ValidationError) -> web.Response:

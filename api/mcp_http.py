@@ -54,7 +54,7 @@ class TokenGate:
             await self.app(scope, receive, send)
             return
         header = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), "")
-        checked = await bearer(header, self.asking.store, SCOPE, self.asking.runtime.clock())
+        checked = await bearer(header, self.asking.tokens, SCOPE, self.asking.runtime.clock())
         if not isinstance(checked, ApiToken):
             # A JSON-RPC error (an MCP client shows its message), the problem's details as its data.
             error = {"code": REFUSED, "message": checked.body["detail"], "data": checked.body}

@@ -20,6 +20,7 @@ from agent.delivery import DeliveryWorker
 from agent.errors import ConfigError
 from agent.logs import ctx
 from agent.models import WEBHOOK
+from agent.ports import TokensStore
 from agent.runtime import Runtime
 from agent.runtime.home import RuntimeLoop, forwarded
 from agent.settings import DEMO_TOOLS, CoreSettings
@@ -54,6 +55,7 @@ class Bot:
     feishu: FeishuDeps | None = None
     webhooks: DeliveryWorker | None = None  # decided handoffs' signed POSTs (api.webhooks)
     mail: Mailing | None = None  # reminders, escalations and email: handoffs by mail (mail.service)
+    door: TokensStore | None = None  # API tokens checked on this loop's own connection (None: deps.store)
 
 
 @dataclass
@@ -156,7 +158,7 @@ async def bot_services(
         )
         runtime.acks = core.delivery.acks = deps.acks  # their work yields to requests being answered
         app = build_app(settings, deps, client)
-        bot = Bot(app=app, deps=deps, webhooks=core.webhooks, mail=core.mail)
+        bot = Bot(app=app, deps=deps, webhooks=core.webhooks, mail=core.mail, door=kept)
         assert app.inbox is not None
         replayers = {SLACK_SOURCE: app.inbox.replayer(app)}
         if feishu is not None:
@@ -226,7 +228,7 @@ def web_app(bot: Bot) -> web.Application:
 
     application.router.add_get("/healthz", healthz)
     unserved = {"unserved": bot.mail.unserved} if bot.mail is not None else {}
-    api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases, **unserved))
+    api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases, tokens=bot.door, **unserved))
     mount_mail(application, bot.mail.links if bot.mail is not None else None)
     a2a.mount(application, bot.deps.store, bot.deps.runtime, bot.deps.usecases)
     inbox_web.mount(application, bot)

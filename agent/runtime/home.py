@@ -194,7 +194,8 @@ def _resolve(future: asyncio.Future[None]) -> None:
 
 
 class _Homed(Protocol):
-    home: RuntimeLoop | None
+    @property
+    def home(self) -> RuntimeLoop | None: ...  # an attribute, or a property that asks another object
 
 
 H = TypeVar("H", bound=_Homed)
