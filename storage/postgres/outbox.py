@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from psycopg import AsyncConnection
+from psycopg.errors import UniqueViolation
 
 from agent.models import CardRefresh, Claim, Delivery, Outgoing, channel_of, decode_outgoing, encode_outgoing
 from storage.postgres import rows
@@ -125,12 +126,18 @@ class Outbox(PoolUser):
 
     async def retry_delivery(self, delivery_id: int, attempts: int, next_at: float, error: str) -> None:
         """Back to pending for a later try (a card update already superseded by a newer one is dropped)."""
-        await self._write(
-            "UPDATE outbox SET attempts = %s, next_at = %s, error = %s, status = CASE WHEN kind = 'card' AND EXISTS"
-            " (SELECT 1 FROM outbox AS newer WHERE newer.run_id = outbox.run_id AND newer.kind = 'card'"
-            " AND newer.status = 'pending') THEN 'sent' ELSE 'pending' END WHERE id = %s",
-            [attempts, next_at, error, delivery_id],
-        )
+        try:
+            await self._write(
+                "UPDATE outbox SET attempts = %s, next_at = %s, error = %s, status = CASE WHEN kind = 'card' AND EXISTS"
+                " (SELECT 1 FROM outbox AS newer WHERE newer.run_id = outbox.run_id AND newer.kind = 'card'"
+                " AND newer.status = 'pending') THEN 'sent' ELSE 'pending' END WHERE id = %s",
+                [attempts, next_at, error, delivery_id],
+            )
+        except UniqueViolation:  # a newer card update was committed between the check and the write: superseded
+            await self._write(
+                "UPDATE outbox SET attempts = %s, next_at = %s, error = %s, status = 'sent' WHERE id = %s",
+                [attempts, next_at, error, delivery_id],
+            )
 
     async def fail_delivery(self, delivery_id: int, attempts: int, error: str) -> None:
         await self._write(

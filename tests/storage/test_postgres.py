@@ -15,12 +15,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from agent.brain import LLMBrain
 from agent.config import AnchorsRule, PolicyConfig
 from agent.llm import make_model
-from agent.models import Approve, NewsLine, Review, RunState
+from agent.models import Approve, CardRefresh, NewsLine, Review, RunState, encode_outgoing
 from agent.runtime import Runtime
 from agent.tools import load_tools
 from storage.postgres.schema import MIGRATIONS
@@ -176,3 +177,35 @@ async def test_due_reviews_taken_by_two_replicas_at_once_are_split_between_them(
         assert not first & second, "no review handed to both replicas"
         assert first | second == {f"rv{i}" for i in range(300)}
         assert await store.due_reviews(T0) == [], "the other replicas' claims hold against a third"
+
+
+async def test_card_retried_while_a_newer_card_commits_is_dropped_without_an_error(pg_server: PgServer) -> None:
+    url = pg_server.schema()
+    async with PgStore(url) as store:
+        state = RunState(id="r1", task="t", requester="U1", created_at=T0, updated_at=T0)
+        await store.create(state, [], outbox=("slack", [CardRefresh()]))
+        [card] = await store.due_deliveries("slack", T0, 60)
+        assert (await store.claim_delivery_row(card.id, T0, 60)).claimed
+        async with (
+            await psycopg.AsyncConnection.connect(url) as other,
+            await psycopg.AsyncConnection.connect(url, autocommit=True) as watch,
+        ):
+            async with other.transaction():  # another replica's transition writes a newer card, not committed yet
+                await other.execute(
+                    "INSERT INTO outbox (run_id, channel, kind, message, status, created_at, next_at)"
+                    " VALUES ('r1', 'slack', 'card', %s, 'pending', %s, 0)",
+                    [encode_outgoing(CardRefresh()), T0 + 1],
+                )
+                retry = asyncio.create_task(store.retry_delivery(card.id, 1, T0 + 30, "timeout"))
+                for _ in range(500):  # until the retry waits on the newer row's lock
+                    cur = await watch.execute("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+                    row = await cur.fetchone()
+                    if row is not None and row[0] > 0:
+                        break
+                    await asyncio.sleep(0.01)
+                else:
+                    raise AssertionError("the retry never waited on the newer card")
+        await retry  # the newer card committed: the retried one is superseded, not an error
+
+        due = await store.due_deliveries("slack", T0 + 60, 60)
+        assert [d.message.kind for d in due] == ["card"] and due[0].id != card.id, "only the newer card is sent"
