@@ -24,14 +24,19 @@ from tests.scenario.harness import OPS, Env, asked_in_thread, buttons_of, policy
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def on_the_bots_database(env: Env) -> dict[str, str]:
+    """The environment of a ``tandem`` process on ``env``'s database, with none of this process's settings."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_"))}
+    return {**clean, "PYTHONPATH": str(ROOT), "TANDEM_DB": str(env.db)}
+
+
 @asynccontextmanager
 async def mcp_client(env: Env, tmp_path: Path, *args: str) -> AsyncIterator[Client]:
     """``tandem mcp`` as a fresh process on ``env``'s database, with an SDK client connected to it."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "TANDEM_"))}
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "cli.main", "mcp", *args],
-        env={**clean, "PYTHONPATH": str(ROOT), "TANDEM_DB": str(env.db)},
+        env=on_the_bots_database(env),
         cwd=str(tmp_path),
     )
     async with Client(params, read_timeout_seconds=60) as client:
@@ -171,3 +176,55 @@ async def test_mcp_client_that_went_away_mid_wait_calls_again_with_its_key_and_g
 
         assert (got["status"], got["answer"], got["by"]) == ("resolved", "drain", "U0ALICE")
         assert len(env.cards()) == 1, "asked once"
+
+
+@pytest.mark.parametrize("door", DOORS)
+async def test_mcp_ask_human_answered_by_a_reply_in_the_question_thread_returns_the_typed_text(
+    door: str, tmp_path: Path
+) -> None:
+    async with running(tmp_path) as env, mcp_door(door, env, tmp_path) as (client, _):
+        asked = {"question": "Which ticket tracks the checkout outage?", "channel": OPS, "assignees": ["U0ALICE"]}
+        waiting = asyncio.create_task(call(client, "ask_human", asked))
+        await asked_in_thread(env, "Which ticket tracks the checkout outage?")
+        assert not waiting.done(), "the call waits for the answer"
+
+        await env.ws.reply_in_thread("alice", OPS, env.cards()[0].ts, "INC-4821")
+
+        got = await asyncio.wait_for(waiting, 20)
+        assert (got["status"], got["answer"], got["by"]) == ("resolved", "INC-4821", "U0ALICE")
+
+
+async def tandem_answer(env: Env, tmp_path: Path, *args: str) -> tuple[int, str]:
+    """``tandem answer ARGS`` as its own process on ``env``'s database (without blocking the bot's loop)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *["-m", "cli.main", "answer", *args],
+        env=on_the_bots_database(env),
+        cwd=str(tmp_path),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode()
+
+
+@pytest.mark.parametrize("door", DOORS)
+async def test_mcp_ask_human_answered_from_the_cli_returns_that_answer_by_that_person(
+    door: str, tmp_path: Path
+) -> None:
+    async with running(tmp_path) as env, mcp_door(door, env, tmp_path) as (client, _):
+        asked = {"question": "Roll back checkout to v41?", "channel": OPS, "assignees": ["U0ALICE"]}
+        asked |= {"input_type": "choice", "options": ["roll back", "keep v42"]}
+        waiting = asyncio.create_task(call(client, "ask_human", asked))
+        await asked_in_thread(env, "Roll back checkout to v41?")
+        [run] = await env.bot.deps.store.list_runs()
+
+        code, said = await tandem_answer(env, tmp_path, run.id, "--answer", "roll back", "--as", "U0BOB")
+        assert code != 0 and not waiting.done(), "bob is not asked, so his answer changes nothing"
+        assert "Only @U0ALICE can answer this question. Nothing changed." in said
+        code, said = await tandem_answer(env, tmp_path, run.id, "--answer", "keep v42", "--as", "U0ALICE")
+        assert code == 0, said
+
+        got = await asyncio.wait_for(waiting, 20)
+        assert (got["id"], got["status"], got["answer"], got["by"]) == (run.id, "resolved", "keep v42", "U0ALICE")
