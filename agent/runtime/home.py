@@ -15,8 +15,10 @@ import concurrent.futures
 import functools
 import inspect
 import logging
+import math
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
@@ -133,6 +135,8 @@ class RuntimeLoop:
             await self.call(manager.__aexit__(None, None, None))
 
 
+QUIET = 0.02
+"""Seconds with no request open before work that waited goes ahead."""
 PATIENCE = 1.0
 """Seconds work that can wait yields to requests being answered, at most (then it goes ahead)."""
 
@@ -142,44 +146,74 @@ class Acks:
 
     One interpreter runs the server's loop and the runtime's, so while a run's next step, a
     click's processing or a delivery holds the interpreter, an ack waits for it. A chat platform gives
-    an ack 3 s and nothing else a deadline: work that can wait (:meth:`calm`) starts once no request is
-    open, or after ``patience`` seconds whichever comes first, so a burst of clicks is answered
-    first and worked through after. With requests one at a time, nothing waits more than a few
-    milliseconds. The server calls :meth:`opened` and :meth:`closed` on its own loop; :meth:`calm`
-    may be awaited on any loop.
+    an ack 3 s and nothing else a deadline: work that can wait (:meth:`calm`) starts once no request has
+    been open for ``quiet`` seconds, or after ``patience`` seconds whichever comes first, so a burst of
+    clicks is answered first and worked through after (its clients send their next request a moment
+    after each ack: work let go in that moment would hold up the rest). With requests one at a time,
+    work waits ``quiet`` seconds after each. The server calls :meth:`opened` and :meth:`closed` on its own
+    loop; :meth:`calm` may be awaited on any loop.
     """
 
-    def __init__(self, patience: float = PATIENCE) -> None:
+    def __init__(self, patience: float = PATIENCE, quiet: float = QUIET) -> None:
         self.patience = patience
+        self.quiet = quiet
         self.open = 0
         self.waited = 0
-        """How many times work waited (it found a request open)."""
+        """How many times work waited (it found a request open, or one opened a moment ago)."""
+        self._last_open = -math.inf
+        self._server: asyncio.AbstractEventLoop | None = None
+        self._checking = False
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._lock = threading.Lock()
 
     def opened(self) -> None:
         self.open += 1
+        self._last_open = time.monotonic()
+        self._server = asyncio.get_running_loop()
 
     def closed(self) -> None:
         self.open -= 1
         if self.open == 0 and self._waiters:
-            with self._lock:
-                waiters, self._waiters = self._waiters, []
-            for loop, future in waiters:
-                if not loop.is_closed():
-                    loop.call_soon_threadsafe(_resolve, future)
+            self._check_later()
+
+    def busy(self) -> bool:
+        """Whether a request is open, or one opened less than ``quiet`` seconds ago (more may follow)."""
+        return bool(self.open) or time.monotonic() - self._last_open < self.quiet
+
+    def _check_later(self) -> None:
+        """On the server's loop: let the waiting work go once ``quiet`` has passed with no request."""
+        if not self._checking and self._server is not None:
+            self._checking = True
+            left = self._last_open + self.quiet - time.monotonic()
+            self._server.call_later(max(left, 0.0), self._release_if_quiet)
+
+    def _release_if_quiet(self) -> None:
+        self._checking = False
+        if self.open:
+            return  # the last request to close checks again
+        if time.monotonic() - self._last_open < self.quiet:
+            self._check_later()  # one came and went meanwhile
+            return
+        with self._lock:
+            waiters, self._waiters = self._waiters, []
+        for loop, future in waiters:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(_resolve, future)
 
     async def calm(self) -> None:
-        """Return once no request is being answered, or after ``patience`` seconds."""
-        if not self.open:
+        """Return once no request has been open for ``quiet`` seconds, or after ``patience`` seconds."""
+        if not self.busy():
             return
         self.waited += 1
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._lock:
             self._waiters.append((loop, future))
-        if not self.open:  # the last one closed before we were listed
+        if not self.busy():  # the quiet passed before we were listed
             return
+        server = self._server
+        if not self.open and server is not None and not server.is_closed():
+            server.call_soon_threadsafe(self._check_later)  # the last close found no work waiting
         try:
             async with asyncio.timeout(self.patience):
                 await future

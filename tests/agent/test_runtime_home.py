@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import time
 
 import pytest
 
@@ -90,6 +91,31 @@ async def test_calm_waits_for_the_last_open_request_to_close() -> None:
     acks.closed()
     await asyncio.wait_for(later, 5)
     await asyncio.wait_for(waiting, 5)
+
+
+async def test_calm_waits_out_a_burst_whose_requests_follow_each_other_closely() -> None:
+    acks = Acks(patience=60, quiet=0.5)
+    acks.opened()
+    waiting = asyncio.create_task(acks.calm())
+    await eventually(lambda: acks.waited == 1, "the work listed as waiting")
+    for _ in range(5):  # a client's next request comes 20 ms after its last ack, with none open between
+        acks.closed()
+        await asyncio.sleep(0.02)
+        acks.opened()
+    acks.closed()
+    last_closed = time.monotonic()
+    await asyncio.wait_for(waiting, 5)
+    assert time.monotonic() - last_closed >= 0.5, "the work went ahead between two requests of the burst"
+
+
+async def test_calm_after_a_request_that_just_closed_waits_for_the_quiet() -> None:
+    acks = Acks(patience=60, quiet=0.2)
+    acks.opened()
+    acks.closed()
+    closed_at = time.monotonic()
+    await asyncio.wait_for(acks.calm(), 5)
+    assert acks.waited == 1
+    assert time.monotonic() - closed_at >= 0.19
 
 
 async def test_calm_on_another_loop_is_woken_when_the_server_loop_closes_the_last_request() -> None:
