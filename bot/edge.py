@@ -37,12 +37,14 @@ from slack_sdk.signature import SignatureVerifier
 from agent import inbox
 from agent.runtime.home import Acks
 from bot import messages
-from bot.envelope import BadRequest, check_envelope, is_ssl_check, read_body
+from bot.envelope import BadRequest, check_envelope, is_ssl_check, read_body_text
 from bot.inbox import SlackInbox, kind_of
 
 log = logging.getLogger("tandem.bot")
 
 TIMESTAMP, SIGNATURE = "x-slack-request-timestamp", "x-slack-signature"
+JSON_TEXT = "tandem_json_text"
+"""The request's context key for the JSON text its body was read from (kept in the inbox as it came)."""
 OFF_LOOP = 64 * 1024
 """Bodies larger than this are read in a worker thread (a 1 MiB form takes ~150 ms to decode)."""
 
@@ -83,7 +85,7 @@ class Edge:
 
     def prepare(self, raw: bytes, headers: dict[str, str], query: str) -> AsyncBoltRequest:
         """The request Bolt gets (see the module docstring); pure, so it may run in a worker thread."""
-        body = read_body(raw, headers.get("content-type"))
+        body, text = read_body_text(raw, headers.get("content-type"))
         kind = check_envelope(body)
         for_bolt: dict[str, str | Sequence[str]] = {
             name: value for name, value in headers.items() if name.startswith("x-slack-retry-")
@@ -91,9 +93,8 @@ class Edge:
         try:
             # Bolt logs through the context while it reads (e.g. a modal with several response_urls).
             # "socket_mode": a body handed over as a dict, whose signature was checked here.
-            return AsyncBoltRequest(
-                body=body, query=query, headers=for_bolt, context={"logger": self.app.logger}, mode="socket_mode"
-            )
+            context = {"logger": self.app.logger, JSON_TEXT: text}
+            return AsyncBoltRequest(body=body, query=query, headers=for_bolt, context=context, mode="socket_mode")
         except Exception as exc:  # a gap in bot.envelope: say so, and still answer with a 4xx
             log.error("Bolt could not read a %s request the edge let through: %s", kind, exc, exc_info=exc)
             raise BadRequest("Bolt could not read it") from exc
@@ -126,7 +127,7 @@ class EdgeApp(AsyncApp):
         if self.inbox is None or inbox.current() is not None:
             return await super().async_dispatch(req)
         kind = kind_of(req.body)
-        kept = await self.inbox.keep(req.body, kind)
+        kept = await self.inbox.keep(req.body, kind, req.context.get(JSON_TEXT))
         if kept is False:
             return BoltResponse(status=200, body=messages.ALREADY_RECEIVED if kind == "slash_command" else "")
         if kept is True:

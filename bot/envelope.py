@@ -15,6 +15,7 @@ reason, answered with HTTP 400.
 
 from __future__ import annotations
 
+import codecs
 import json
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl
@@ -31,6 +32,8 @@ large view or message holds a few thousand. The cap bounds what one ``json.loads
 holds the GIL throughout, even in a worker thread: a few ms at the cap, where 800 kB of small
 arrays took 60 ms on a loaded machine."""
 
+PAYLOAD = "payload="
+
 Body = dict[str, Any]
 Ref = str | dict[str, Any] | None
 """``user``, ``channel``, ``team`` and ``enterprise``: an id, or an object with an ``id``."""
@@ -42,6 +45,11 @@ class BadRequest(ValueError):
 
 def read_body(raw: bytes, content_type: str | None) -> Body:
     """The request as a dict, the way Slack meant it; see the module docstring."""
+    return read_body_text(raw, content_type)[0]
+
+
+def read_body_text(raw: bytes, content_type: str | None) -> tuple[Body, str | None]:
+    """:func:`read_body`, with the JSON text the dict was read from (None for a slash command's form)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -50,18 +58,35 @@ def read_body(raw: bytes, content_type: str | None) -> Body:
         raise BadRequest("the body is empty")
     media = (content_type or "").split(";")[0].strip().lower()
     if media == "application/json" or text.startswith("{"):
-        return _object(text, "the body")
-    fields = parse_qsl(text, keep_blank_values=True)
+        return _object(text, "the body"), text
+    fields = read_form(text)
     form = dict(fields)
     if len(form) != len(fields):
         raise BadRequest("a form field is given twice")
     if "payload" in form:
         if len(form) > 1:
             raise BadRequest("an interaction form carries only its `payload` field")
-        return _object(form["payload"], "the `payload` field")
+        return _object(form["payload"], "the `payload` field"), form["payload"]
     if "command" in form:
-        return form
+        return form, None
     raise BadRequest("a form that is neither a slash command nor an interaction `payload`")
+
+
+def read_form(text: str) -> list[tuple[str, str]]:
+    """``parse_qsl(text, keep_blank_values=True)``, ten times faster for an interaction's one ``payload=`` field.
+
+    A click's form is ~10 kB of percent-encoded JSON; ``urllib``'s decoder takes a Python step per escape
+    (~0.3 ms a click, more than the rest of an ack). Here each backslash is doubled, ``%XX`` becomes an
+    ``\\xXX`` escape and C decodes the lot; what is not plain percent-encoded ASCII goes the slow way.
+    """
+    if text.startswith(PAYLOAD) and "&" not in text:
+        value = text[len(PAYLOAD) :]
+        try:
+            escaped = value.encode("ascii").replace(b"\\", b"\\\\").replace(b"+", b" ").replace(b"%", b"\\x")
+            return [("payload", codecs.escape_decode(escaped)[0].decode("utf-8"))]
+        except (UnicodeError, ValueError):  # not ASCII, a stray "%", bytes that are not UTF-8
+            pass
+    return parse_qsl(text, keep_blank_values=True)
 
 
 def is_ssl_check(raw: bytes) -> bool:

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, quote_plus, urlencode
 
 import pytest
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from bot.envelope import MAX_CONTAINERS, BadRequest, check_envelope, is_ssl_check, read_body
+from bot.envelope import (
+    MAX_CONTAINERS,
+    BadRequest,
+    check_envelope,
+    is_ssl_check,
+    read_body,
+    read_body_text,
+    read_form,
+)
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"
@@ -118,3 +127,32 @@ def test_check_envelope_fields_bolt_would_trip_over_are_refused(body: dict[str, 
 )
 def test_is_ssl_check_only_for_slack_certificate_checks(raw: bytes, expected: bool) -> None:
     assert is_ssl_check(raw) is expected
+
+
+def _random_form_value(rng: random.Random) -> str:
+    """Percent-encoded text with the odd stray escape, raw backslash, plus, non-ASCII or broken UTF-8."""
+    pieces = [
+        lambda: quote_plus(rng.choice(['{"a": "b c"}', "100%", "\\n\\x41", "é中", "a+b", "[x]", "\\"])),
+        lambda: rng.choice(["%", "%4", "%zz", "%C3", "%C3%A9", "%E4%B8", "\\", "\\x41", "\\%41", "+", "é"]),
+        lambda: "".join(rng.choice("ab%+\\xX0123456789AFaf") for _ in range(rng.randint(0, 6))),
+    ]
+    return "".join(rng.choice(pieces)() for _ in range(rng.randint(0, 8)))
+
+
+def test_read_form_reads_every_payload_field_as_parse_qsl_does() -> None:
+    rng = random.Random(20261204)
+    for _ in range(5000):
+        text = "payload=" + _random_form_value(rng)
+        assert read_form(text) == parse_qsl(text, keep_blank_values=True), text
+
+
+def test_read_form_other_forms_are_read_as_parse_qsl_does() -> None:
+    for text in ["payload=a&payload=b", "command=%2Ftandem&text=payload%3D1", "payloads=x", "", "payload"]:
+        assert read_form(text) == parse_qsl(text, keep_blank_values=True), text
+
+
+def test_read_body_text_is_the_payload_as_sent() -> None:
+    sent = json.dumps({**CLICK, "message": {"text": "restart 100% of \\ payments+api — 中文"}})
+    body, text = read_body_text(urlencode({"payload": sent}).encode(), FORM)
+    assert text == sent and body == json.loads(sent)
+    assert read_body_text(urlencode(COMMAND).encode(), FORM) == (COMMAND, None)
