@@ -7,10 +7,12 @@ one row only one takes it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from agent.models.inbox import Inbound
 from storage.database import Database
+from storage.db import unsynced, write_transaction
 
 _COLUMNS = "key, source, body, received_at, status, attempts"
 
@@ -21,6 +23,17 @@ def _inbound(row: tuple[Any, ...]) -> Inbound:
 
 
 def receive(db: Database, item: Inbound, lease_until: float) -> bool:
+    """Keep ``item`` (pending until ``lease_until``); False when its key was kept before."""
+    return receive_many(db, [(item, lease_until)])[0]
+
+
+def receive_many(db: Database, items: Sequence[tuple[Inbound, float]]) -> list[bool]:
+    """:func:`receive` for each item, in one transaction (see :mod:`storage.grouped`)."""
+    with write_transaction(db):
+        return [_receive(db, item, lease_until) for item, lease_until in items]
+
+
+def _receive(db: Database, item: Inbound, lease_until: float) -> bool:
     cur = db.execute(
         "INSERT INTO inbox (key, source, body, status, received_at, lease_until, settled_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
@@ -62,4 +75,9 @@ def renew(db: Database, key: str, lease_until: float) -> None:
 
 
 def settle(db: Database, key: str, status: Literal["done", "failed"], at: float) -> None:
-    db.execute("UPDATE inbox SET status = ?, settled_at = ? WHERE key = ? AND status = 'pending'", [status, at, key])
+    """Without waiting for the disk: lost to a power cut, the row is pending again and its work, done by then,
+    is replayed and changes nothing (as after a crash before this write)."""
+    with unsynced(db):
+        db.execute(
+            "UPDATE inbox SET status = ?, settled_at = ? WHERE key = ? AND status = 'pending'", [status, at, key]
+        )
