@@ -284,6 +284,19 @@ def write_transaction(db: Connected, *, wait_ms: int = BUSY_TIMEOUT_MS) -> Itera
         raise
 
 
+@contextmanager
+def unsynced(db: Connected) -> Iterator[None]:
+    """Commits inside do not wait for the disk (``synchronous=NORMAL``; WAL): a killed process loses none
+    of them, a power cut may lose the last ones. The next commit that waits for the disk takes them along
+    (the WAL is written in order). For writes whose loss after a power cut leaves a state a crash can leave
+    anyway."""
+    db.conn.execute("PRAGMA synchronous=NORMAL")
+    try:
+        yield
+    finally:
+        db.conn.execute("PRAGMA synchronous=FULL")
+
+
 class _Migration(Protocol):
     @property
     def name(self) -> str: ...

@@ -20,6 +20,7 @@ from typing import Any
 
 from agent.models import CardRefresh, Claim, Delivery, Outgoing, channel_of, decode_outgoing, encode_outgoing
 from storage.database import Database
+from storage.db import unsynced
 
 UNSHOWN = (
     "SELECT run_id, COALESCE(error, '') FROM outbox AS started WHERE kind = 'started' AND status = 'failed'"
@@ -131,10 +132,13 @@ class OutboxStore:
         return cur.rowcount == 1
 
     def sent(self, delivery_id: int, at: float) -> None:
-        self.db.execute(
-            "UPDATE outbox SET status = 'sent', sent_at = ?, error = NULL WHERE id = ? AND status = 'sending'",
-            [at, delivery_id],
-        )
+        """Mark a claimed row sent, without waiting for the disk: lost to a power cut, the row is a claim whose
+        worker died mid-send, sent again as such (``uncertain``), exactly as after a crash before this write."""
+        with unsynced(self.db):
+            self.db.execute(
+                "UPDATE outbox SET status = 'sent', sent_at = ?, error = NULL WHERE id = ? AND status = 'sending'",
+                [at, delivery_id],
+            )
 
     def retry(self, delivery_id: int, attempts: int, next_at: float, error: str) -> None:
         """Back to pending for a later try (a card update already superseded by a newer one is dropped)."""

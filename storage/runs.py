@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -38,6 +39,7 @@ from storage import lessons as lesson_rows
 from storage import outbox as outbox_rows
 from storage import retention
 from storage.database import Database
+from storage.db import unsynced
 from storage.metrics import SQLITE
 from storage.retention import PruneCounts
 from storage.rule_rows import RULE_INSERT, RULE_SQL, rule_of, rule_values
@@ -123,9 +125,7 @@ class RunStore:
         StaleDecision when the answered review is no longer pending. Either way
         nothing is written.
         """
-        if not durable:
-            self.db.execute("PRAGMA synchronous=NORMAL")
-        try:
+        with unsynced(self.db) if not durable else nullcontext():
             return self._commit(
                 state,
                 version,
@@ -141,9 +141,6 @@ class RunStore:
                 lease,
                 durable=durable,
             )
-        finally:
-            if not durable:
-                self.db.execute("PRAGMA synchronous=FULL")
 
     def _commit(
         self,
