@@ -22,6 +22,7 @@ from agent.logs import ctx
 from agent.models import WEBHOOK
 from agent.ports import TokensStore
 from agent.runtime import Runtime
+from agent.runtime.collector import collecting
 from agent.runtime.home import RuntimeLoop, forwarded
 from agent.settings import DEMO_TOOLS, CoreSettings
 from api import a2a, mcp_http
@@ -179,9 +180,10 @@ async def bot_services(
         # deadlines that passed while the bot was down are handled now, then periodically.
         background.spawn(scheduler(runtime, settings.scheduler_interval, background), name="scheduler", service=True)
         # Start-up objects live as long as the process: keep them out of full GC passes,
-        # which otherwise pause every ack for tens of milliseconds.
+        # which otherwise pause every ack for tens of milliseconds; and make those passes at calm moments.
         gc.collect()
         gc.freeze()
+        background.spawn(collecting(deps.acks), name="garbage collection", service=True)
         try:
             yield bot
         finally:
