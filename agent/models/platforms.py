@@ -53,6 +53,8 @@ class Platform:
 
 
 _REGISTERED: dict[str, Platform] = {}
+_BY_KIND: dict[str, type[Origin]] = {}
+"""Each registered origin variant by its ``kind`` tag (read for every stored run loaded)."""
 
 
 def register(platform: Platform) -> Platform:
@@ -69,6 +71,7 @@ def register(platform: Platform) -> Platform:
     if taken := kinds & {kind_of(o) for p in _REGISTERED.values() for o in p.origins}:
         raise ValueError(f"origin kinds {sorted(taken)} are already registered by another platform")
     _REGISTERED[platform.name] = platform
+    _BY_KIND.update({kind_of(o): o for o in platform.origins})
     return platform
 
 
@@ -92,7 +95,7 @@ def kind_of(origin: type[Origin]) -> str:
 
 def origin_class(kind: str) -> type[Origin] | None:
     """The registered origin variant tagged ``kind``, if any."""
-    return next((o for p in _REGISTERED.values() for o in p.origins if kind_of(o) == kind), None)
+    return _BY_KIND.get(kind)
 
 
 def principal_of(entry: str) -> tuple[str, PrincipalKind] | None:
