@@ -97,9 +97,10 @@ def answer_button(message: Message) -> str:
     raise ValueError("no answer button")
 
 
-async def run_tandem(n: int, db: str, label: str, log: Callable[[str], None]) -> Figures:
+async def run_tandem(n: int, db: str, label: str, log: Callable[[str], None], latency: float = 0.0) -> Figures:
     figures = Figures(label)
     async with run_workspace() as ws:
+        ws.state.latency = latency
         settings = SlackSettings(
             bot_token=ws.bot_token, signing_secret=ws.signing_secret, api_url=ws.api_url, db=db, model="offline"
         )
@@ -137,7 +138,8 @@ async def run_tandem(n: int, db: str, label: str, log: Callable[[str], None]) ->
                     await ws.click(CLICKER, OPS, message.ts, action, answer_button(message))
 
                 await asyncio.wait_for(bounded(n, click), 600)
-                log(f"{label}: {n} clicked")
+                last = max(at for at, _ in questions.seen.values()) - start
+                log(f"{label}: {n} clicked; the last question was shown {last:.2f} s after the first create")
                 await receiver.until(n, 600)
                 figures.wall = max(receiver.received.values()) - start
             figures.to_webhook = [receiver.received[h] - t for h, t in clicked.items()]
@@ -161,9 +163,15 @@ def ratios(tandem: Figures, peer: Figures) -> str:
 
 
 async def run(
-    n: int, workdir: Path, *, postgres: bool, awaithumans: str | None, log: Callable[[str], None]
+    n: int,
+    workdir: Path,
+    *,
+    postgres: bool,
+    awaithumans: str | None,
+    log: Callable[[str], None],
+    latency: float = 0.0,
 ) -> list[Figures]:
-    results = [await run_tandem(n, str(workdir / "tandem.db"), "tandem sqlite", log)]
+    results = [await run_tandem(n, str(workdir / "tandem.db"), "tandem sqlite", log, latency)]
     if postgres:
         from tests.pgserver import PgServer, PgServerError  # a dev helper: starts a private server
 
@@ -173,7 +181,7 @@ async def run(
             log(f"PostgreSQL not measured: {exc}")
         else:
             try:
-                results.append(await run_tandem(n, server.database(), "tandem postgres", log))
+                results.append(await run_tandem(n, server.database(), "tandem postgres", log, latency))
             finally:
                 server.stop()
     if awaithumans:
@@ -200,6 +208,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--handoffs", type=int, default=1000)
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
     parser.add_argument("--awaithumans-python", help="the python of a virtualenv with awaithumans[server]")
+    parser.add_argument(
+        "--slack-latency",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="milliseconds the Slack fake takes per Web API call (real Slack: 100-300)",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="tandem-bench-handoffs-") as tmp:
         results = asyncio.run(
@@ -209,8 +224,11 @@ def main(argv: list[str] | None = None) -> int:
                 postgres=not args.no_postgres,
                 awaithumans=args.awaithumans_python,
                 log=lambda line: print(line, file=sys.stderr, flush=True),
+                latency=args.slack_latency / 1000,
             )
         )
+    if args.slack_latency:
+        print(f"Slack fake: {args.slack_latency:.0f} ms per Web API call")
     print(table(results))
     return 0
 

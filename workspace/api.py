@@ -78,6 +78,8 @@ def build_api(state: WorkspaceState, *, bot_token: str, app_token: str = APP_TOK
         except SlackFailure as failure:
             state.record(method, {}, error=failure.error)
             return web.json_response(failure.body(), status=failure.status)
+        if state.latency > 0:
+            await asyncio.sleep(state.latency)
         held = state.take_hold(method)
         if held is None:
             return dispatch(method, _token(request, values), Params(values))

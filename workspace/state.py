@@ -68,6 +68,9 @@ class WorkspaceState:
         self.faults: list[Fault] = []
         self.holds: list[tuple[str, bool]] = []  # (method, after applying it)
         self.held: list[asyncio.Future[None]] = []  # calls hanging on a hold, let go when the workspace stops
+        self.latency = 0.0
+        """Seconds each Web API call takes before Slack acts on it and answers (real Slack: 0.1–0.3 s);
+        the calls wait side by side, so it costs time, not CPU (benchmarks set it; 0 answers at once)."""
         self.changes = ChangeFeed()
         self.site = "http://127.0.0.1"
         """Where the page is served (set when the workspace starts): permalinks point there."""

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from typing import Any
 
 import aiohttp
@@ -321,3 +323,18 @@ async def test_response_url_unknown_hook_is_404(ws: Workspace) -> None:
         async with session.post(f"{ws.base_url}/response/HNOPE", json={"text": "x"}) as response:
             assert response.status == 404
             assert (await response.json())["error"] == "no_active_hooks"
+
+
+async def test_latency_set_every_call_waits_before_the_message_is_posted(client: AsyncWebClient, ws: Workspace) -> None:
+    ws.state.latency = 0.3
+    began = time.monotonic()
+    posting = asyncio.create_task(client.chat_postMessage(channel="C0OPS", text="slow"))
+    second = asyncio.create_task(client.chat_postMessage(channel="C0OPS", text="side by side"))
+    await asyncio.sleep(0.05)
+    assert ws.state.messages["C0OPS"] == [], "posted before its latency"
+
+    await asyncio.gather(posting, second)
+
+    took = time.monotonic() - began
+    assert 0.3 <= took < 0.55, f"two calls took {took:.2f} s: they should wait side by side"
+    assert sorted(m.text for m in ws.state.messages["C0OPS"]) == ["side by side", "slow"]
