@@ -8,6 +8,7 @@ from typing import Any
 
 from agent.models.tokens import ApiToken, AskedRecord, TaskRecord
 from storage.database import Database
+from storage.db import unsynced
 
 COLUMNS = "name, token_hash, scopes, webhook_secret, created_by, created_at, expires_at, revoked_by, revoked_at"
 
@@ -65,17 +66,26 @@ def asked_row(row: tuple[Any, ...]) -> AskedRecord:
 
 
 def keep_asked(db: Database, record: AskedRecord) -> AskedRecord:
-    with db.atomic():
-        db.execute(
-            f"INSERT INTO asked ({ASKED}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [record.id, record.token, record.idempotency_key, record.callback_url, record.created_at],
-        )
-        if record.idempotency_key is None:
-            return record
-        row = db.execute(
-            f"SELECT {ASKED} FROM asked WHERE token = ? AND idempotency_key = ?", [record.token, record.idempotency_key]
-        ).fetchone()
-    return asked_row(row)
+    values = [record.id, record.token, record.idempotency_key, record.callback_url, record.created_at]
+    if record.idempotency_key is None:
+        _keep(db, "asked", ASKED, values, "run_id = ?", [record.id])
+        return record
+    return asked_row(
+        _keep(db, "asked", ASKED, values, "token = ? AND idempotency_key = ?", [record.token, record.idempotency_key])
+    )
+
+
+def _keep(db: Database, table: str, columns: str, values: list[Any], where: str, args: list[Any]) -> tuple[Any, ...]:
+    """Insert a caller's record unless one with its key is there; the one that is there after.
+
+    The commit does not wait for the disk: the run the record names is created next, in a commit that does
+    (and takes this one to disk with it, the WAL being written in order); the caller hears of its handoff or task
+    only after that. A record a power cut took away was never answered, so the caller asks again."""
+    marks = ", ".join("?" for _ in values)
+    with unsynced(db), db.atomic():
+        db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT DO NOTHING", values)
+        row: tuple[Any, ...] = db.execute(f"SELECT {columns} FROM {table} WHERE {where}", args).fetchone()
+    return row
 
 
 def asked(db: Database, run_id: str) -> AskedRecord | None:
@@ -96,14 +106,8 @@ def task_values(record: TaskRecord) -> list[Any]:
 
 
 def keep_task(db: Database, record: TaskRecord) -> TaskRecord:
-    with db.atomic():
-        db.execute(
-            f"INSERT INTO a2a_tasks ({TASKS}) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", task_values(record)
-        )
-        row = db.execute(
-            f"SELECT {TASKS} FROM a2a_tasks WHERE token = ? AND message_id = ?", [record.token, record.message_id]
-        ).fetchone()
-    return task_row(row)
+    where = "token = ? AND message_id = ?"
+    return task_row(_keep(db, "a2a_tasks", TASKS, task_values(record), where, [record.token, record.message_id]))
 
 
 def task_by_id(db: Database, run_id: str) -> TaskRecord | None:
