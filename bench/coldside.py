@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bench.loop import run_loop
 from bench.results import BenchFailure
-from bench.spawn import REPO_ROOT, child_env, spawn_until_line
+from bench.spawn import REPO_ROOT, add_langgraph_option, child_env, langgraph_found, spawn_until_line
 from bench.workload import EXPECTED_ANCHORS
 
 TARGET_S = 0.25
@@ -100,12 +100,10 @@ def report(samples: dict[str, list[Sample]], load_before: float) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.coldside", description=__doc__.split("\n")[0])
-    default = REPO_ROOT / ".venv-langgraph" / "bin" / "python"
-    parser.add_argument("--langgraph", default=str(default), help=f"LangGraph's venv's python (default {default})")
+    add_langgraph_option(parser)
     parser.add_argument("--repeats", type=int, default=15, help="rounds timed, after one warm-up (default 15)")
     args = parser.parse_args(argv)
-    if not Path(args.langgraph).exists():
-        print(f"no LangGraph interpreter at {args.langgraph}: see bench/README.md for its virtualenv")
+    if not langgraph_found(args.langgraph):
         return 2
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tandem-coldside-") as workdir:

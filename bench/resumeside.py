@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.results import BenchFailure
-from bench.spawn import REPO_ROOT
+from bench.spawn import REPO_ROOT, add_langgraph_option, langgraph_found
 
 TARGET_RATIO = 3.0
 SIDES = ("tandem", "langgraph full", "langgraph default")
@@ -94,13 +94,11 @@ def report(samples: dict[str, list[dict[str, Any]]], runs: int, load_before: flo
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.resumeside", description=__doc__.split("\n")[0])
-    default = REPO_ROOT / ".venv-langgraph" / "bin" / "python"
-    parser.add_argument("--langgraph", default=str(default), help=f"LangGraph's venv's python (default {default})")
+    add_langgraph_option(parser)
     parser.add_argument("--runs", type=int, default=2000, help="runs per side per round (default 2000)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds (default 2)")
     args = parser.parse_args(argv)
-    if not Path(args.langgraph).exists():
-        print(f"no LangGraph interpreter at {args.langgraph}: see bench/README.md for its virtualenv")
+    if not langgraph_found(args.langgraph):
         return 2
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tandem-resumeside-") as workdir:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -16,6 +17,25 @@ from bench.results import BenchFailure, ChildRun, Paused
 from bench.workload import EXPECTED_ANCHORS, BrainKind
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+LANGGRAPH_PYTHON = REPO_ROOT / ".venv-langgraph" / "bin" / "python"
+"""Where bench/README.md makes LangGraph's virtualenv."""
+
+
+def add_langgraph_option(parser: argparse.ArgumentParser) -> None:
+    """``--langgraph PY``: the interpreter of LangGraph's virtualenv, for the benches measured side by side."""
+    parser.add_argument(
+        "--langgraph", default=str(LANGGRAPH_PYTHON), help=f"LangGraph's venv's python (default {LANGGRAPH_PYTHON})"
+    )
+
+
+def langgraph_found(python: str) -> bool:
+    """Whether ``python`` exists; if not, say where its virtualenv comes from."""
+    if Path(python).exists():
+        return True
+    print(f"no LangGraph interpreter at {python}: see bench/README.md for its virtualenv")
+    return False
 
 
 def child_env(cache: Path) -> dict[str, str]:
