@@ -66,23 +66,23 @@ def asked_row(row: tuple[Any, ...]) -> AskedRecord:
 
 
 def keep_asked(db: Database, record: AskedRecord) -> AskedRecord:
+    """Keep a handoff's record (or find the one its idempotency key has), without waiting for the disk: its run
+    is created next, in a commit that does wait (and takes this one to disk with it, the WAL being written in
+    order), and the caller hears of its handoff only after that. A record a power cut took away was never
+    answered, so the caller asks again."""
     values = [record.id, record.token, record.idempotency_key, record.callback_url, record.created_at]
-    if record.idempotency_key is None:
-        _keep(db, "asked", ASKED, values, "run_id = ?", [record.id])
-        return record
-    return asked_row(
-        _keep(db, "asked", ASKED, values, "token = ? AND idempotency_key = ?", [record.token, record.idempotency_key])
-    )
+    with unsynced(db):
+        if record.idempotency_key is None:
+            _keep(db, "asked", ASKED, values, "run_id = ?", [record.id])
+            return record
+        where = "token = ? AND idempotency_key = ?"
+        return asked_row(_keep(db, "asked", ASKED, values, where, [record.token, record.idempotency_key]))
 
 
 def _keep(db: Database, table: str, columns: str, values: list[Any], where: str, args: list[Any]) -> tuple[Any, ...]:
-    """Insert a caller's record unless one with its key is there; the one that is there after.
-
-    The commit does not wait for the disk: the run the record names is created next, in a commit that does
-    (and takes this one to disk with it, the WAL being written in order); the caller hears of its handoff or task
-    only after that. A record a power cut took away was never answered, so the caller asks again."""
+    """Insert a caller's record unless one with its key is there; the one that is there after."""
     marks = ", ".join("?" for _ in values)
-    with unsynced(db), db.atomic():
+    with db.atomic():
         db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT DO NOTHING", values)
         row: tuple[Any, ...] = db.execute(f"SELECT {columns} FROM {table} WHERE {where}", args).fetchone()
     return row
@@ -106,6 +106,8 @@ def task_values(record: TaskRecord) -> list[Any]:
 
 
 def keep_task(db: Database, record: TaskRecord) -> TaskRecord:
+    """Keep an A2A task's record (or find its message's), waiting for the disk: its run was started before, and
+    the caller is answered right after."""
     where = "token = ? AND message_id = ?"
     return task_row(_keep(db, "a2a_tasks", TASKS, task_values(record), where, [record.token, record.message_id]))
 
