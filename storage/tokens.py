@@ -73,7 +73,7 @@ def keep_asked(db: Database, record: AskedRecord) -> AskedRecord:
     values = [record.id, record.token, record.idempotency_key, record.callback_url, record.created_at]
     with unsynced(db):
         if record.idempotency_key is None:
-            _keep(db, "asked", ASKED, values, "run_id = ?", [record.id])
+            _insert(db, "asked", ASKED, values)
             return record
         where = "token = ? AND idempotency_key = ?"
         return asked_row(_keep(db, "asked", ASKED, values, where, [record.token, record.idempotency_key]))
@@ -81,11 +81,15 @@ def keep_asked(db: Database, record: AskedRecord) -> AskedRecord:
 
 def _keep(db: Database, table: str, columns: str, values: list[Any], where: str, args: list[Any]) -> tuple[Any, ...]:
     """Insert a caller's record unless one with its key is there; the one that is there after."""
-    marks = ", ".join("?" for _ in values)
     with db.atomic():
-        db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT DO NOTHING", values)
+        _insert(db, table, columns, values)
         row: tuple[Any, ...] = db.execute(f"SELECT {columns} FROM {table} WHERE {where}", args).fetchone()
     return row
+
+
+def _insert(db: Database, table: str, columns: str, values: list[Any]) -> None:
+    marks = ", ".join("?" for _ in values)
+    db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT DO NOTHING", values)
 
 
 def asked(db: Database, run_id: str) -> AskedRecord | None:

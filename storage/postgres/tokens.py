@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from psycopg.errors import UniqueViolation
 
 from agent.models.tokens import ApiToken, AskedRecord, TaskRecord
@@ -43,32 +45,33 @@ class Tokens(PoolUser):
 
     async def keep_asked(self, record: AskedRecord) -> AskedRecord:
         values = [record.id, record.token, record.idempotency_key, record.callback_url, record.created_at]
-        async with self.pool.connection() as conn:
-            await conn.execute(
-                f"INSERT INTO asked ({ASKED}) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", values
-            )
         if record.idempotency_key is None:
+            await self._insert("asked", ASKED, values)
             return record
-        row = await self.fetch_one(
-            f"SELECT {ASKED} FROM asked WHERE token = %s AND idempotency_key = %s",
-            [record.token, record.idempotency_key],
-        )
+        where = "token = %s AND idempotency_key = %s"
+        return asked_row(await self._keep("asked", ASKED, values, where, [record.token, record.idempotency_key]))
+
+    async def _keep(self, table: str, columns: str, values: list[Any], where: str, args: list[Any]) -> tuple[Any, ...]:
+        """Insert a caller's record unless one with its key is there; the one that is there after."""
+        await self._insert(table, columns, values)
+        row = await self.fetch_one(f"SELECT {columns} FROM {table} WHERE {where}", args)
         assert row is not None
-        return asked_row(row)
+        return tuple(row)
+
+    async def _insert(self, table: str, columns: str, values: list[Any]) -> None:
+        marks = ", ".join("%s" for _ in values)
+        async with self.pool.connection() as conn:
+            await conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks}) ON CONFLICT DO NOTHING", values)
 
     async def asked(self, run_id: str) -> AskedRecord | None:
         row = await self.fetch_one(f"SELECT {ASKED} FROM asked WHERE run_id = %s", [run_id])
         return None if row is None else asked_row(row)
 
     async def keep_task(self, record: TaskRecord) -> TaskRecord:
-        async with self.pool.connection() as conn:
-            await conn.execute(
-                f"INSERT INTO a2a_tasks ({TASKS}) VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                task_values(record),
-            )
-        found = await self.task_by_message(record.token, record.message_id)
-        assert found is not None
-        return found
+        where = "token = %s AND message_id = %s"
+        return task_row(
+            await self._keep("a2a_tasks", TASKS, task_values(record), where, [record.token, record.message_id])
+        )
 
     async def task_by_id(self, run_id: str) -> TaskRecord | None:
         row = await self.fetch_one(f"SELECT {TASKS} FROM a2a_tasks WHERE run_id = %s", [run_id])
