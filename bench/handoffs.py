@@ -4,8 +4,11 @@
     python -m bench.handoffs --handoffs 50 --no-postgres       # a quick look
     python -m bench.handoffs --awaithumans-python /tmp/ah/bin/python   # side by side with awaithumans
 
-Tandem: the real ``tandem serve`` app in this process (offline model, a temp SQLite file, or a temp PostgreSQL
-server when one can be started, as ``tests/storage`` does), against the local Slack fake (:mod:`workspace`).
+Tandem: the real ``tandem serve`` app (offline model, a temp SQLite file, or a temp PostgreSQL server when one
+can be started, as ``tests/storage`` does), against the local Slack fake (:mod:`workspace`). The app runs in a
+process of its own, as awaithumans' server does: the creators, the clicker, the webhook receiver and the Slack
+fake stay in this one (``--in-process`` serves the app here too, sharing this process's interpreter with all of
+them, as this bench did at first).
 Each handoff is ``POST``ed with a ``callback_url`` to a receiver here that checks every signature; its question
 is clicked (a signed ``block_actions`` request into the Bolt app, as Slack sends it) once it is in the thread.
 Printed: create p50/p99 (the ``POST`` round trip), create → question in the thread, click → webhook received
@@ -26,17 +29,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
 
 from agent.tokens import mint
 from bench.handoff_figures import HEADER, Figures, Receiver, bounded, prompt, receiving
-from bench.results import percentile
+from bench.results import BenchFailure, percentile
+from bench.spawn import REPO_ROOT
 from blocks import ids
 from bot.settings import SlackSettings
 from cli import platforms  # noqa: F401  (an entry point: registers every installed platform, as tandem does)
@@ -97,22 +104,85 @@ def answer_button(message: Message) -> str:
     raise ValueError("no answer button")
 
 
-async def run_tandem(n: int, db: str, label: str, log: Callable[[str], None], latency: float = 0.0) -> Figures:
+@dataclass
+class Served:
+    """Where the app listens, and the API token (and its webhook secret) it knows."""
+
+    url: str
+    token: str
+    webhook_secret: str
+
+
+@asynccontextmanager
+async def serving_here(spec: dict[str, str]) -> AsyncIterator[Served]:
+    """The app in this process, made with ``SlackSettings(**spec)``; once the block ends, its background work
+    and deliveries are awaited."""
+    async with serving(SlackSettings(**spec), port=0) as bot:
+        made = mint("bench", ["handoffs:write", "handoffs:read"], "bench", time.time())
+        await bot.deps.store.create_token(made.stored)
+        yield Served(bot.url, made.token, made.webhook_secret)
+        await bot.deps.background.idle()
+        await bot.deps.delivery.idle()
+
+
+@asynccontextmanager
+async def serving_apart(spec: dict[str, str]) -> AsyncIterator[Served]:
+    """The app in a child process (``--role server``): its settings go in on stdin, where it serves comes out;
+    closing stdin ends it once its work is done."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.handoffs",
+        "--role",
+        "server",
+        cwd=REPO_ROOT,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(json.dumps(spec).encode() + b"\n")
+        await proc.stdin.drain()
+        line = await asyncio.wait_for(proc.stdout.readline(), 120)
+        if not line:
+            raise BenchFailure(f"the app's process exited ({await proc.wait()}) before it served")
+        yield Served(**json.loads(line))
+    finally:
+        proc.stdin.close()
+        try:
+            await asyncio.wait_for(proc.wait(), 120)
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+
+
+async def server_role() -> None:
+    spec = json.loads(await asyncio.to_thread(sys.stdin.readline))
+    async with serving_here(spec) as served:
+        print(json.dumps(served.__dict__), flush=True)
+        await asyncio.to_thread(sys.stdin.read)
+
+
+async def run_tandem(
+    n: int, db: str, label: str, log: Callable[[str], None], latency: float = 0.0, *, apart: bool = True
+) -> Figures:
     figures = Figures(label)
     async with run_workspace() as ws:
         ws.state.latency = latency
-        settings = SlackSettings(
-            bot_token=ws.bot_token, signing_secret=ws.signing_secret, api_url=ws.api_url, db=db, model="offline"
-        )
-        async with serving(settings, port=0) as bot:
+        spec = {
+            "bot_token": ws.bot_token,
+            "signing_secret": ws.signing_secret,
+            "api_url": ws.api_url,
+            "db": db,
+            "model": "offline",
+        }
+        async with (serving_apart if apart else serving_here)(spec) as bot:
             ws.events_url = f"{bot.url}/slack/events"
-            made = mint("bench", ["handoffs:write", "handoffs:read"], "bench", time.time())
-            await bot.deps.store.create_token(made.stored)
-            receiver = Receiver(made.webhook_secret, lambda body: str(body["id"]))
+            receiver = Receiver(bot.webhook_secret, lambda body: str(body["id"]))
             questions = Questions(ws)
             watcher = asyncio.create_task(questions.watch())
             created: dict[int, tuple[str, float]] = {}
-            headers = {"Authorization": f"Bearer {made.token}"}
+            headers = {"Authorization": f"Bearer {bot.token}"}
             async with receiving(receiver) as hook, aiohttp.ClientSession(bot.url, headers=headers) as http:
                 ask = {"input_type": "choice", "options": ["roll back", "keep"], "channel": OPS}
                 ask |= {"assignees": [ws.state.user(CLICKER).id], "callback_url": hook}
@@ -145,8 +215,6 @@ async def run_tandem(n: int, db: str, label: str, log: Callable[[str], None], la
             figures.to_webhook = [receiver.received[h] - t for h, t in clicked.items()]
             figures.forged = receiver.forged
             watcher.cancel()
-            await bot.deps.background.idle()
-            await bot.deps.delivery.idle()
     return figures
 
 
@@ -170,8 +238,9 @@ async def run(
     awaithumans: str | None,
     log: Callable[[str], None],
     latency: float = 0.0,
+    apart: bool = True,
 ) -> list[Figures]:
-    results = [await run_tandem(n, str(workdir / "tandem.db"), "tandem sqlite", log, latency)]
+    results = [await run_tandem(n, str(workdir / "tandem.db"), "tandem sqlite", log, latency, apart=apart)]
     if postgres:
         from tests.pgserver import PgServer, PgServerError  # a dev helper: starts a private server
 
@@ -181,7 +250,7 @@ async def run(
             log(f"PostgreSQL not measured: {exc}")
         else:
             try:
-                results.append(await run_tandem(n, server.database(), "tandem postgres", log, latency))
+                results.append(await run_tandem(n, server.database(), "tandem postgres", log, latency, apart=apart))
             finally:
                 server.stop()
     if awaithumans:
@@ -215,7 +284,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="MS",
         help="milliseconds the Slack fake takes per Web API call (real Slack: 100-300)",
     )
+    parser.add_argument(
+        "--in-process", action="store_true", help="serve Tandem's app in this process, beside the clients and the fake"
+    )
+    parser.add_argument("--role", choices=("bench", "server"), default="bench", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.role == "server":
+        asyncio.run(server_role())
+        return 0
     with tempfile.TemporaryDirectory(prefix="tandem-bench-handoffs-") as tmp:
         results = asyncio.run(
             run(
@@ -225,8 +301,10 @@ def main(argv: list[str] | None = None) -> int:
                 awaithumans=args.awaithumans_python,
                 log=lambda line: print(line, file=sys.stderr, flush=True),
                 latency=args.slack_latency / 1000,
+                apart=not args.in_process,
             )
         )
+    print("Tandem's app served in this process" if args.in_process else "Tandem's app served in a process of its own")
     if args.slack_latency:
         print(f"Slack fake: {args.slack_latency:.0f} ms per Web API call")
     print(table(results))
