@@ -28,32 +28,13 @@ from agent.models import (
     ReviewAsked,
     Rule,
     RuleSuspension,
-    RunState,
     StepPlace,
 )
 from agent.ports import Store
-from bot.origin import SlackThread
+from tests.storage.kit import T0, event, run
 
-T0 = 1_000_000.0
 DAY = 86_400.0
 SLACK = "slack"
-
-
-def run(run_id: str = "r1", *, at: float = T0, channel: str = "C1", **fields: object) -> RunState:
-    data: dict[str, object] = {
-        "id": run_id,
-        "task": "restart payments",
-        "requester": "U1",
-        "created_at": at,
-        "updated_at": at,
-        "origin": SlackThread(channel_id=channel, thread_ts=f"{at}.{run_id}"),
-    }
-    data.update(fields)
-    return RunState.model_validate(data)
-
-
-def event(kind: str, at: float = T0) -> AuditEvent:
-    return AuditEvent(at=at, actor="U1", kind=kind, payload={"n": 1})
 
 
 def review(review_id: str = "rv1", **fields: object) -> Review:

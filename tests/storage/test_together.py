@@ -15,7 +15,7 @@ from agent.models import NewsLine
 from storage.db import connect
 from storage.facade import AsyncStore
 from storage.grouped import each_in_one
-from tests.storage.test_contract import T0, event, run
+from tests.storage.kit import T0, event, run
 
 INLINE = [False, True]
 
