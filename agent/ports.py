@@ -189,6 +189,10 @@ class RunsStore(Protocol):
 
     async def lease(self, run_id: str) -> Lease | None: ...
 
+    async def version(self, run_id: str) -> int | None:
+        """The run's version as stored now (None: no such run); a cheap look whether it moved on."""
+        ...
+
     async def renew_lease(self, run_id: str, owner: str, until: float) -> bool:
         """False when ``owner`` no longer holds the run's lease."""
         ...

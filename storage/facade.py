@@ -214,6 +214,9 @@ class AsyncStore:
     ) -> list[RunSummary]:
         return await self._call(self.store.list_runs, status=status, channel=channel, limit=limit)
 
+    async def version(self, run_id: str) -> int | None:
+        return await self._call(self.store.version, run_id)
+
     async def lease(self, run_id: str) -> Lease | None:
         return await self._call(self.store.lease, run_id)
 

@@ -413,6 +413,10 @@ class RunStore:
             )
         return rule_of(found).model_copy(update={"target": None, "widened_by": by, "widened_at": at})
 
+    def version(self, run_id: str) -> int | None:
+        row = self.db.execute("SELECT version FROM runs WHERE id = ?", [run_id]).fetchone()
+        return None if row is None else int(row[0])
+
     def lease(self, run_id: str) -> Lease | None:
         """The process working on a run, if any holds it."""
         row = self.db.execute("SELECT lease_owner, lease_until FROM runs WHERE id = ?", [run_id]).fetchone()

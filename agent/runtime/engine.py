@@ -24,6 +24,8 @@ from agent.models import (
     AddRule,
     Answered,
     AskHuman,
+    AuditEvent,
+    CardRefresh,
     CloseReview,
     Effect,
     Event,
@@ -40,6 +42,8 @@ from agent.models import (
     RuleChecked,
     RuleSuspension,
     RunState,
+    RunStep,
+    StepFinished,
     SuspendRule,
     param_shape,
 )
@@ -65,9 +69,19 @@ def _new_id() -> str:
 class Held:
     """Observers' news of transitions committed without waiting for the disk, given out with the run's
     next durable commit (or by :meth:`Engine._release`). Their messages are in the outbox already,
-    held back there (see :meth:`agent.ports.Store.commit`), so a crash loses none of them."""
+    held back there (see :meth:`agent.ports.Store.commit`), so a crash loses none of them.
+
+    ``unwritten``: a step safe to repeat that finished, when the transition it led to starts another such
+    step and writes nothing else (no review, no rule, no message but a card update, which every transition
+    makes and the next one's replaces): the next commit writes its audit lines and its state along with its
+    own (one commit fewer per step). A crash before that commit does the step
+    again, as it does a step in progress. Before the next step starts, the run's stored version is looked at
+    (a read, not a write): a run cancelled meanwhile stops there, as a commit would have found, and still
+    gets the audit lines."""
 
     changes: list[Change] = field(default_factory=list)
+    unwritten: list[AuditEvent] = field(default_factory=list)
+    unwritten_changes: list[Change] = field(default_factory=list)
 
 
 class Engine:
@@ -131,6 +145,8 @@ class Engine:
             effect = queue.pop(0)
             if self.acks is not None:
                 await self.acks.calm()
+            if held.unwritten and await self.store.version(state.id) != version:
+                return await self._moved_on(state, effect, held)  # a cancel stops it before the next step
             with bind(run=state.id), usage.counting() as used:
                 event = await self._perform_leased(state, effect)
             if event is None:
@@ -139,18 +155,30 @@ class Engine:
                 async with self._lock(state.id):
                     state, version, more = await self._apply(state, version, event, "tandem", used, held)
             except ConcurrentUpdate:
-                # Someone (a cancel) moved the run on while we worked: keep the record, stop here.
-                fresh, _ = await self.store.load(state.id)
-                log.info(
-                    "run %s moved on while %s was in progress; now %s",
-                    state.id,
-                    effect.kind,
-                    fresh.status,
-                    extra=ctx(run=state.id),
-                )
-                return fresh
+                return await self._moved_on(state, effect, held)
             queue.extend(more)
+        if held.unwritten:  # no transition followed to take them along (none does today): written on their own
+            async with self._lock(state.id):
+                version = await self.store.commit(state, version, held.unwritten, lease=self._lease(state))
+            held.changes += held.unwritten_changes
+            held.unwritten, held.unwritten_changes = [], []
+            await self._tell(held)
         return state
+
+    async def _moved_on(self, state: RunState, effect: Effect, held: Held) -> RunState:
+        """Someone (a cancel) moved the run on while we worked: keep the record, stop here."""
+        if held.unwritten:  # what the steps that ran did, unwritten yet: still part of the record
+            await self.store.append_events(state.id, held.unwritten)
+            held.unwritten, held.unwritten_changes = [], []
+        fresh, _ = await self.store.load(state.id)
+        log.info(
+            "run %s moved on while %s was in progress; now %s",
+            state.id,
+            effect.kind,
+            fresh.status,
+            extra=ctx(run=state.id),
+        )
+        return fresh
 
     async def _perform_leased(self, state: RunState, effect: Effect) -> Event | None:
         """Perform one piece of work while this process's lease on the run is kept renewed."""
@@ -219,9 +247,19 @@ class Engine:
         messages = outgoing_for(before, event, effects) if told is None else told
         lazy = held is not None and self.lazy_commits and self.safety.replayable(new, effects, self._tool_risk)
         outbox = outbound(new, messages) if messages or not lazy else None
+        if lazy and told is None and self._repeatable_step(before, event, effects, writes, messages):
+            assert held is not None
+            held.unwritten += audit
+            held.unwritten_changes.append(Change(new, effects, event, actor, None))
+            return new, version, effects
+        carried = held.unwritten if held is not None else []
         version = await self.store.commit(
-            new, version, audit, **writes, outbox=outbox, lease=self._lease(new), durable=not lazy
+            new, version, carried + audit, **writes, outbox=outbox, lease=self._lease(new), durable=not lazy
         )
+        if carried:
+            assert held is not None
+            held.changes += held.unwritten_changes
+            held.unwritten, held.unwritten_changes = [], []
         if log.isEnabledFor(logging.INFO):
             log.info(
                 "run %s: %s -> %s (%s)",
@@ -237,11 +275,31 @@ class Engine:
             held.changes.append(change)
             return new, version, effects
         if held is not None:
-            earlier_news, held.changes = held.changes, []
-            for past in earlier_news:
-                await self._notify(past)
+            await self._tell(held)
         await self._notify(change)
         return new, version, effects
+
+    async def _tell(self, held: Held) -> None:
+        """Observers' news held back until a durable commit, given out now."""
+        earlier_news, held.changes = held.changes, []
+        for past in earlier_news:
+            await self._notify(past)
+
+    def _repeatable_step(
+        self, before: RunState, event: Event, effects: list[Effect], writes: _Writes, messages: list[Outgoing]
+    ) -> bool:
+        """True when ``event`` is a step safe to repeat that finished, and its transition starts another step
+        and writes nothing else (a card update at most, which the next transition's own replaces): its
+        commit can wait for the next one (see :attr:`Held.unwritten`)."""
+        if not isinstance(event, StepFinished) or not any(isinstance(e, RunStep) for e in effects):
+            return False
+        if not all(isinstance(m, CardRefresh) for m in messages):
+            return False
+        if any(writes[key] for key in _WRITTEN):  # type: ignore[literal-required]
+            return False
+        step = before.step(event.number)
+        risk = self._tool_risk(step.tool)
+        return risk is not None and self.safety.safe_to_repeat(max(step.risk, risk))
 
     def _tool_risk(self, name: str) -> Risk | None:
         """The risk of tool ``name`` here, None when no tool of that name is registered."""
@@ -309,6 +367,9 @@ class _Writes(TypedDict):
     rules: list[Rule]
     lessons: list[Lesson]
     suspended: list[RuleSuspension]
+
+
+_WRITTEN = ("opened", "answered", "closed", "reschedule", "rules", "lessons", "suspended")
 
 
 def _writes(before: RunState, effects: list[Effect], at: float) -> _Writes:

@@ -218,6 +218,10 @@ class Runs(PoolUser):
         )
         return [str(r[0]) for r in found]
 
+    async def version(self, run_id: str) -> int | None:
+        row = await self.fetch_one("SELECT version FROM runs WHERE id = %s", [run_id])
+        return None if row is None else int(row[0])
+
     async def lease(self, run_id: str) -> Lease | None:
         row = await self.fetch_one("SELECT lease_owner, lease_until FROM runs WHERE id = %s", [run_id])
         return None if row is None or row[0] is None else Lease(owner=str(row[0]), until=float(row[1]))

@@ -3,6 +3,7 @@ or before a step at or above write risk starts, commit without waiting for the d
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,15 +144,20 @@ async def test_resume_through_read_steps_to_a_gate_makes_one_durable_commit(stor
     state = await runtime.decide(state.id, Approve(), "U1")
     assert state.pending is not None and state.pending.anchor == "before_risky_step"
     commits = LOG.commits()
-    assert [c.durable for c in commits] == [False, False, True]
-    # the commits not on disk write their messages held (a crash loses none); the durable one gives
+    # the decision's commit does not wait for the disk; the first read step's result (a step safe to do
+    # again, leading to another) is written with the second's, which waits for the disk before the gate
+    assert [c.durable for c in commits] == [False, True]
+    assert [c.phase for c in commits] == ["executing", "awaiting_review"]
+    # the commit not on disk writes its messages held (a crash loses none); the durable one gives
     # them out before its own, the card once and last
-    assert [c.messages for c in commits] == [["decided", "card"], ["card"], ["review", "card"]]
+    assert [c.messages for c in commits] == [["decided", "card"], ["review", "card"]]
     due = await store.due_deliveries("slack", 1e12, 60)
     assert [d.message.kind for d in due if d.run_id == state.id] == ["decided", "review", "card"]
     told = [e for e in LOG.entries if isinstance(e, str) and e.startswith("told")]
     assert told == ["told decided", "told step_finished", "told step_finished"]
-    assert LOG.entries.index("told decided") > LOG.entries.index(commits[2]), "nobody is told before the disk has it"
+    assert LOG.entries.index("told decided") > LOG.entries.index(commits[1]), "nobody is told before the disk has it"
+    finished = [e.payload for e in await store.events(state.id) if e.kind == "step_finished"]
+    assert [p.get("number") for p in finished] == [1, 2], "both steps' results are in the record, in order"
 
 
 async def test_resume_into_a_write_step_commits_the_decision_durably_before_the_step(store: RecordingStore) -> None:
@@ -175,3 +181,117 @@ async def test_resume_with_lazy_commits_off_waits_for_disk_on_every_commit(store
     await runtime.decide(state.id, Approve(), "U1")
     assert [c.durable for c in LOG.commits()] == [True, True, True]
     assert [c.messages for c in LOG.commits()] == [["decided", "card"], ["card"], ["review", "card"]]
+
+
+# --- a read step's result written with the next one's ---------------------------------------------------------
+
+
+@dataclass
+class Gate:
+    """``slow_peek`` says it started, then waits to be let go (made afresh on each test's loop)."""
+
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+GATE: list[Gate] = []
+
+
+@tool(risk=Risk.READ)
+async def slow_peek(service: str) -> str:
+    """Look at a service, slowly."""
+    LOG.entries.append(f"tool slow_peek {service}")
+    GATE[-1].started.set()
+    await GATE[-1].go.wait()
+    return f"{service} is fine"
+
+
+SLOW_REGISTRY = ToolRegistry()
+for fn in (peek, push, slow_peek):
+    SLOW_REGISTRY.add_function(fn)
+
+
+class Planned(Brain):
+    def __init__(self, steps: list[tuple[str, dict[str, Any]]]) -> None:
+        self.steps = steps
+
+    async def plan(self, task: str, tools: ToolRegistry, **_: Any) -> list[ProposedStep]:
+        return [
+            ProposedStep(tool=name, params=tools.get(name).validate(p), reason="r", risk=tools.get(name).risk)
+            for name, p in self.steps
+        ]
+
+
+async def planned(
+    store: RecordingStore, steps: list[tuple[str, dict[str, Any]]], **kw: Any
+) -> tuple[Runtime, RunState]:
+    GATE[:] = [Gate()]
+    apart = PolicyConfig(anchors=AnchorsRule(merge_gate=False))
+    runtime = Runtime(store, Planned(steps), SLOW_REGISTRY, observers=[Told()], config=apart, **kw)
+    state = await runtime.start("look then change api", "U1", origin=WHERE)
+    assert state.pending is not None and state.pending.anchor == "after_plan"
+    LOG.entries.clear()
+    return runtime, state
+
+
+def step_results(events: list[AuditEvent]) -> list[int]:
+    return [int(e.payload["number"]) for e in events if e.kind == "step_finished"]
+
+
+async def test_a_write_steps_result_is_written_before_the_read_step_after_it_starts(store: RecordingStore) -> None:
+    runtime, state = await planned(store, [("push", {"service": "api"}), ("peek", {"service": "db"})])
+    state = await runtime.decide(state.id, Approve(), "U1")
+    assert state.pending is not None and state.pending.anchor == "before_risky_step"
+    LOG.entries.clear()
+    await runtime.decide(state.id, Approve(), "U1")
+    pushed, peeked = LOG.entries.index("tool push api"), LOG.entries.index("tool peek db")
+    between = [e for e in LOG.entries[pushed:peeked] if isinstance(e, Commit)]
+    assert len(between) == 1 and between[0].phase == "executing", "the write step's result is on file first"
+
+
+async def test_a_run_cancelled_while_its_next_read_step_runs_keeps_the_first_ones_result(
+    store: RecordingStore,
+) -> None:
+    runtime, state = await planned(
+        store, [("peek", {"service": "api"}), ("slow_peek", {"service": "db"}), ("push", {"service": "api"})]
+    )
+    deciding = asyncio.ensure_future(runtime.decide(state.id, Approve(), "U1"))
+    await asyncio.wait_for(GATE[-1].started.wait(), 10)
+    stored, _ = await store.load(state.id)
+    assert stored.step(1).status != "done", "the first step's result waits for the next commit"
+    cancelled = await runtime.cancel(state.id, "U1", "enough")
+    assert cancelled.status == "cancelled"
+    GATE[-1].go.set()
+    final = await asyncio.wait_for(deciding, 10)
+    assert final.status == "cancelled"
+    events = await store.events(state.id)
+    assert step_results(events) == [1], "the first step ran: the record says so though its commit never came"
+
+
+async def test_a_crash_while_the_next_read_step_runs_does_the_first_again_then_goes_on(store: RecordingStore) -> None:
+    now = [1_000.0]
+    runtime, state = await planned(
+        store,
+        [("peek", {"service": "api"}), ("slow_peek", {"service": "db"}), ("push", {"service": "api"})],
+        clock=lambda: now[0],
+    )
+    deciding = asyncio.ensure_future(runtime.decide(state.id, Approve(), "U1"))
+    await asyncio.wait_for(GATE[-1].started.wait(), 10)
+    deciding.cancel()  # the process dies while the second step runs
+    with pytest.raises(asyncio.CancelledError):
+        await deciding
+    LOG.entries.clear()
+    GATE[-1].go.set()
+    now[0] += 3600  # its lease ran out
+    again = Runtime(
+        store,
+        Planned([]),
+        SLOW_REGISTRY,
+        config=PolicyConfig(anchors=AnchorsRule(merge_gate=False)),
+        clock=lambda: now[0],
+    )
+    recovered = await again.recover(state.id)
+    assert recovered.pending is not None and recovered.pending.anchor == "before_risky_step"
+    tools = [e for e in LOG.entries if isinstance(e, str) and e.startswith("tool")]
+    assert tools == ["tool peek api", "tool slow_peek db"], "the first step, safe to repeat, is done again"
+    assert step_results(await store.events(state.id)) == [1, 2]

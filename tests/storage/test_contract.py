@@ -66,6 +66,14 @@ async def test_create_then_load_returns_the_run_at_version_one(store: Store) -> 
     assert await store.events("r1") == [event("started")]
 
 
+async def test_version_is_the_stored_runs_version_and_none_for_an_unknown_run(store: Store) -> None:
+    assert await store.version("r1") is None
+    await store.create(run(), [event("started")])
+    assert await store.version("r1") == 1
+    await store.commit(run(phase="executing", updated_at=T0 + 1), 1, [])
+    assert await store.version("r1") == 2
+
+
 async def test_load_unknown_run_raises_unknown_run(store: Store) -> None:
     with pytest.raises(UnknownRun, match="nope"):
         await store.load("nope")
