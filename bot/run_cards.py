@@ -40,9 +40,17 @@ class RunCards:
         self.card_interval = card_interval
         self.clock = clock
         self._card_at: dict[str, float] = {}
+        self._drawn: dict[str, int] = {}
+        """The run's version each card was last drawn from (by this process)."""
 
     async def open(
-        self, state: RunState, delivery: Delivery, message: RunStarted | NotStarted, channel: str, uncertain: bool
+        self,
+        state: RunState,
+        delivery: Delivery,
+        message: RunStarted | NotStarted,
+        channel: str,
+        uncertain: bool,
+        version: int | None = None,
     ) -> None:
         """The run's card, as the run is by now (or, given up on, the requester told so)."""
         if isinstance(message, NotStarted):
@@ -53,14 +61,26 @@ class RunCards:
                 self.client, self.store, delivery, channel, await self.card(state), text, uncertain=uncertain
             )
             self._card_at[state.id] = self.clock()
+            self._remember(state.id, version)
 
-    async def refresh(self, state: RunState) -> None:
-        """Edit the card, at most once per interval (later changes join a deferred edit)."""
+    async def refresh(self, state: RunState, version: int | None = None) -> None:
+        """Edit the card, at most once per interval (later changes join a deferred edit); not at all when it
+        was drawn from this very ``version`` of the run (a card posted after the change that asked for the
+        edit shows it already: in a burst, most new runs' first edit)."""
+        if version is not None and self._drawn.get(state.id) == version:
+            return
         wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
         if wait > 0:
             raise DeliveryDeferred(wait)
         self._card_at[state.id] = self.clock()
         await self.update_card(state)
+        self._remember(state.id, version)
+
+    def _remember(self, run_id: str, version: int | None) -> None:
+        if version is None:
+            self._drawn.pop(run_id, None)
+        else:
+            self._drawn[run_id] = version
 
     async def update_card(self, state: RunState) -> None:
         await wait_for_card(self.store, state)

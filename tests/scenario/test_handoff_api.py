@@ -56,6 +56,27 @@ async def test_handoff_same_idempotency_key_returns_the_same_handoff_and_asks_on
         assert len(env.cards()) == 1
 
 
+async def test_handoff_card_drawn_after_its_question_was_asked_is_not_edited_until_something_changes(
+    tmp_path: Path,
+) -> None:
+    async with api(tmp_path) as (env, http, _):
+        body = await (await http.post("/api/v1/handoffs", json=ASK)).json()
+        question = await asked_in_thread(env, "Roll back checkout to v41?")
+        await env.idle()
+        [card] = env.cards()
+
+        def edits() -> int:
+            return len([c for c in env.ws.state.calls_to("chat.update") if c.ok and c.params.get("ts") == card.ts])
+
+        assert edits() == 0, "the card was posted showing the question: its first edit would change nothing"
+        await env.click("alice", question, f"{ids.ANSWER}.0")
+        await env.wait(lambda: edits() >= 1)
+        read = await (await http.get(f"/api/v1/handoffs/{body['id']}")).json()
+        assert read["status"] == "resolved"
+        await env.idle()
+        assert "roll back" in str(env.ws.state.message(OPS, card.ts).blocks).lower(), "the answer shows on the card"
+
+
 async def test_handoff_with_a_bad_field_gets_422_naming_it(tmp_path: Path) -> None:
     async with api(tmp_path) as (env, http, _):
         cases = [
