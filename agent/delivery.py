@@ -41,7 +41,7 @@ from agent.models import (
     WeeklyReport,
 )
 from agent.ports import OutboxStore, ReviewsStore, Store
-from agent.runtime.home import Acks, RuntimeLoop, at_home
+from agent.runtime.home import Acks, AllCalm, RuntimeLoop, at_home
 
 log = logging.getLogger("tandem.delivery")
 
@@ -121,7 +121,7 @@ class DeliveryWorker:
     escalate: bool = False  # tell the escalation channel about messages given up on
     retry_scale: float = 1.0  # multiplies the backoff (tests shorten it)
     home: RuntimeLoop | None = None  # the loop the worker runs on, when the runtime has its own
-    acks: Acks | None = None  # requests being answered now: each send waits for them first
+    acks: Acks | AllCalm | None = None  # requests being answered now: each send waits for them first
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
     _loop: asyncio.AbstractEventLoop | None = None
     _sending: int = 0

@@ -7,16 +7,34 @@ import math
 from typing import assert_never
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from pydantic import ValidationError
 
 from agent.asking import Asking, AskRequest, HandoffView, NoSuchHandoff, Unserved
 from agent.models.tokens import ApiToken, Scope
 from agent.outcomes import NotApplied, Refused
+from agent.runtime.home import Acks
 from api.auth import problem, token_of
 from api.openapi import document
 
 PREFIX = "/api/v1"
 ASKING: web.AppKey[Asking] = web.AppKey("asking", Asking)
+ACKS: web.AppKey[Acks] = web.AppKey("api_acks", Acks)
+
+
+@web.middleware
+async def answering(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """While a request that answers at once is open, the outbox's sends wait (:class:`Acks`): in a burst of
+    creates, each caller hears back before the cards and questions of the ones before go out. A read that
+    waits (``?wait=``) does not count: it may stay open for half a minute."""
+    acks = request.app.get(ACKS)
+    if acks is None or not request.path.startswith(f"{PREFIX}/handoffs") or "wait" in request.query:
+        return await handler(request)
+    acks.opened()
+    try:
+        return await handler(request)
+    finally:
+        acks.closed()
 
 
 async def _token(request: web.Request, scope: Scope) -> ApiToken | web.Response:
@@ -97,8 +115,11 @@ async def openapi(request: web.Request) -> web.Response:
     return web.json_response(document())
 
 
-def mount(application: web.Application, asking: Asking) -> None:
+def mount(application: web.Application, asking: Asking, acks: Acks | None = None) -> None:
     application[ASKING] = asking
+    if acks is not None:
+        application[ACKS] = acks
+        application.middlewares.append(answering)
     application.router.add_post(f"{PREFIX}/handoffs", create)
     application.router.add_get(f"{PREFIX}/handoffs/{{id}}", read)
     application.router.add_post(f"{PREFIX}/handoffs/{{id}}/cancel", cancel)

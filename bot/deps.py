@@ -31,6 +31,9 @@ class Deps:
     clock: Callable[[], float] = time.time
     acks: Acks = field(default_factory=Acks)
     """The requests the HTTP server is answering now; background work yields to them."""
+    api_acks: Acks = field(default_factory=Acks)
+    """Requests to ``/api/v1`` that answer at once (a create, a cancel, a read that does not wait): the
+    outbox's sends yield to them too. The runtime's own work does not: a create's run is part of its answer."""
     inbox_store: InboxStore | None = None
     """Where requests are kept before their ack, reached on the loop that acks (None: ``store``). A
     served bot opens a connection of its own here, so a runtime loop busy with a tool never holds up an ack."""

@@ -23,7 +23,7 @@ from agent.models import WEBHOOK
 from agent.ports import TokensStore
 from agent.runtime import Runtime
 from agent.runtime.collector import collecting
-from agent.runtime.home import RuntimeLoop, forwarded
+from agent.runtime.home import AllCalm, RuntimeLoop, forwarded
 from agent.settings import DEMO_TOOLS, CoreSettings
 from api import a2a, mcp_http
 from api import handoffs as api
@@ -157,7 +157,8 @@ async def bot_services(
             background=background,
             inbox_store=kept,
         )
-        runtime.acks = core.delivery.acks = deps.acks  # their work yields to requests being answered
+        runtime.acks = deps.acks  # its work yields to requests being answered
+        core.delivery.acks = AllCalm((deps.acks, deps.api_acks))  # the outbox's sends yield to API calls too
         app = build_app(settings, deps, client)
         bot = Bot(app=app, deps=deps, webhooks=core.webhooks, mail=core.mail, door=kept)
         assert app.inbox is not None
@@ -230,7 +231,8 @@ def web_app(bot: Bot) -> web.Application:
 
     application.router.add_get("/healthz", healthz)
     unserved = {"unserved": bot.mail.unserved} if bot.mail is not None else {}
-    api.mount(application, Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases, tokens=bot.door, **unserved))
+    asking = Asking(bot.deps.store, bot.deps.runtime, bot.deps.usecases, tokens=bot.door, **unserved)
+    api.mount(application, asking, bot.deps.api_acks)
     mount_mail(application, bot.mail.links if bot.mail is not None else None)
     a2a.mount(application, bot.deps.store, bot.deps.runtime, bot.deps.usecases)
     inbox_web.mount(application, bot)

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar, cast
 
 __all__ = ["Acks", "RuntimeLoop", "at_home", "forwarded"]
@@ -220,6 +221,18 @@ class Acks:
         except TimeoutError:
             with self._lock:
                 self._waiters = [w for w in self._waiters if w[1] is not future]
+
+
+@dataclass(frozen=True)
+class AllCalm:
+    """Work that yields to the requests of several doors: :meth:`calm` returns once each of ``parts`` is calm
+    (each for at most its own patience)."""
+
+    parts: tuple[Acks, ...]
+
+    async def calm(self) -> None:
+        for acks in self.parts:
+            await acks.calm()
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

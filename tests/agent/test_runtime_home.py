@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from agent.runtime.home import Acks, RuntimeLoop, at_home, forwarded
+from agent.runtime.home import Acks, AllCalm, RuntimeLoop, at_home, forwarded
 from tests.agent.waiting import eventually
 
 
@@ -70,6 +70,16 @@ async def test_running_sets_the_switch_interval_and_restores_it() -> None:
     async with RuntimeLoop.running("home-test", switch_interval=0.001):
         assert sys.getswitchinterval() == pytest.approx(0.001)
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+async def test_all_calm_waits_for_every_door_it_yields_to() -> None:
+    slack, api = Acks(patience=60), Acks(patience=60)
+    api.opened()
+    waiting = asyncio.create_task(AllCalm((slack, api)).calm())
+    await eventually(lambda: api.waited == 1, "the work waiting for the API's request")
+    assert slack.waited == 0 and not waiting.done()
+    api.closed()
+    await asyncio.wait_for(waiting, 5)
 
 
 async def test_calm_returns_at_once_when_no_request_is_open() -> None:
