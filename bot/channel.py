@@ -96,10 +96,10 @@ class SlackChannel:
         if isinstance(message, out.WeeklyReport):  # a report post belongs to no run
             await self.reports.send(delivery, message, uncertain=uncertain)
             return
-        state, version = await self.store.load(delivery.run_id)
+        state, _ = await self.store.load(delivery.run_id)
         where = slack_thread(state)
         if isinstance(message, out.RunStarted | out.NotStarted):  # no thread yet: the run's card starts it
-            await self.cards.open(state, delivery, message, where.channel_id, uncertain, version)
+            await self.cards.open(state, delivery, message, where.channel_id, uncertain)
             return
         await wait_for_card(self.store, state)
         assert where.thread_ts is not None
@@ -133,7 +133,7 @@ class SlackChannel:
             case out.RunEnded():
                 await self._finished(state, post, message.status)
             case out.CardRefresh():
-                await self.cards.refresh(state, version)
+                await self.cards.refresh(state)
             case out.Undelivered():
                 await self._undelivered(state, message)
             case out.HandoffWebhook() | out.MailNotice():  # (written to their own channels' outboxes, never a chat's)

@@ -9,7 +9,7 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.card_first import wait_for_card
-from agent.card_view import run_card_view
+from agent.card_view import fingerprint, run_card_view
 from agent.config import PolicyConfig
 from agent.delivery import DeliveryDeferred
 from agent.models import Delivery, NotStarted, RunStarted, RunState
@@ -40,8 +40,8 @@ class RunCards:
         self.card_interval = card_interval
         self.clock = clock
         self._card_at: dict[str, float] = {}
-        self._drawn: dict[str, int] = {}
-        """The run's version each card was last drawn from (by this process)."""
+        self._shown: dict[str, int] = {}
+        """A fingerprint of what each card last showed (posted or edited by this process)."""
 
     async def open(
         self,
@@ -50,46 +50,42 @@ class RunCards:
         message: RunStarted | NotStarted,
         channel: str,
         uncertain: bool,
-        version: int | None = None,
     ) -> None:
         """The run's card, as the run is by now (or, given up on, the requester told so)."""
         if isinstance(message, NotStarted):
             await tell_not_started(self.client, state, channel, message)
         elif state.origin.thread is None:  # (posted already: a row given a fresh start by ``tandem redeliver``)
             text = f"Tandem run: {state.task} ({state.status})"
-            await post_card(
-                self.client, self.store, delivery, channel, await self.card(state), text, uncertain=uncertain
-            )
+            blocks = await self.card(state)
+            await post_card(self.client, self.store, delivery, channel, blocks, text, uncertain=uncertain)
             self._card_at[state.id] = self.clock()
-            self._remember(state.id, version)
+            self._shown[state.id] = fingerprint(blocks)
 
-    async def refresh(self, state: RunState, version: int | None = None) -> None:
+    async def refresh(self, state: RunState) -> None:
         """Edit the card, at most once per interval (later changes join a deferred edit); not at all when it
-        was drawn from this very ``version`` of the run (a card posted after the change that asked for the
-        edit shows it already: in a burst, most new runs' first edit)."""
-        if version is not None and self._drawn.get(state.id) == version:
+        shows this already (in a burst, a new run's card is mostly posted after the change that asked for its
+        first edit)."""
+        blocks = await self.card(state)
+        if self._shown.get(state.id) == fingerprint(blocks):
             return
         wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
         if wait > 0:
             raise DeliveryDeferred(wait)
         self._card_at[state.id] = self.clock()
-        await self.update_card(state)
-        self._remember(state.id, version)
-
-    def _remember(self, run_id: str, version: int | None) -> None:
-        if version is None:
-            self._drawn.pop(run_id, None)
-        else:
-            self._drawn[run_id] = version
+        await self._edit(state, blocks)
 
     async def update_card(self, state: RunState) -> None:
+        await self._edit(state, await self.card(state))
+
+    async def _edit(self, state: RunState, blocks: list[dict[str, Any]]) -> None:
         await wait_for_card(self.store, state)
         await self.client.chat_update(
             channel=slack_thread(state).channel_id,
             ts=slack_thread(state).thread_ts or "",
-            blocks=await self.card(state),
+            blocks=blocks,
             text=f"Tandem run: {state.task} ({state.status})",
         )
+        self._shown[state.id] = fingerprint(blocks)
 
     async def card(self, state: RunState) -> list[dict[str, Any]]:
         """The run card's blocks, as the run is now (with a note of what could not be delivered)."""

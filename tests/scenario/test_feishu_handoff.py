@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.asking import Asking, AskRequest, HandoffView
+from agent.tokens import mint
 from tests.scenario.feishu_env import OPS, running_feishu, text
 from tests.scenario.harness import THREE_ANCHORS, policy_file
 from workspace.feishu_fake import button_values
@@ -100,3 +102,30 @@ async def test_feishu_number_question_refuses_words_in_its_form_and_takes_the_nu
         await fake.click("alice", question.message_id, "answer_text", {"text": "12"})
 
         await env.wait(lambda: "payments scaled to 12 replicas (int)" in str(env.cards()[0].card))
+
+
+async def test_feishu_handoff_card_drawn_after_its_question_was_asked_is_not_edited_until_something_changes(
+    tmp_path: Path,
+) -> None:
+    async with running_feishu(tmp_path) as env:
+        deps = env.bot.deps
+        asking = Asking(deps.store, deps.runtime, deps.usecases)
+        token = mint("ci", ["handoffs:write", "handoffs:read"], "ops", deps.runtime.clock()).stored
+        ask = AskRequest(
+            prompt="Roll back checkout to v41?",
+            input_type="choice",
+            options=["roll back", "keep"],
+            channel=OPS,
+            assignees=["ou_alice"],
+        )
+        created = await asking.ask(token, ask)
+        await env.wait(env.cards)
+        [root] = env.cards()
+        question = await env.next_review(root)
+        await env.idle()
+        assert env.fake.messages[root.message_id].edits == 0, "the card was posted showing the question already"
+
+        await env.fake.click("alice", question.message_id, "answer", answer="roll back")
+        await env.wait(lambda: env.fake.messages[root.message_id].edits >= 1)
+        read = await asking.read(token, created.handoff.id)
+        assert isinstance(read, HandoffView) and read.status == "resolved"
