@@ -15,6 +15,7 @@ import pytest
 from agent.settings import CoreSettings
 from blocks import ids
 from cli.main import main as tandem_main
+from tests.agent.waiting import eventually
 from tests.scenario.harness import (
     OPS,
     THREE_ANCHORS,
@@ -240,7 +241,8 @@ async def test_bot_killed_during_a_read_step_after_an_approval_still_tells_the_d
             plan = live(ws.state)[-1]
             (folder / "gate").touch()  # the read step stops before it has any effect
             await ws.click("alice", OPS, plan.ts, ids.APPROVE, button_value(plan, ids.APPROVE))
-            await ws.wait_until(lambda _s: (folder / "waiting-inspect_cluster").exists(), within=20)
+            # a file, not the workspace: polled (the bot tells Slack nothing while the step is held)
+            await eventually((folder / "waiting-inspect_cluster").exists, "the read step to start", 20)
             first.send_signal(signal.SIGKILL)
             await first.wait()
         assert live(ws.state) == [plan], "nobody was told of the approval before it was on disk"

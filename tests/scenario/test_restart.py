@@ -6,6 +6,7 @@ import signal
 from pathlib import Path
 
 from blocks import ids
+from tests.agent.waiting import eventually
 from tests.scenario.harness import OPS, button_value, text_of
 from tests.scenario.processes import bot_process
 from workspace import run_workspace
@@ -77,6 +78,6 @@ async def test_tool_question_survives_a_restart_and_the_answer_resumes_the_tool(
         async with bot_process(ws, db, **extra):
             answer = button_value(review, f"{ids.ANSWER}.1")
             await ws.click("alice", OPS, review.ts, f"{ids.ANSWER}.1", answer)
-            await ws.wait_until(lambda _s: (tmp_path / "moves.log").exists(), within=20)
+            await eventually((tmp_path / "moves.log").exists, "the step to write its file", 20)
             assert (tmp_path / "moves.log").read_text().split() == ["payments->us-east-1"]
             await ws.wait_until(lambda s: "Answered by <@U0ALICE>" in text_of(s.message(OPS, review.ts)), within=10)
