@@ -213,6 +213,7 @@ async def test_feishu_rate_limited_reply_is_retried_and_arrives(tmp_path: Path) 
         root, plan = await _plan(env)
         assert "restart_service" in text(plan)
         assert not env.fake.failures, "the injected failure was hit"
+        await env.idle()  # the reply shows before its row is marked sent
         run_id = (await env.bot.deps.store.list_runs())[0].id
         assert await env.bot.deps.store.undelivered(run_id) == []
 
