@@ -6,7 +6,6 @@ who it waits on, and what could not be delivered.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -112,8 +111,3 @@ def answerers(state: RunState, events: Sequence[AuditEvent]) -> tuple[str, ...]:
 def waiting_on(state: RunState, safety: SafetyPolicy) -> tuple[str, ...]:
     """Who the run's pending review waits for (principal ids; none when nothing waits)."""
     return safety.waiting_on(state, state.pending) if state.pending is not None and not state.finished else ()
-
-
-def fingerprint(card: object) -> int:
-    """What a drawn card shows, as a number to compare with what it showed before (in this process)."""
-    return hash(json.dumps(card, sort_keys=True, default=str))

@@ -9,9 +9,9 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from agent.card_first import wait_for_card
-from agent.card_view import fingerprint, run_card_view
+from agent.card_pace import CardPace
+from agent.card_view import run_card_view
 from agent.config import PolicyConfig
-from agent.delivery import DeliveryDeferred
 from agent.models import Delivery, NotStarted, RunStarted, RunState
 from agent.policy import SafetyPolicy
 from agent.ports import Store
@@ -37,11 +37,7 @@ class RunCards:
         self.client = client
         self.store = store
         self.config = config
-        self.card_interval = card_interval
-        self.clock = clock
-        self._card_at: dict[str, float] = {}
-        self._shown: dict[str, int] = {}
-        """A fingerprint of what each card last showed (posted or edited by this process)."""
+        self.pace = CardPace(card_interval, clock)
 
     async def open(
         self,
@@ -58,21 +54,13 @@ class RunCards:
             text = f"Tandem run: {state.task} ({state.status})"
             blocks = await self.card(state)
             await post_card(self.client, self.store, delivery, channel, blocks, text, uncertain=uncertain)
-            self._card_at[state.id] = self.clock()
-            self._shown[state.id] = fingerprint(blocks)
+            self.pace.posted(state.id, blocks)
 
     async def refresh(self, state: RunState) -> None:
-        """Edit the card, at most once per interval (later changes join a deferred edit); not at all when it
-        shows this already (in a burst, a new run's card is mostly posted after the change that asked for its
-        first edit)."""
+        """Edit the card, paced (see :class:`CardPace`)."""
         blocks = await self.card(state)
-        if self._shown.get(state.id) == fingerprint(blocks):
-            return
-        wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
-        if wait > 0:
-            raise DeliveryDeferred(wait)
-        self._card_at[state.id] = self.clock()
-        await self._edit(state, blocks)
+        if self.pace.edit_now(state.id, blocks):
+            await self._edit(state, blocks)
 
     async def update_card(self, state: RunState) -> None:
         await self._edit(state, await self.card(state))
@@ -85,7 +73,7 @@ class RunCards:
             blocks=blocks,
             text=f"Tandem run: {state.task} ({state.status})",
         )
-        self._shown[state.id] = fingerprint(blocks)
+        self.pace.shown(state.id, blocks)
 
     async def card(self, state: RunState) -> list[dict[str, Any]]:
         """The run card's blocks, as the run is now (with a note of what could not be delivered)."""

@@ -16,9 +16,10 @@ from collections.abc import Callable
 from typing import Any, assert_never
 
 from agent.card_first import wait_for_card
-from agent.card_view import fingerprint, run_card_view
+from agent.card_pace import CardPace
+from agent.card_view import run_card_view
 from agent.config import PolicyConfig
-from agent.delivery import DeliveryDeferred, DeliveryFailed, DeliveryWorker, closing_of, review_of
+from agent.delivery import DeliveryFailed, DeliveryWorker, closing_of, review_of
 from agent.logs import ctx
 from agent.models import Decided, Delivery, Form, Review, RunState
 from agent.models import outbox as out
@@ -76,12 +77,8 @@ class FeishuChannel:
         self.api = api
         self.store = store
         self.config = config or PolicyConfig()
-        self.card_interval = card_interval
-        self.clock = clock
+        self.pace = CardPace(card_interval, clock)
         self.worker: DeliveryWorker | None = None
-        self._card_at: dict[str, float] = {}
-        self._shown: dict[str, int] = {}
-        """A fingerprint of what each card last showed (posted or edited by this process)."""
         self._waiting: dict[tuple[str, str], asyncio.Future[Change]] = {}
 
     # --- transitions --------------------------------------------------------------------------
@@ -128,8 +125,7 @@ class FeishuChannel:
             if where.root_id is None:  # (posted already: a row given a fresh start by ``tandem redeliver``)
                 card = await self.card(state)
                 await post_card(self.api, self.store, where.chat_id, card, uuid, state.id)
-                self._card_at[state.id] = self.clock()
-                self._shown[state.id] = fingerprint(card)
+                self.pace.posted(state.id, card)
             return
         await wait_for_card(self.store, state)
         root = where.root_id or ""
@@ -182,13 +178,8 @@ class FeishuChannel:
                 await close_read_as(self.api, self.store, state.id, say("read_as_closed", lang))
             case out.CardRefresh():
                 card = await self.card(state)
-                if self._shown.get(state.id) == fingerprint(card):
-                    return  # it shows this already (a card posted after the change that asked for this edit)
-                wait = self._card_at.get(state.id, -1e9) + self.card_interval - self.clock()
-                if wait > 0:
-                    raise DeliveryDeferred(wait)  # one edit per interval; later changes join this one
-                self._card_at[state.id] = self.clock()
-                await self._edit(state, card)
+                if self.pace.edit_now(state.id, card):
+                    await self._edit(state, card)
             case out.Undelivered():
                 log.error("a message could not be delivered: %s", message.error[:300], extra=ctx(run=state.id))
             case out.HandoffWebhook() | out.MailNotice():  # (written to their own channels' outboxes, never a chat's)
@@ -228,7 +219,7 @@ class FeishuChannel:
     async def _edit(self, state: RunState, card: Card) -> None:
         await wait_for_card(self.store, state)
         await self.api.patch_card(feishu_chat(state).root_id or "", card)
-        self._shown[state.id] = fingerprint(card)
+        self.pace.shown(state.id, card)
 
     async def card(self, state: RunState) -> Card:
         """The run card, as the run is now (with a warning of what could not be delivered)."""
