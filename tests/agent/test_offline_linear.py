@@ -1,5 +1,6 @@
-"""No message can stall the bot: the offline model reads any text in linear time, off the event loop,
-and what a person wrote reaches any model capped to ``READ_LIMIT`` characters (stored whole)."""
+"""No message can stall the bot: the offline model reads any text in linear time, off the event loop (a
+result it writes from what ran, at once: see ``agent.offline.model._AT_ONCE``), and what a person wrote
+reaches any model capped to ``READ_LIMIT`` characters (stored whole)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from agent.ports import ClassifyContext, LLMRequest, Purpose
 from agent.prompts import (
     READ_LIMIT,
     classify_request,
+    plan_context,
     plan_request,
     propose_request,
     refine_request,
@@ -97,7 +99,7 @@ STEPS = [
 
 def contexts(text: str) -> list[tuple[Purpose, dict[str, Any]]]:
     """Every way the offline model reads a person's text: classify, plan (task and feedback), revise,
-    propose and refine."""
+    propose, refine, and the result written with a task, steps' results and people's notes of any size."""
     scale = next(d for d in DESCRIBED if d["name"] == "scale_service")
     task = "scale payments"
     return [
@@ -108,6 +110,10 @@ def contexts(text: str) -> list[tuple[Purpose, dict[str, Any]]]:
         ("revise", {"task": task, "step": STEPS[0], "tool": scale, "feedback": text, "suggested_fix": text}),
         ("propose", {"instruction": text, "task": "scale payments", "steps": STEPS, "tools": DESCRIBED}),
         ("refine", {"task": "scale payments", "output": f"*Done*\n{text}", "feedback": text, "steps": STEPS}),
+        (
+            "summarize",
+            {"task": text, "steps": [{**s, "status": "done", "result": text} for s in STEPS], "notes": [text]},
+        ),
     ]
 
 
@@ -209,7 +215,10 @@ def _read_texts(request: LLMRequest) -> list[str]:
 
 REQUESTS: list[tuple[str, Callable[[str], LLMRequest]]] = [
     ("classify", lambda t: classify_request(t, ClassifyContext(task="scale payments", anchor="after_plan"))),
-    ("plan", lambda t: plan_request("scale", TOOLS, feedback=[t, t], rejected=[], completed=[], max_steps=5)),
+    (
+        "plan",
+        lambda t: plan_request(plan_context("scale", TOOLS, feedback=[t, t], rejected=[], completed=[], max_steps=5)),
+    ),
     ("revise", lambda t: revise_request("scale", STEP, TOOLS, feedback=t, suggested_fix=t)),
     ("refine", lambda t: refine_request("scale", "*Done*", t, [STEP])),
     ("propose", lambda t: propose_request(t, "scale", [STEP], TOOLS)),
