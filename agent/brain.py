@@ -143,13 +143,15 @@ class LLMBrain:
         a planner that says it is less sure than that
         and has a question raises PlannerQuestion instead of guessing."""
         request = prompts.plan_request(
-            task,
-            tools,
-            feedback=feedback,
-            rejected=rejected,
-            completed=completed,
-            max_steps=max_steps,
-            lessons=lessons,
+            prompts.plan_context(
+                task,
+                tools,
+                feedback=feedback,
+                rejected=rejected,
+                completed=completed,
+                max_steps=max_steps,
+                lessons=lessons,
+            )
         )
         # A replan keeps the task: what the offline planner keeps and leaves out is checked once
         # against the model's plan, and a plan that drops a part nobody took back goes back for repair.

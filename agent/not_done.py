@@ -24,7 +24,7 @@ _DONE_HEAD = re.compile(r"^(\*\*|#+\s*)?(Done|已完成)(?=[:：.。*\s]|$)")
 
 def not_done(state: RunState, tools: ToolRegistry) -> list[str]:
     """The task's words for each part no step that ran did ("check errors"), in the task's order."""
-    request = prompts.plan_request(
+    context = prompts.plan_context(
         state.task,
         tools,
         # a takeover's instructions are steps a person asked for, not changes to the task
@@ -34,7 +34,7 @@ def not_done(state: RunState, tools: ToolRegistry) -> list[str]:
         max_steps=state.policy.max_steps,
     )
     try:
-        parts = offline.plan_parts(request.context)
+        parts = offline.plan_parts(context)
     except Exception as exc:  # a heuristic bug costs the check, never the result
         log.warning("could not check the result against the task: %s", exc)
         return []

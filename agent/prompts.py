@@ -41,6 +41,7 @@ __all__ = [
     "REVISE_SHAPE",
     "TEXT_SHAPE",
     "classify_request",
+    "plan_context",
     "plan_request",
     "propose_request",
     "refine_request",
@@ -193,7 +194,7 @@ Turn the instruction into at most ONE tool call, or recognise a control word:
 {_JSON_ONLY}{PROPOSE_SHAPE}"""
 
 
-def plan_request(
+def plan_context(
     task: str,
     tools: ToolRegistry,
     *,
@@ -202,8 +203,10 @@ def plan_request(
     completed: list[Step],
     max_steps: int,
     lessons: Sequence[Lesson] = (),
-) -> LLMRequest:
-    context: dict[str, Any] = {
+) -> dict[str, Any]:
+    """A plan request's facts as structured data: the offline planner's input, and what
+    :func:`plan_request` writes the prompt of a real model from."""
+    return {
         "task": task,
         "tools": tools.describe(),
         "feedback": [_as_read(f) for f in feedback],
@@ -212,23 +215,28 @@ def plan_request(
         "max_steps": max_steps,
         "lessons": [lesson_view(x) for x in lessons],
     }
+
+
+def plan_request(context: dict[str, Any]) -> LLMRequest:
+    """The plan request a model reads, made from :func:`plan_context`'s facts."""
+    task, feedback = str(context["task"]), list(context["feedback"])
     parts = [f"Task: {task}", _section("Tools", context["tools"])]
-    if lessons:
+    if context["lessons"]:
         parts.append(_section(LESSONS_HEADING, context["lessons"]))
-    if completed:
+    if context["completed"]:
         parts.append(_section("Completed steps (already run)", context["completed"]))
-    if rejected:
+    if context["rejected"]:
         parts.append(_section("Rejected plan", context["rejected"]))
     if feedback:
         pieces = split_clauses(task)
         if len(pieces) > 1:
             parts.append(_section("Parts of the task (each stays unless feedback takes it back)", pieces))
-        numbered = [f"{n}. {f}" for n, f in enumerate(context["feedback"], start=1)]
+        numbered = [f"{n}. {f}" for n, f in enumerate(feedback, start=1)]
         parts.append(
             _section("Feedback, oldest first (follow all of it; where two conflict, the latest wins)", numbered)
         )
     parts.append(f"Reply with the plan as {PLAN_SHAPE}")
-    system = PLANNER.replace("{max_steps}", str(max_steps))
+    system = PLANNER.replace("{max_steps}", str(context["max_steps"]))
     return _request("plan", system, parts, context)
 
 

@@ -29,6 +29,7 @@ import dataclasses
 import functools
 import importlib
 import inspect
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -122,7 +123,8 @@ class ToolSpec:
         """The parameters' JSON schema (built once per tool: pydantic takes most of a millisecond)."""
         if self.params_model is None:
             return copy.deepcopy(dict(self.input_schema or {}))
-        return copy.deepcopy(_params_schema(self.params_model))
+        schema: dict[str, Any] = json.loads(_params_schema(self.params_model))  # a copy, cheaper than deepcopy
+        return schema
 
     def validate(self, params: dict[str, Any]) -> dict[str, Any]:
         """Check params against the signature (or the listed JSON schema); return them with defaults filled in."""
@@ -186,10 +188,11 @@ class ToolSpec:
 
 
 @functools.cache
-def _params_schema(model: type[BaseModel]) -> dict[str, Any]:
+def _params_schema(model: type[BaseModel]) -> str:
+    """The model's JSON schema as JSON text, each caller decoding a copy of its own."""
     schema = model.model_json_schema()
     schema.pop("title", None)
-    return schema
+    return json.dumps(schema)
 
 
 def _spec_for(

@@ -47,6 +47,8 @@ def apply_feedback(task: str, feedback: list[str], box: Toolbox, rejected: list[
     """Rewrite the task by the feedback: swap entities and values, drop ("don't X"), bring back, move
     ("X first") and add ("also X") steps; each message in turn, a later one winning over an earlier one."""
     edit = FeedbackEdit(task)
+    if not feedback:
+        return edit
     asked = {t.name for c in split_clauses(task) if (t := box.best(c))}
     planned = {str(s.get("tool")) for s in rejected if isinstance(s, dict)} | asked
     for text in feedback:

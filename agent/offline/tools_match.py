@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from agent.offline.vocabulary import (
@@ -56,6 +57,14 @@ def _resolve(schema: JSON, prop: JSON) -> JSON:
     return prop
 
 
+@lru_cache(maxsize=4096)
+def _named_by_tool(text: str) -> tuple[str, ...]:
+    """The concepts a tool's name, description or enum value names: the same few texts every time a plan is
+    made or a result checked, so they are read once per process (tools' texts only: a person's words are not
+    kept)."""
+    return tuple(concepts_in(text))
+
+
 def tool_view(index: int, described: JSON) -> ToolView:
     """A ``ToolSpec.describe()`` dict as the planner sees it: params from the schema, concept weights."""
     name = str(described.get("name", ""))
@@ -71,7 +80,7 @@ def tool_view(index: int, described: JSON) -> ToolView:
     sources = [(name, _NAME_WEIGHT), (str(described.get("description", "")), _DESC_WEIGHT)]
     sources += [(value, _ENUM_WEIGHT) for p in params if not p.required for value in p.enum]
     for text, weight in sources:
-        for concept in concepts_in(text):
+        for concept in _named_by_tool(text):
             weights[concept] = max(weights.get(concept, 0.0), weight)
     tokens = tuple(t for t in re.split(r"[_\-\s]+", name.lower()) if len(t) >= 3)
     return ToolView(index, name, str(described.get("description", "")), str(described.get("risk", "read")),

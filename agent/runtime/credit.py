@@ -36,10 +36,10 @@ async def credited(
     maybe = [x for x in lessons if reflected(x, steps)]
     if not maybe:
         return []
-    request = prompts.plan_request(
+    context = prompts.plan_context(
         task, tools, feedback=feedback, rejected=rejected, completed=completed, max_steps=max_steps
     )
-    return shaped(maybe, steps, await asyncio.to_thread(_without, request.context))
+    return shaped(maybe, steps, await asyncio.to_thread(_without, context))
 
 
 def _without(context: dict[str, Any]) -> PlanLike | None:

@@ -10,7 +10,7 @@ import pytest
 from agent.lessons import reflected, shaped
 from agent.machine import lessons
 from agent.models import AddLesson, Learning, Lesson, LessonUse, Notify, PlannedStep, RunState, Step, StepPlace
-from agent.prompts import plan_request
+from agent.prompts import plan_context, plan_request
 from agent.tools import load_tools
 
 T0 = 1_800_000_000.0
@@ -129,13 +129,15 @@ def test_forgotten_marks_the_use_and_tells_the_thread_once() -> None:
 def test_plan_prompt_says_the_tasks_own_words_win() -> None:
     lesson = _lesson(named=["replicas"])
     request = plan_request(
-        "scale payments",
-        load_tools(["demo.tools"]),
-        feedback=[],
-        rejected=[],
-        completed=[],
-        max_steps=5,
-        lessons=[lesson],
+        plan_context(
+            "scale payments",
+            load_tools(["demo.tools"]),
+            feedback=[],
+            rejected=[],
+            completed=[],
+            max_steps=5,
+            lessons=[lesson],
+        )
     )
     prompt = request.messages[-1]["content"]
     assert "the task's own words win" in prompt and '"overrides_task_words": ["replicas"]' in prompt
