@@ -1,6 +1,6 @@
 """How often a run card is edited: at most once per interval, and not when it shows what it would draw already.
 
-Both chat channels (Slack and Feishu) pace their run cards with this. What a card showed and when is kept by
+Every chat channel paces its run cards with this. What a card showed and when is kept by
 the process that drew it: after a restart, or on another replica, the first edit goes out as before.
 """
 
