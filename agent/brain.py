@@ -127,6 +127,11 @@ class LLMBrain:
         self.read_first = read_first
         """False: ask the model about every reply, even one the offline reader is certain of (to measure it)."""
 
+    @property
+    def local(self) -> bool:
+        """Whether its model answers in this process, at once and at no cost (a model says so by ``local``)."""
+        return getattr(self.model, "local", False) is True
+
     async def plan(
         self,
         task: str,

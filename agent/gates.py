@@ -10,7 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from agent.models import AddRule, Anchor, CloseReview, Effect, Reschedule, Review, Risk, RunState, RunStep, Step
+from agent.models import (
+    AddRule,
+    Anchor,
+    CloseReview,
+    Effect,
+    Reschedule,
+    Review,
+    Risk,
+    RunState,
+    RunStep,
+    Step,
+    Summarize,
+)
 
 GATES: frozenset[Anchor] = frozenset({"before_risky_step", "recovery", "takeover_step"})
 """Reviews whose approval lets a gated step run."""
@@ -106,12 +118,21 @@ class GateRules:
         unless its tool says a second call changes nothing (``idempotent``: a trusted MCP server's word)."""
         return not idempotent and not self.safe_to_repeat(step.risk)
 
-    def replayable(self, state: RunState, effects: Sequence[Effect], tool_risk: Callable[[str], Risk | None]) -> bool:
+    def replayable(
+        self,
+        state: RunState,
+        effects: Sequence[Effect],
+        tool_risk: Callable[[str], Risk | None],
+        *,
+        local_model: bool = False,
+    ) -> bool:
         """True when the work ``effects`` ask for may start before their transition is on disk: a crash
         would do it again with nobody asked, so it must be safe to repeat (a step's risk and its tool's,
         ``tool_risk``, None for a tool unknown here), and no effect may tell anyone anything or wait on a
         person. A model call is not: it takes seconds and is paid for, and what a person was told before
-        it (the card's progress) must not wait for it."""
+        it (the card's progress) must not wait for it; except writing the result with a ``local_model``
+        (one that answers in this process, in well under a millisecond, at no cost), which is written from
+        what ran and changes nothing: done again after a crash, it writes the same."""
         work = False
         for e in effects:
             match e:
@@ -120,6 +141,8 @@ class GateRules:
                     risk = tool_risk(step.tool)
                     if risk is None or not self.safe_to_repeat(max(step.risk, risk)):
                         return False
+                    work = True
+                case Summarize() if local_model:
                     work = True
                 case CloseReview() | Reschedule() | AddRule():
                     pass

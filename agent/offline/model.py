@@ -45,6 +45,9 @@ class OfflineModel:
     """A :class:`~agent.ports.ChatModel` that needs no network: keyword heuristics over the context."""
 
     name = "offline"
+    local = True
+    """It answers in this process, in well under a millisecond, at no cost: writing a run's result with it
+    is work safe to do again (see :meth:`agent.gates.GateRules.replayable`)."""
 
     async def complete(self, request: LLMRequest) -> str:
         """The answer, worked out in a thread (reading a long text must not hold up the event loop), or at once

@@ -245,7 +245,11 @@ class Engine:
         effects = earlier + effects
         writes = _writes(before, effects, event.at)
         messages = outgoing_for(before, event, effects) if told is None else told
-        lazy = held is not None and self.lazy_commits and self.safety.replayable(new, effects, self._tool_risk)
+        lazy = (
+            held is not None
+            and self.lazy_commits
+            and self.safety.replayable(new, effects, self._tool_risk, local_model=self._local_model())
+        )
         outbox = outbound(new, messages) if messages or not lazy else None
         if lazy and told is None and self._repeatable_step(before, event, effects, writes, messages):
             assert held is not None
@@ -300,6 +304,10 @@ class Engine:
         step = before.step(event.number)
         risk = self._tool_risk(step.tool)
         return risk is not None and self.safety.safe_to_repeat(max(step.risk, risk))
+
+    def _local_model(self) -> bool:
+        """Whether the brain's model answers in this process, at once and at no cost (the offline model)."""
+        return getattr(self.brain, "local", False) is True
 
     def _tool_risk(self, name: str) -> Risk | None:
         """The risk of tool ``name`` here, None when no tool of that name is registered."""

@@ -30,6 +30,7 @@ from agent.models import (
     RunState,
     RunStep,
     StepFinished,
+    Summarize,
 )
 from agent.policy import SafetyPolicy
 
@@ -219,6 +220,7 @@ def test_recovery_and_the_lazy_commit_agree_on_what_may_run_twice(risk: Risk, th
             False,
         ),
         ([MakePlan()], {"t1": Risk.READ}, False),  # a model call is paid for and slow
+        ([Summarize()], {"t1": Risk.READ}, False),  # so is writing the result with such a model
     ],
 )
 def test_policy_replayable_only_work_safe_to_repeat_that_tells_nobody(
@@ -227,6 +229,23 @@ def test_policy_replayable_only_work_safe_to_repeat_that_tells_nobody(
     policy = SafetyPolicy()
     state, _ = _planned([Risk.READ], policy, Policy(anchors=frozenset()))
     assert policy.replayable(state, effects, _risk_of(tools)) is replayable
+
+
+@pytest.mark.parametrize(
+    ("effects", "replayable"),
+    [
+        ([Summarize()], True),  # written from what ran, at once and at no cost: the same again after a crash
+        ([CloseReview(review_id="g"), Summarize()], True),
+        ([MakePlan()], False),  # a plan (a correction's) is not only what ran
+        ([Summarize(), AskHuman(review=Review(id="g", anchor="before_result", created_at=0))], False),
+    ],
+)
+def test_policy_replayable_with_a_local_model_only_the_result_written_from_what_ran(
+    effects: list[Effect], replayable: bool
+) -> None:
+    policy = SafetyPolicy()
+    state, _ = _planned([Risk.READ], policy, Policy(anchors=frozenset()))
+    assert policy.replayable(state, effects, _risk_of({"t1": Risk.READ}), local_model=True) is replayable
 
 
 # --- thresholds ------------------------------------------------------------------------------------

@@ -176,6 +176,44 @@ async def test_resume_into_a_write_step_commits_the_decision_durably_before_the_
     assert LOG.commits()[-1].messages == ["review", "card"]
 
 
+class LocalBrain(Brain):
+    local = True  # its model answers in this process, at once and at no cost (as the offline model does)
+
+
+async def test_write_steps_result_before_a_local_models_summary_is_on_disk_with_the_review(
+    store: RecordingStore,
+) -> None:
+    apart = PolicyConfig(anchors=AnchorsRule(merge_gate=False))
+    runtime = Runtime(store, LocalBrain(), REGISTRY, observers=[Told()], config=apart)
+    state = await runtime.start("look then change api", "U1", origin=WHERE)
+    state = await runtime.decide(state.id, Approve(), "U1")
+    assert state.pending is not None and state.pending.anchor == "before_risky_step"
+    LOG.entries.clear()
+    state = await runtime.decide(state.id, Approve(), "U1")
+    assert state.pending is not None and state.pending.anchor == "before_result"
+    assert LOG.entries.count("tool push api") == 1
+    # the write step still starts only once the decision is on disk; its result, leading only to the
+    # result written by a local model, waits for the review's commit, which waits for the disk
+    assert [c.durable for c in LOG.commits()] == [True, False, True]
+    assert LOG.entries.index("tool push api") > LOG.entries.index(LOG.commits()[0])
+    told = LOG.entries.index("told step_finished")
+    assert told > LOG.entries.index(LOG.commits()[2]), "nobody hears of the step's result before the disk has it"
+    due = await store.due_deliveries("slack", 1e12, 60)
+    kinds = [d.message.kind for d in due if d.run_id == state.id]
+    assert "review" in kinds and kinds.count("card") == 1, "the review and the card (once) go out"
+    finished = [e.payload for e in await store.events(state.id) if e.kind == "step_finished"]
+    assert [p.get("number") for p in finished] == [1, 2, 3], "the write step's result is in the record"
+
+
+def test_only_a_model_answering_in_this_process_counts_as_local() -> None:
+    from agent.brain import LLMBrain
+    from agent.llm import LiteLLMModel
+    from agent.offline import OfflineModel
+
+    assert LLMBrain(OfflineModel()).local is True
+    assert LLMBrain(LiteLLMModel("openai/gpt-4o-mini")).local is False
+
+
 async def test_resume_with_lazy_commits_off_waits_for_disk_on_every_commit(store: RecordingStore) -> None:
     runtime, state = await paused_at_plan(store, lazy=False)
     await runtime.decide(state.id, Approve(), "U1")
