@@ -8,6 +8,7 @@ written. A part counts as done when a step of its tool ran (a failed one is repo
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 
@@ -20,6 +21,19 @@ log = logging.getLogger(__name__)
 _QUOTED = re.compile(r"“([^”]+)”")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _DONE_HEAD = re.compile(r"^(\*\*|#+\s*)?(Done|已完成)(?=[:：.。*\s]|$)")
+AT_ONCE_CHARS = 200
+AT_ONCE_TOOLS = 20
+"""Up to this many characters of task and feedback, and this many tools, the check runs on the caller's loop:
+about a millisecond at most, no longer than a hop to a thread and the wait for the interpreter there take
+(the thread gets it from the loop only every few milliseconds). Longer, it runs in a thread."""
+
+
+async def checked(state: RunState, tools: ToolRegistry) -> list[str]:
+    """:func:`not_done`, without holding up the event loop on a long task (see :data:`AT_ONCE_CHARS`)."""
+    read = len(state.task) + sum(len(f.text) for f in state.feedback)
+    if read <= AT_ONCE_CHARS and len(tools) <= AT_ONCE_TOOLS:
+        return not_done(state, tools)
+    return await asyncio.to_thread(not_done, state, tools)
 
 
 def not_done(state: RunState, tools: ToolRegistry) -> list[str]:

@@ -42,7 +42,7 @@ from agent.models import (
     Summarize,
     TakeoverReading,
 )
-from agent.not_done import not_done, partly
+from agent.not_done import checked, partly
 from agent.ports import Brain
 from agent.runtime.credit import credited
 from agent.runtime.stopping import CANCEL_GRACE, LateCalls, OutOfTime, within
@@ -140,7 +140,7 @@ class Worker:
                 return StepRevised(at=at(), nonce=nonce(), number=effect.number, params=params)
             case Summarize():
                 executed = [self._told(s) for s in state.history + state.plan]
-                left = await asyncio.to_thread(not_done, state, self.tools)
+                left = await checked(state, self.tools)
                 text = await self.brain.summarize(state.task, executed, state.output_notes)
                 return OutputReady(at=at(), nonce=nonce(), text=_headed(text, left, state), not_done=left)
             case RefineOutput():

@@ -16,9 +16,11 @@ from typing import Any, Literal
 
 import pytest
 
+import agent.not_done
 import agent.offline.classifier
 from agent.brain import LLMBrain
-from agent.models import Risk, Step
+from agent.models import Risk, RunState, Step
+from agent.not_done import checked
 from agent.offline import OfflineModel
 from agent.offline.classifier import classify_text
 from agent.offline.vocabulary import JSON
@@ -33,7 +35,7 @@ from agent.prompts import (
     revise_request,
 )
 from agent.runtime import Runtime
-from agent.tools import load_tools, tool
+from agent.tools import ToolRegistry, load_tools, tool
 from storage.facade import AsyncStore
 
 # A regression guard on how reading grows, not a speed figure (those are in bench/reader.py): the same
@@ -270,3 +272,23 @@ async def test_runtime_long_correction_stored_whole_and_read_capped(tmp_path: Pa
     assert classify.context["text"] == correction[:READ_LIMIT]
     assert replan.context["feedback"] == [correction[:READ_LIMIT]]
     assert [s.params["service"] for s in state.plan] == ["checkout"]
+
+
+async def test_result_check_reads_a_long_task_off_the_loop_and_a_short_one_on_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loop_thread = threading.get_ident()
+    readers: list[int] = []
+    real = agent.not_done.not_done
+
+    def recording(state: RunState, tools: ToolRegistry) -> list[str]:
+        readers.append(threading.get_ident())
+        return real(state, tools)
+
+    monkeypatch.setattr(agent.not_done, "not_done", recording)
+    short = RunState(id="r1", task="scale payments, then check errors", requester="U1", created_at=0, updated_at=0)
+    long = short.model_copy(update={"id": "r2", "task": "scale payments, then check errors; " * 200})
+    assert await checked(short, TOOLS) == ["check errors"]
+    assert await checked(long, TOOLS) == ["check errors"]
+    assert readers[0] == loop_thread, "a one-line task is checked at once"
+    assert readers[1] != loop_thread, "a long task is checked in a thread: the loop keeps serving"
