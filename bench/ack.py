@@ -37,6 +37,7 @@ import math
 import os
 import pstats
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -133,6 +134,8 @@ class Batch:
     errors: list[str]
     wall: float
     drain: float = 0.0
+    worked: float = 0.0
+    """Seconds from the burst's last answer until every run it approved had moved on to its next pause."""
     server: list[float] = field(default_factory=list)
     lag: list[float] = field(default_factory=list)
 
@@ -417,6 +420,29 @@ class Plan:
         return max(2, min(self.concurrency, 50))
 
 
+async def moved_on(db: Path, clicks: Sequence[Click], within: float = 120.0) -> float:
+    """Seconds until every run ``clicks`` approved has moved past the clicked review (its work done, up to its
+    next pause), read from the database file by a connection of its own every 10 ms."""
+    if not clicks:
+        return 0.0
+    runs = [c.run_id for c in clicks]
+    reviews = [c.review_id for c in clicks]
+    sql = (
+        f"SELECT COUNT(*) FROM runs WHERE id IN ({', '.join('?' * len(runs))}) AND (status = 'executing'"
+        f" OR pending_review IN ({', '.join('?' * len(reviews))}))"
+    )
+    start = time.perf_counter()
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        while await asyncio.to_thread(lambda: int(conn.execute(sql, [*runs, *reviews]).fetchone()[0])):
+            if time.perf_counter() - start > within:
+                raise BenchFailure(f"approved runs had not moved on within {within:.0f}s")
+            await asyncio.sleep(0.01)
+    finally:
+        conn.close()
+    return time.perf_counter() - start
+
+
 async def settle(bot: Bot, within: float = 120.0) -> float:
     """The bot's background work and the messages it caused, bounded: the bench must stop by itself.
     Returns seconds waited."""
@@ -629,7 +655,8 @@ async def _rounds(
                     await send(target, warm)
                     await settle(bot)
                 answer, server, lag = await measured(target, bodies)
-                drain = await settle(bot)
+                worked = await moved_on(db, real) if target == TANDEM else 0.0
+                drain = worked + await settle(bot)  # from the burst's last answer, as work s
                 batches.append(
                     Batch(
                         target=target,
@@ -639,6 +666,7 @@ async def _rounds(
                         errors=answer["errors"],
                         wall=float(answer["wall"]),
                         drain=drain,
+                        worked=worked,
                         server=server,
                         lag=lag,
                     )
@@ -686,7 +714,7 @@ def table(result: Result, plan: Plan) -> str:
     extra = plan.profile
     if extra:
         head += f" {'srv p50':>8} {'srv p99':>8} {'lag p99':>8} {'lag max':>8}"
-    head += f" {'drain s':>7}"
+    head += f" {'work s':>7} {'drain s':>7}"
     lines = [head, "-" * len(head)]
 
     def row(target: str, label: str, batches: Sequence[Batch]) -> str:
@@ -700,7 +728,8 @@ def table(result: Result, plan: Plan) -> str:
             line += f" {ms(percentile(server, 0.5))} {ms(percentile(server, 0.99))}"
             line += f" {ms(percentile(lag, 0.99))} {ms(lag[-1] if lag else math.nan)}"
         drain = max((b.drain for b in batches), default=0.0)
-        return line + f" {drain:>7.2f}"
+        worked = max((b.worked for b in batches), default=0.0)
+        return line + f" {worked:>7.2f} {drain:>7.2f}"
 
     for number in range(1, plan.rounds + 1):
         for batch in (b for b in result.batches if b.round == number):
