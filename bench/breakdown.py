@@ -9,7 +9,8 @@ adds up, over all resumes, the wall time spent in each part of the product's own
 - ``transition``: the pure machine (``agent.machine.transition``) and the rule look-ups it asks for;
 - ``commit, durable`` / ``commit, not waiting``: ``Store.commit`` (the state's JSON, its events, its
   reviews and messages in one transaction), split by whether it waited for the disk (fsync);
-- ``work``: the worker performing an effect (the bench's tools are async and do nothing);
+- ``work``: the worker performing an effect (the bench's tools are async and do nothing; the result is written
+  by the product's offline model, as in ``bench.loop``);
 - ``rest``: everything else (the run's lock, audit lines, logging, scheduling on the event loop).
 
 Each part's total is divided by the number of resumes, so the column adds up to the mean resume. The
@@ -34,7 +35,7 @@ from agent.models import Approve, RunState
 from agent.runtime import Runtime
 from agent.runtime.work import Worker
 from bench.loop import CountingStore, expect_run
-from bench.workload import EXPECTED_ANCHORS, POLICY, REQUESTER, REVIEWER, TASK, make_brain, registry
+from bench.workload import BRAIN_LABELS, EXPECTED_ANCHORS, POLICY, REQUESTER, REVIEWER, TASK, choose_brain, registry
 
 PARTS = ("load", "transition", "commit, durable", "commit, not waiting", "work")
 
@@ -107,11 +108,13 @@ def _timed(clock: Clock, store: CountingStore) -> Iterator[None]:
                 setattr(owner, name, original)
 
 
-async def measure(n: int, workdir: Path) -> tuple[Clock, list[float]]:
+async def measure(n: int, workdir: Path) -> tuple[Clock, list[float], str]:
     clock = Clock()
     store = CountingStore(workdir / "breakdown.db")
     async with store:
-        runtime = Runtime(store, make_brain("fixed"), registry(), config=POLICY)
+        tools = registry()
+        kind, brain, note = await choose_brain(tools)  # the product's brain, as bench.loop uses
+        runtime = Runtime(store, brain, tools, config=POLICY)
         pending: list[RunState] = [await runtime.start(TASK, REQUESTER) for _ in range(n)]
         for state in pending:
             expect_run(state, 0)
@@ -127,13 +130,14 @@ async def measure(n: int, workdir: Path) -> tuple[Clock, list[float]]:
                     resumes.append(time.perf_counter() - began)
                     expect_run(pending[i], number)
             clock.on = False
-    return clock, resumes
+    return clock, resumes, f"{BRAIN_LABELS[kind]} ({note})"
 
 
-def report(clock: Clock, resumes: list[float], load_before: float) -> None:
+def report(clock: Clock, resumes: list[float], load_before: float, brain: str) -> None:
     count = len(resumes)
     total = sum(resumes)
     print(f"Where a resume's time goes: {count} resumes ({len(EXPECTED_ANCHORS)} per run), bench.loop's workload")
+    print(f"  brain: {brain}")
     print(f"  load average before: {load_before:.2f}, after: {os.getloadavg()[0]:.2f} (1 min; {os.cpu_count()} CPUs)")
     print(f"  {'part':24} {'per resume':>12} {'share':>8} {'calls/resume':>14}")
     accounted = 0.0
@@ -153,8 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tandem-breakdown-") as workdir:
-        clock, resumes = asyncio.run(measure(max(1, args.runs), Path(workdir)))
-    report(clock, resumes, load_before)
+        clock, resumes, brain = asyncio.run(measure(max(1, args.runs), Path(workdir)))
+    report(clock, resumes, load_before, brain)
     return 0
 
 
