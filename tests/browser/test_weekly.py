@@ -43,6 +43,12 @@ async def test_report_post_shows_its_chart_in_the_channel(chromium: str, tmp_pat
         chart = page.get_by_test_id("message").filter(has=page.get_by_test_id("file"))
         image = chart.locator("img")
         await expect(image).to_be_visible()
+        composer = page.get_by_test_id("composer-input")  # a new message redraws the channel
+        await composer.fill("looking at the report")
+        await composer.press("Enter")
+        await expect(page.get_by_test_id("message").filter(has_text="looking at the report")).to_be_visible()
+        await expect(table.locator("th").nth(1)).to_have_text("This period ▲")  # the sort stays, as in Slack
+        await expect(table.locator("tbody tr").last).to_contain_text("Corrections: replan")
         await expect(image).to_have_attribute(
             "alt", re.compile(r"^Corrections and takeovers per day, .*: 3 corrections")
         )

@@ -85,12 +85,18 @@ function table(block) {
   return h("div", { class: "bk-table-wrap", testid: "block-table" }, h("table", { class: "bk-table" }, head, body));
 }
 
+// Each data_table's page and sort, by the table's content: the page draws a channel afresh whenever a message
+// arrives or changes, and a person's sort must not snap back then (it does not in Slack).
+const tableViews = new Map();
+
 function dataTable(block) {
   const [header = [], ...rows] = block.rows || [];
   const size = Math.max(1, Math.min(100, block.page_size || 5));
   const shown = (c) => (c && (c.type === "raw_text" || c.type === "raw_number") ? String(c.text ?? c.value ?? "") : null);
   const key = (c) => (c && c.type === "raw_number" ? Number(c.value) : (shown(c) || "").toLowerCase());
-  const view = { page: 0, column: null, ascending: true };
+  const id = JSON.stringify(block);
+  const view = tableViews.get(id) ?? { page: 0, column: null, ascending: true };
+  tableViews.set(id, view);
   const box = h("div", { class: "bk-table-wrap", testid: "block-data-table" });
   const draw = () => {
     const sorted = view.column === null ? rows : [...rows].sort((a, b) => {
