@@ -14,7 +14,7 @@ from agent.offline.params import extract_params, missing_params
 from agent.offline.scope import can_do_line, outside
 from agent.offline.text import is_chinese
 from agent.offline.tools_match import Toolbox, tool_view
-from agent.offline.vocabulary import INSTEAD_OF, JSON, split_clauses, value_at
+from agent.offline.vocabulary import INSTEAD_OF, JSON, reading_once, split_clauses, value_at
 
 # --- planning ------------------------------------------------------------------------
 
@@ -93,6 +93,11 @@ def plan_answer(ctx: JSON) -> JSON:
 
 
 def _plan(ctx: JSON) -> tuple[JSON, FeedbackEdit]:
+    with reading_once():
+        return _planned(ctx)
+
+
+def _planned(ctx: JSON) -> tuple[JSON, FeedbackEdit]:
     box = Toolbox(list(ctx.get("tools", [])))
     task = str(ctx.get("task", ""))
     feedback = [str(f) for f in ctx.get("feedback", []) if str(f).strip()]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from typing import Any
 
@@ -148,14 +150,33 @@ def find_word(text: str, word: str) -> int:
     return text.find(word)
 
 
+_READ: ContextVar[dict[str, dict[str, int]] | None] = ContextVar("concepts_read", default=None)
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Within the block, :func:`concepts_in` reads each text once (planning asks about the same clause from several
+    places); nothing is kept after it."""
+    token = _READ.set({})
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
 def concepts_in(text: str) -> dict[str, int]:
     """The concepts named in ``text``, each with the position of its first mention."""
+    read = _READ.get()
+    if read is not None and text in read:
+        return dict(read[text])
     lowered = as_words(text)
     seen: dict[str, int] = {}
     for concept in CONCEPTS:
         found = _any_synonym(concept).search(lowered)  # one search, not one per synonym
         if found:
             seen[concept] = found.start()
+    if read is not None:
+        read[text] = dict(seen)
     return seen
 
 

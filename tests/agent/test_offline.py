@@ -13,6 +13,7 @@ from agent.errors import LLMError, PlanError
 from agent.llm import LiteLLMModel, make_model
 from agent.models import PlannedStep, Risk, Step
 from agent.offline import OfflineModel, apply_refinement, classify_text, render_summary, split_clauses, zh_number
+from agent.offline.vocabulary import concepts_in, reading_once
 from agent.ports import ClassifyContext, LLMRequest
 from agent.prompts import step_view
 from agent.tools import ToolRegistry, load_tools, tool
@@ -672,3 +673,12 @@ async def test_offline_replan_of_a_chinese_task_says_why_in_chinese() -> None:
     steps = await BRAIN.plan("重启 payments 服务", DEMO, feedback=["hmm"], rejected=[], completed=[], max_steps=10)
 
     assert steps[0].reason == "来自任务：“重启 payments 服务”。（看不出“hmm”要修改什么；请说明服务或步骤。）"
+
+
+def test_concepts_read_once_within_a_plan_are_the_same_and_not_changed_by_their_reader() -> None:
+    fresh = concepts_in("restart payments, then check the logs")
+    with reading_once():
+        first = concepts_in("restart payments, then check the logs")
+        first.clear()  # a reader changing what it got changes nothing for the next one
+        assert concepts_in("restart payments, then check the logs") == fresh
+    assert fresh and concepts_in("restart payments, then check the logs") == fresh
