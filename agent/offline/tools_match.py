@@ -117,8 +117,9 @@ class Toolbox:
         for t in self.tools:
             hits = {c: pos for c, pos in found.items() if t.concepts.get(c)}
             score = sum(_WEAK_CONCEPTS.get(c, 1.0) * t.concepts[c] for c in hits)
-            tokens = [pos for tok in t.tokens if (pos := find_word(lowered, tok)) >= 0]
-            score += sum(self._token_weight.get(tok, 0.0) for tok in t.tokens if find_word(lowered, tok) >= 0)
+            named = [(tok, pos) for tok in t.tokens if (pos := find_word(lowered, tok)) >= 0]
+            tokens = [pos for _, pos in named]
+            score += sum(self._token_weight.get(tok, 0.0) for tok, _ in named)
             if score >= _MIN_SCORE:
                 scored.append((score, min([*hits.values(), *tokens], default=0), t))
         scored.sort(key=lambda s: (-s[0], s[1], s[2].risk != "read", s[2].index))

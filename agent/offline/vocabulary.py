@@ -136,6 +136,21 @@ def _pattern(word: str) -> re.Pattern[str]:
     return re.compile(_word_source(word))
 
 
+def _literal(word: str) -> str:
+    """A part of ``word`` that every match :func:`_word_source` finds contains (its first word; a single word
+    ending in "e" less the "e", for the "-ing" form): a cheap test that rules a word out before any regex runs."""
+    if not word.isascii():
+        return word
+    if " " in word:
+        return word.split(" ", 1)[0]
+    return word[:-1] if word.endswith("e") else word
+
+
+_LITERALS: dict[str, tuple[str, ...]] = {
+    concept: tuple(dict.fromkeys(_literal(s) for s in synonyms)) for concept, synonyms in CONCEPTS.items()
+}
+
+
 @cache
 def _any_synonym(concept: str) -> re.Pattern[str]:
     """All of a concept's synonyms in one pattern: its first match is the first mention of any of them."""
@@ -171,7 +186,12 @@ def concepts_in(text: str) -> dict[str, int]:
         return dict(read[text])
     lowered = as_words(text)
     seen: dict[str, int] = {}
-    for concept in CONCEPTS:
+    for concept, literals in _LITERALS.items():
+        for literal in literals:  # a plain loop: a third of any() over a generator's cost, here
+            if literal in lowered:
+                break
+        else:
+            continue  # no synonym can be there: most concepts, for most texts
         found = _any_synonym(concept).search(lowered)  # one search, not one per synonym
         if found:
             seen[concept] = found.start()

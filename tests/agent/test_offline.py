@@ -13,7 +13,7 @@ from agent.errors import LLMError, PlanError
 from agent.llm import LiteLLMModel, make_model
 from agent.models import PlannedStep, Risk, Step
 from agent.offline import OfflineModel, apply_refinement, classify_text, render_summary, split_clauses, zh_number
-from agent.offline.vocabulary import concepts_in, reading_once
+from agent.offline.vocabulary import CONCEPTS, concepts_in, reading_once
 from agent.ports import ClassifyContext, LLMRequest
 from agent.prompts import step_view
 from agent.tools import ToolRegistry, load_tools, tool
@@ -682,3 +682,39 @@ def test_concepts_read_once_within_a_plan_are_the_same_and_not_changed_by_their_
         first.clear()  # a reader changing what it got changes nothing for the next one
         assert concepts_in("restart payments, then check the logs") == fresh
     assert fresh and concepts_in("restart payments, then check the logs") == fresh
+
+
+def _forms(word: str) -> list[str]:
+    """A synonym as a person may write it: plural, past, -ing (an "e" dropped), words spaced out, and upper case."""
+    if not word.isascii():
+        return [word]
+    forms = [
+        word,
+        word + "s",
+        word + "ed",
+        word + "ing",
+        word.upper(),
+        word.replace(" ", "   "),
+        word.replace(" ", "_"),
+    ]
+    if word.endswith("e"):
+        forms.append(word[:-1] + "ing")
+    return forms
+
+
+@pytest.mark.parametrize("concept", sorted(CONCEPTS))
+def test_every_synonym_in_every_form_names_its_concept_where_it_stands(concept: str) -> None:
+    # Each concept is ruled out by a plain substring test before its regex runs: no form may be ruled out wrongly.
+    for word in CONCEPTS[concept]:
+        for form in _forms(word):
+            text = f"please {form} now" if form.isascii() else f"请{form}一下"
+            found = concepts_in(text)
+            assert found.get(concept) == text.lower().replace("_", " ").find(form.lower().replace("_", " ")), (
+                concept,
+                form,
+                found,
+            )
+
+
+def test_a_word_that_only_contains_a_synonym_names_no_concept() -> None:
+    assert concepts_in("the prerelease of logstash is uncached") == {}
