@@ -50,6 +50,10 @@ def plan_matches(steps: list[ProposedStep]) -> bool:
 class FixedPlanBrain:
     """Implements :class:`agent.ports.Brain` with the fixed 3-step plan and canned text."""
 
+    local = True
+    """Its text is written here, at once, at no cost, from what ran (as the offline model's): the engine may
+    commit the last step's result without waiting for the disk, as it does with the product's default brain."""
+
     async def plan(
         self,
         task: str,
