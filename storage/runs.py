@@ -17,6 +17,7 @@ from pydantic import TypeAdapter
 from agent.errors import ConcurrentUpdate, RunExists, StaleDecision, UnknownRun
 from agent.messages import decided_verb
 from agent.models import (
+    WORKING,
     Answered,
     AuditEvent,
     DueReview,
@@ -431,7 +432,6 @@ class RunStore:
 
     def runs_in_flight(self) -> list[str]:
         """Runs that were working (not waiting on a person) — candidates for recovery."""
-        rows = self.db.execute(
-            "SELECT id FROM runs WHERE status NOT IN ('done', 'cancelled', 'failed', 'awaiting_review')"
-        ).fetchall()
+        marks = ", ".join("?" for _ in WORKING)
+        rows = self.db.execute(f"SELECT id FROM runs WHERE status IN ({marks})", list(WORKING)).fetchall()
         return [r[0] for r in rows]

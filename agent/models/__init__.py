@@ -120,7 +120,7 @@ from agent.models.records import AuditEvent, ReviewRecord, Rule, RunSummary
 from agent.models.reviews import ASK_TOOL, Approval, Handoff, InputType, LastAsked, Priority, Review
 from agent.models.risk import Risk
 from agent.models.rules import AlwaysOffer, GateDecision, RuleSuspension, call_scope, param_shape, scope_label
-from agent.models.run import TERMINAL, Feedback, Learning, Phase, RunState, Status
+from agent.models.run import TERMINAL, WORKING, Feedback, Learning, Phase, RunState, Status
 from agent.models.steps import PlannedStep, ProposedStep, Step, StepStatus, params_digest, target_of
 from agent.models.store import (
     Answered,
@@ -156,6 +156,7 @@ __all__ = [
     "CONFIGURABLE_ANCHORS",
     "AfterRisky",
     "TERMINAL",
+    "WORKING",
     "Anchor",
     "Answer",
     "Approval",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field, model_validator
 
@@ -29,6 +29,9 @@ Phase = Literal[
 ]
 Status = Literal["planning", "awaiting_review", "executing", "done", "human_takeover", "cancelled", "failed"]
 TERMINAL: frozenset[str] = frozenset({"done", "cancelled", "failed"})
+WORKING: tuple[Status, ...] = tuple(s for s in get_args(Status) if s not in TERMINAL and s != "awaiting_review")
+"""The statuses of a run that is working, not waiting on a person: what recovery looks at. Listed (not "none of
+the others"), so the store finds them by its status index instead of reading every run it ever kept."""
 
 
 class Feedback(Model):

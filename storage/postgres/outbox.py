@@ -89,7 +89,8 @@ class Outbox(PoolUser):
         async with self.pool.connection() as conn:
             cur = await conn.execute(
                 f"SELECT {_COLUMNS} FROM outbox WHERE channel = %s AND next_at <= %s"
-                " AND (status = 'pending' OR (status = 'sending' AND started_at <= %s)) ORDER BY id LIMIT %s",
+                " AND status IN ('pending', 'sending')"  # the outbox_due index's condition, as in SQLite's
+                " AND (status = 'pending' OR started_at <= %s) ORDER BY id LIMIT %s",
                 [channel, now, now - lease, limit],
             )
             return [rows.delivery(r) for r in await cur.fetchall()]
@@ -148,7 +149,8 @@ class Outbox(PoolUser):
     async def busy_deliveries(self, channel: str, now: float) -> int:
         async with self.pool.connection() as conn:
             cur = await conn.execute(
-                "SELECT count(*) FROM outbox WHERE channel = %s AND status = 'pending' AND next_at <= %s",
+                "SELECT count(*) FROM outbox WHERE channel = %s AND status IN ('pending', 'sending')"
+                " AND status = 'pending' AND next_at <= %s",
                 [channel, now],
             )
             row = await cur.fetchone()

@@ -17,6 +17,7 @@ from psycopg import AsyncConnection
 
 from agent.errors import ConcurrentUpdate, RunExists, UnknownRun
 from agent.models import (
+    WORKING,
     Answered,
     AuditEvent,
     DueReview,
@@ -213,9 +214,7 @@ class Runs(PoolUser):
         return [rows.summary(r) for r in found]
 
     async def runs_in_flight(self) -> list[str]:
-        found = await self.fetch_all(
-            "SELECT id FROM runs WHERE status NOT IN ('done', 'cancelled', 'failed', 'awaiting_review')", []
-        )
+        found = await self.fetch_all("SELECT id FROM runs WHERE status = ANY(%s)", [list(WORKING)])
         return [str(r[0]) for r in found]
 
     async def version(self, run_id: str) -> int | None:
