@@ -20,7 +20,8 @@ Three processes, all on 127.0.0.1:
 
 The clicks are real ``tandem.approve`` clicks: set-up starts runs with ``/tandem`` until each
 pauses at its plan review, so every timed click approves a pending review (the run then reads
-logs and pauses at the risky step), except a ``--decided-share`` of clicks on reviews already
+the error logs, restarts the service, since the plan's approval approved that step too, writes its
+result and pauses for it), except a ``--decided-share`` of clicks on reviews already
 approved, which must ack as fast. Rounds alternate the targets (A/B, B/A, ...); after each
 Tandem batch the bench awaits the bot's background tasks, so neither target is measured while
 the other's work runs. It prints per-round and pooled p50/p90/p99/max, and Tandem p99 / bare p99.
@@ -760,8 +761,9 @@ def describe(plan: Plan, result: Result) -> str:
     return (
         f"{plan.requests} timed clicks per target in {plan.rounds} alternating rounds, {plan.concurrency} "
         f"concurrent clients on 127.0.0.1, {plan.warmup} untimed warm-up clicks per target per round.\n"
-        f"Tandem: {len(result.approved)} clicks approved a pending plan review (each run then reads logs and "
-        f"pauses before the risky step); {result.duplicates} clicked a review already approved.\n"
+        f"Tandem: {len(result.approved)} clicks approved a pending plan review (each run then reads the error logs, "
+        "restarts the service, approved with the plan, writes its result and pauses for it); "
+        f"{result.duplicates} clicked a review already approved.\n"
         f"Time = send -> response status, in a separate client process. Python {sys.version.split()[0]}, "
         f"{os.cpu_count()} CPUs, load average {result.load[0]:.2f} / {result.load[1]:.2f} / {result.load[2]:.2f} "
         "when measuring began (the machine is shared: read the per-round rows).\n"
