@@ -2,6 +2,7 @@
 
     python -m bench.coldstart DB RUN_ID REVIEW_ID [--brain llm|fixed] [--via runtime|wiring]
 
+Its modules load with garbage collection paused, as the ``tandem`` command's do (:mod:`cli.start`).
 ``--via runtime`` (the measured figure) builds what a resume needs and nothing more:
 AsyncStore, the brain, the bench tools, Runtime. ``--via wiring`` goes through the real
 composition root, :func:`cli.wiring.open_services` (which also opens the demo world).
@@ -12,9 +13,12 @@ spawn -> that line. The line names the heavy packages loaded (:data:`HEAVY`: non
 
 from __future__ import annotations
 
+import gc
 import time
 
 _T0 = time.perf_counter()
+if __name__ == "__main__":  # as the tandem command starts (cli.start): modules load with collection paused
+    gc.disable()
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
@@ -38,11 +42,19 @@ def _mark(name: str) -> None:
     _MARKS[name] = time.perf_counter() - _T0
 
 
+def _loaded() -> None:
+    """The modules are loaded: what they made is frozen and collection is on again before any work, as in
+    cli.start."""
+    gc.freeze()
+    gc.enable()
+
+
 async def _resume_runtime(db: str, run_id: str, review_id: str, brain: str, modules: bool) -> RunState:
     from agent.runtime import Runtime
     from storage.facade import AsyncStore
 
     the_brain = make_brain("fixed" if brain == "fixed" else "llm")
+    _loaded()
     _mark("imported")
     store = await AsyncStore(db).open()
     _mark("opened")
@@ -61,6 +73,7 @@ async def _resume_wiring(db: str, run_id: str, review_id: str, modules: bool) ->
     from agent.settings import CoreSettings
     from cli.wiring import open_services
 
+    _loaded()
     settings = CoreSettings(db=db, model="offline", tools=TOOL_MODULE)
     async with open_services(settings) as services:
         state = await services.runtime.decide(run_id, Approve(), REVIEWER, review_id=review_id)

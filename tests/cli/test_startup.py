@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import aiohttp
@@ -69,3 +71,31 @@ async def test_healthz_answers_with_the_database_reachable(tmp_path: Path) -> No
         async with http.get(f"{env.bot.url}/healthz") as resp:
             assert resp.status == 503
             assert "database unreachable" in (await resp.json())["error"]
+
+
+_LOADING_PROBE = """
+import gc, json, sys
+during = []
+def seen(phase, info):
+    loading = getattr(sys.modules.get("cli.main"), "main", None) is None  # cli.main's imports not done yet
+    if phase == "start" and "cli.main" in sys.modules and loading:
+        during.append(info["generation"])
+gc.callbacks.append(seen)
+sys.argv = ["tandem", "tools"]
+from cli.start import main
+code = main()
+print(json.dumps({"code": code, "collections_while_loading": len(during), "collecting_after": gc.isenabled(),
+                  "frozen": gc.get_freeze_count() > 0}))
+"""
+
+
+def test_tandem_command_loads_its_modules_without_collecting_and_runs_with_collection_on(tmp_path: Path) -> None:
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["tandem"]
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADING_PROBE], cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True
+    )
+
+    assert declared == "cli.start:main"
+    assert done.returncode == 0, done.stderr[-2000:]
+    line = json.loads(done.stdout.strip().splitlines()[-1])
+    assert line == {"code": 0, "collections_while_loading": 0, "collecting_after": True, "frozen": True}
