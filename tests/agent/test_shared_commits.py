@@ -205,6 +205,49 @@ async def test_write_steps_result_before_a_local_models_summary_is_on_disk_with_
     assert [p.get("number") for p in finished] == [1, 2, 3], "the write step's result is in the record"
 
 
+@tool(risk=Risk.READ)
+def broken(service: str) -> str:
+    """Look at a service, and fail."""
+    LOG.entries.append(f"tool broken {service}")
+    raise RuntimeError(f"{service} does not answer")
+
+
+FAILING = ToolRegistry()
+for fn in (peek, broken):
+    FAILING.add_function(fn)
+
+
+class FailingLastBrain(LocalBrain):
+    async def plan(self, task: str, tools: ToolRegistry, **_: Any) -> list[ProposedStep]:
+        calls = [("peek", {"service": "api"}), ("broken", {"service": "db"})]
+        return [
+            ProposedStep(tool=name, params=tools.get(name).validate(p), reason="r", risk=tools.get(name).risk)
+            for name, p in calls
+        ]
+
+
+async def test_a_decision_leading_only_to_a_local_models_result_is_told_once_the_result_is_on_disk(
+    store: RecordingStore,
+) -> None:
+    runtime = Runtime(store, FailingLastBrain(), FAILING, observers=[Told()])
+    state = await runtime.start("look at api and db", "U1", origin=WHERE)
+    assert state.pending is not None and state.pending.anchor == "step_failed"
+    LOG.entries.clear()
+    state = await runtime.decide(state.id, Approve(), "U1")  # carry on without the failed step
+    assert state.phase == "done"
+    # the decision's only work is the result a local model writes: its commit does not wait for the disk,
+    # and writes its messages held; the result's commit waits for it and gives them out
+    commits = LOG.commits()
+    assert [c.durable for c in commits] == [False, True]
+    assert [c.messages for c in commits] == [["decided", "card"], ["finished", "card"]]
+    assert LOG.entries.index("told decided") > LOG.entries.index(commits[1]), "nobody is told before the disk has it"
+    due = await store.due_deliveries("slack", 1e12, 60)
+    kinds = [d.message.kind for d in due if d.run_id == state.id]
+    assert "decided" in kinds and "finished" in kinds and kinds.index("decided") < kinds.index("finished")
+    kinds_recorded = [e.kind for e in await store.events(state.id)]
+    assert kinds_recorded.index("decided") < kinds_recorded.index("output_ready"), "the decision is in the record"
+
+
 def test_only_a_model_answering_in_this_process_counts_as_local() -> None:
     from agent.brain import LLMBrain
     from agent.llm import LiteLLMModel
