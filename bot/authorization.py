@@ -10,6 +10,7 @@ token works, so a later failure of Bolt's own call is Slack not answering too.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -40,6 +41,10 @@ TOKEN_REFUSED = frozenset(
     }
 )
 """``auth.test`` errors that mean the token itself is refused: only a reinstall (or a new token) helps."""
+AUTH_WAIT = 2.0
+"""Seconds ``auth.test`` may take, its client's retries included, before the request is answered with
+:data:`bot.messages.SLACK_NOT_ANSWERING`: Slack drops an answer that comes after 3 seconds, and a slash
+command's warning is that answer. (Two retries of a server error back off 1.5 to 3.5 seconds on their own.)"""
 NO_AUTH_EVENTS = frozenset({"app_uninstalled", "tokens_revoked", "team_access_revoked"})
 """Events Bolt lets through without ``auth.test`` (the token is already gone)."""
 
@@ -72,7 +77,8 @@ class AuthCheck(AsyncMiddleware):
         if self.answered or not needs_auth(req):
             return await next()
         try:
-            await req.context.client.auth_test()
+            async with asyncio.timeout(AUTH_WAIT):
+                await req.context.client.auth_test()
         except (SlackApiError, aiohttp.ClientError, TimeoutError, OSError) as exc:
             log.error("auth.test failed, so a %s request was answered with a warning: %s", kind_of(req.body), exc)
             return await tell(req, failure_text(exc))

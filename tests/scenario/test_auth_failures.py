@@ -43,6 +43,18 @@ async def test_slash_command_while_auth_test_fails_transiently_says_try_again_an
         assert await env.next_review(card)
 
 
+async def test_slash_command_while_slack_is_slow_to_fail_auth_test_is_still_told_within_slacks_three_seconds(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path) as env:
+        _fail_auth_test(env, "internal_error", 500)
+        env.ws.state.latency = 1.0  # each attempt takes a second: with the client's retries, well over three
+        await env.ws.slash_command("alice", OPS, TASK)  # the workspace drops an answer later than 3 s, as Slack does
+        await env.wait(lambda: bool(_told(env)))
+        assert "Slack is not answering; try again" in _told(env)[-1]
+        assert not env.cards() and await env.bot.deps.store.list_runs() == []
+
+
 @pytest.mark.parametrize("error", ["invalid_auth", "account_inactive", "token_revoked"])
 async def test_slash_command_with_a_token_slack_refuses_says_reinstall(tmp_path: Path, error: str) -> None:
     async with running(tmp_path) as env:
