@@ -100,7 +100,7 @@ async def open_services(
 ) -> AsyncIterator[Services]:
     config = load_config(settings.config)  # validated before anything starts
     store = await connect_store(settings.db, inline=inline)
-    world_db = None
+    world_db = world = None
     tool_context = None
     if (world_path := world_file(settings)) is not None:
         # The demo world lives in a SQLite file (TANDEM_DB's own, when that is SQLite), on a connection
@@ -130,6 +130,8 @@ async def open_services(
         yield Services(runtime=runtime, store=store)
     finally:
         await servers.aclose()
+        if world is not None:
+            world.close()
         if world_db is not None:
             world_db.close()
         await store.close()

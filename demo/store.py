@@ -6,17 +6,17 @@ the starting incident the first time only; an existing file keeps its state.
 
 from __future__ import annotations
 
+import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agent.errors import ToolError
 from demo.world import Cache, LogLevel, LogLine, Message, Sample, Service, seed
 from storage.database import Connected, Database, Migrations
-from storage.db import apply_migrations, write_transaction
-
-if TYPE_CHECKING:
-    from sqlite_utils.db import Table
+from storage.db import BUSY_TIMEOUT_MS, apply_migrations, write_transaction
 
 migrations = Migrations("tandem_demo")
 
@@ -99,81 +99,140 @@ def migrate(db: Database) -> None:
 class SqliteOpsWorld:
     """An :class:`demo.world.OpsWorld` on the ``demo_`` tables of ``db`` (run :func:`migrate` first).
 
-    Calls are serialized with a lock: tools run in worker threads, so open the
-    connection with ``check_same_thread=False``. Its rows are read and written through sqlite-utils'
-    tables, imported when a tool first touches the world (see :mod:`storage.database`).
+    Tools run in worker threads, so open ``db`` with ``check_same_thread=False``. Writes go through ``db``,
+    one at a time under a lock. Reads of a file go through connections of their own, at most
+    :data:`READERS` at once: in WAL mode a reader never waits for a writer, so in a burst of tool calls a
+    lookup does not queue behind a write that is itself waiting for the file's write lock (Tandem's own
+    commits share the file). A database in memory has only ``db``: reads then take the lock too.
     """
 
     def __init__(self, db: Connected) -> None:
         self._db = db
-        self._tables: Any = None
         self._lock = threading.RLock()
+        self._file = _file_of(db.conn)
+        self._idle: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._opened: list[sqlite3.Connection] = []
+        self._readers = threading.BoundedSemaphore(READERS)
+        self._opening = threading.Lock()  # not the writers' lock: a write may be waiting for the file
+        self._closed = False
 
     def services(self) -> list[Service]:
-        with self._lock:
-            return [Service.model_validate(row) for row in self._table("demo_services").rows_where(order_by="rowid")]
+        rows = self._read("SELECT * FROM demo_services ORDER BY rowid")
+        return [Service.model_validate(row) for row in rows]
 
     def get_service(self, name: str) -> Service | None:
-        with self._lock:
-            rows = list(self._table("demo_services").rows_where("name = ?", [name]))
+        rows = self._read("SELECT * FROM demo_services WHERE name = ?", [name])
         return Service.model_validate(rows[0]) if rows else None
 
     def save_service(self, service: Service, *, at: float, logs: Sequence[LogLine] = ()) -> None:
         with self._lock, write_transaction(self._db):
-            self._table("demo_services").upsert(service.model_dump(), pk="name")
-            self._table("demo_samples").insert(Sample.of(service, at).model_dump())
-            self._insert_logs(logs)
+            _upsert(self._db, "demo_services", service.model_dump(), key="name")
+            _insert(self._db, "demo_samples", [Sample.of(service, at).model_dump()])
+            _insert(self._db, "demo_logs", [line.model_dump() for line in logs])
 
     def samples(self, service: str) -> list[Sample]:
-        with self._lock:
-            rows = self._table("demo_samples").rows_where("service = ?", [service], order_by="at, id")
-            return [Sample.model_validate(_without_id(row)) for row in rows]
+        rows = self._read("SELECT * FROM demo_samples WHERE service = ? ORDER BY at, id", [service])
+        return [Sample.model_validate(_without_id(row)) for row in rows]
 
     def logs(self, service: str, *, levels: Collection[LogLevel], limit: int) -> list[LogLine]:
         if limit <= 0 or not levels:
             return []
         marks = ", ".join("?" for _ in levels)
-        with self._lock:
-            rows = self._table("demo_logs").rows_where(
-                f"service = ? AND level IN ({marks})", [service, *levels], order_by="at DESC, id DESC", limit=limit
-            )
-            lines = [LogLine.model_validate(_without_id(row)) for row in rows]
-        return lines[::-1]
+        rows = self._read(
+            f"SELECT * FROM demo_logs WHERE service = ? AND level IN ({marks}) ORDER BY at DESC, id DESC LIMIT ?",
+            [service, *levels, limit],
+        )
+        return [LogLine.model_validate(_without_id(row)) for row in reversed(rows)]
 
     def add_logs(self, lines: Sequence[LogLine]) -> None:
         with self._lock, write_transaction(self._db):
-            self._insert_logs(lines)
+            _insert(self._db, "demo_logs", [line.model_dump() for line in lines])
 
     def get_cache(self, service: str) -> Cache | None:
-        with self._lock:
-            rows = list(self._table("demo_caches").rows_where("service = ?", [service]))
+        rows = self._read("SELECT * FROM demo_caches WHERE service = ?", [service])
         return Cache.model_validate(rows[0]) if rows else None
 
     def save_cache(self, cache: Cache, *, logs: Sequence[LogLine] = ()) -> None:
         with self._lock, write_transaction(self._db):
-            self._table("demo_caches").upsert(cache.model_dump(), pk="service")
-            self._insert_logs(logs)
+            _upsert(self._db, "demo_caches", cache.model_dump(), key="service")
+            _insert(self._db, "demo_logs", [line.model_dump() for line in logs])
 
     def outbox(self) -> list[Message]:
-        with self._lock:
-            rows = self._table("demo_outbox").rows_where(order_by="id")
-            return [Message.model_validate(_without_id(row)) for row in rows]
+        rows = self._read("SELECT * FROM demo_outbox ORDER BY id")
+        return [Message.model_validate(_without_id(row)) for row in rows]
 
     def send(self, message: Message) -> None:
         with self._lock:
-            self._table("demo_outbox").insert(message.model_dump())
+            _insert(self._db, "demo_outbox", [message.model_dump()])
 
-    def _insert_logs(self, lines: Sequence[LogLine]) -> None:
-        if lines:
-            self._table("demo_logs").insert_all([line.model_dump() for line in lines])
+    def close(self) -> None:
+        """Close the reading connections (``db`` stays open: its opener closes it)."""
+        with self._opening:
+            self._closed = True
+            opened, self._opened = self._opened, []
+        for conn in opened:
+            conn.close()
 
-    def _table(self, name: str) -> Table:
-        if self._tables is None:
-            from sqlite_utils import Database as Tables
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        if self._file is None:
+            with self._lock:
+                return _rows(self._db.conn.execute(sql, params))
+        with self._readers:
+            conn = self._reader(self._file)
+            try:
+                return _rows(conn.execute(sql, params))
+            finally:
+                self._idle.put(conn)
 
-            self._tables = Tables(self._db.conn)
-        table: Table = self._tables.table(name)
-        return table
+    def _reader(self, file: str) -> sqlite3.Connection:
+        if self._closed:
+            raise ToolError("The demo world is closed")
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        with self._opening:
+            if self._closed:
+                raise ToolError("The demo world is closed")
+            conn = sqlite3.connect(file, check_same_thread=False, isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")  # as briefly as a WAL being recovered or reset
+            conn.execute("PRAGMA query_only=ON")
+            self._opened.append(conn)
+        return conn
+
+
+READERS = 4
+"""Reading connections a world opens at most (calls beyond it wait for one: reads take well under a millisecond)."""
+
+
+def _file_of(conn: sqlite3.Connection) -> str | None:
+    """The file of ``conn``'s main database, or None in memory (nothing another connection could open)."""
+    for _seq, name, file in conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return file or None
+    return None
+
+
+def _insert(db: Connected, table: str, rows: Sequence[dict[str, Any]]) -> None:
+    if rows:
+        columns = list(rows[0])
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        db.conn.executemany(sql, [[row[c] for c in columns] for row in rows])
+
+
+def _upsert(db: Connected, table: str, row: dict[str, Any], *, key: str) -> None:
+    columns = list(row)
+    changes = ", ".join(f"{c} = excluded.{c}" for c in columns if c != key)
+    sql = (
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        f" ON CONFLICT({key}) DO UPDATE SET {changes}"
+    )
+    db.conn.execute(sql, [row[c] for c in columns])
+
+
+def _rows(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def _without_id(row: dict[str, Any]) -> dict[str, Any]:

@@ -1,13 +1,17 @@
 from __future__ import annotations
 
+import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from agent.errors import ToolError
 from agent.tools import load_tools
 from demo import tools as demo_tools
+from demo.ops import healthy
 from demo.store import SqliteOpsWorld, migrate
 from demo.world import SERVICE_NAMES, InMemoryWorld, LogLevel, LogLine, Message, OpsWorld, seed, use_world
 from storage.database import Database
@@ -83,7 +87,16 @@ def test_restart_on_sqlite_matches_in_memory(db: Database) -> None:
     assert "degraded → running" in results[1][1]
 
 
-def test_sqlite_world_with_same_writes_reads_like_in_memory(db: Database) -> None:
+@pytest.fixture(params=["file", "memory"])
+def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """A file (reads on connections of their own) and a database in memory (reads on the one connection)."""
+    db = open_db(tmp_path / "tandem.db" if request.param == "file" else Path(":memory:"))
+    yield db
+    db.close()
+
+
+def test_sqlite_world_with_same_writes_reads_like_in_memory(any_db: Database) -> None:
+    db = any_db
     db.execute("DELETE FROM demo_services")
     db.execute("DELETE FROM demo_samples")
     db.execute("DELETE FROM demo_logs")
@@ -111,3 +124,63 @@ async def test_sqlite_world_through_spec_call_runs_in_worker_thread(db: Database
     with use_world(SqliteOpsWorld(db)):
         result = await load_tools().get("restart_service").call({"service": "payments"})
     assert "degraded → running" in result
+
+
+def test_reads_do_not_wait_for_a_write_waiting_for_the_file(tmp_path: Path) -> None:
+    """Tandem's commits share the world's file: a tool's write may wait for the file's write lock. Lookups made
+    meanwhile by other tools answer at once from the last commit instead of queueing behind that write."""
+    path = tmp_path / "tandem.db"
+    db = open_db(path)
+    world = SqliteOpsWorld(db)
+    other = connect(path)  # as the run store: it holds the file's write lock until the reads are done
+    other.execute("BEGIN IMMEDIATE")
+    before = world.get_service("payments")
+    assert before is not None and before.status == "degraded"
+    saved: list[BaseException | None] = []
+
+    def save() -> None:
+        try:
+            world.save_service(healthy(before), at=time.time())
+            saved.append(None)
+        except BaseException as exc:
+            saved.append(exc)
+
+    saver = threading.Thread(target=save)
+    saver.start()
+    deadline = time.monotonic() + 10
+    while world._lock.acquire(blocking=False):  # until the saver holds the world's write lock
+        world._lock.release()
+        assert time.monotonic() < deadline, "the write never started"
+        time.sleep(0.001)
+
+    seen: list[object] = []
+    reader = threading.Thread(target=lambda: seen.extend([world.get_service("payments"), world.services()]))
+    reader.start()
+    reader.join(timeout=10)
+    still_waiting = saver.is_alive() and not saved
+    other.execute("COMMIT")
+    saver.join(timeout=10)
+    try:
+        assert still_waiting, "the reads waited until the write was done (or gave up)"
+        assert seen[0] == before and len(seen[1]) == len(SERVICE_NAMES)  # type: ignore[arg-type]
+        assert saved == [None]
+        after = world.get_service("payments")
+        assert after is not None and after.status == "running"  # the write is seen once committed
+    finally:
+        world.close()
+        other.close()
+        db.close()
+
+
+def test_close_closes_the_reading_connections(db: Database) -> None:
+    world = SqliteOpsWorld(db)
+    assert world.get_service("payments") is not None
+    readers = list(world._opened)
+    assert readers
+    world.close()
+    for conn in readers:
+        with pytest.raises(sqlite3.ProgrammingError):
+            conn.execute("SELECT 1")
+    with pytest.raises(ToolError, match="closed"):
+        world.get_service("payments")
+    assert db.execute("SELECT count(*) FROM demo_services").fetchone()[0] == len(SERVICE_NAMES)
