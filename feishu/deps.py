@@ -101,6 +101,7 @@ class FeishuDeps:
     inbox_store: InboxStore | None = None
     """Where requests are kept before their answer, reached on the loop that answers (None: ``store``)."""
     _tenant: list[str] = field(default_factory=list)
+    _tenant_lookup: asyncio.Future[str] | None = None
     _bot: list[str] = field(default_factory=list)
 
     @property
@@ -113,11 +114,25 @@ class FeishuDeps:
         """What people can do with runs; Feishu departments come from the directory. Built once."""
         return UseCases(self.runtime, self.store, self.directory.groups_of)
 
-    async def tenant_key(self) -> str:
-        """This app's tenant (asked once): requests from any other are refused."""
-        if not self._tenant:
-            self._tenant.append(await self.api.tenant_key())
-        return self._tenant[0]
+    async def tenant_key(self, within: float | None = None) -> str:
+        """This app's tenant (learned once): requests from any other are refused.
+
+        Requests arriving while Feishu is asked wait for the same call. One that stops waiting after ``within``
+        seconds (:class:`TimeoutError`) leaves the call running for the next; a call that failed is made again.
+        """
+        if self._tenant:
+            return self._tenant[0]
+        lookup = self._tenant_lookup
+        if lookup is None or (lookup.done() and (lookup.cancelled() or lookup.exception() is not None)):
+            lookup = self._tenant_lookup = asyncio.ensure_future(self._learn_tenant())
+            lookup.add_done_callback(_seen)  # a failure nobody waits for any more is not "never retrieved"
+        async with asyncio.timeout(within):
+            return await asyncio.shield(lookup)
+
+    async def _learn_tenant(self) -> str:
+        tenant = await self.api.tenant_key()
+        self._tenant.append(tenant)
+        return tenant
 
     async def bot_open_id(self) -> str:
         if not self._bot:
@@ -129,3 +144,8 @@ class FeishuDeps:
             await work
 
         self.background.spawn(run(), name=name)
+
+
+def _seen(future: asyncio.Future[str]) -> None:
+    if not future.cancelled():
+        future.exception()

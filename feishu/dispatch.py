@@ -25,6 +25,11 @@ from feishu.payloads import CardCallback, Header, MessageEvent, OtherEvent, inbo
 
 log = logging.getLogger("tandem.feishu")
 
+TENANT_WAIT = 0.8
+"""Seconds a request waits for this app's tenant to be learned (once per process: a token and a tenant call).
+A card's click must be answered within 3 s and may still wait :data:`feishu.clicks.ANSWER_WITHIN` for its work;
+past this the person is told Feishu is not answering, and the call goes on for the next request."""
+
 
 class TenantUnknown(Exception):
     """This app's tenant could not be learned, so no request can be checked against it.
@@ -49,7 +54,10 @@ async def foreign(deps: FeishuDeps, header: Header) -> str | None:
     if header.app_id and header.app_id != deps.settings.app_id:
         return f"request for another app ({header.app_id[:40]})"
     try:
-        tenant = await deps.tenant_key()
+        tenant = await deps.tenant_key(within=TENANT_WAIT)
+    except TimeoutError:
+        log.error("Feishu did not say which tenant is this app's within %.1f s; the request was refused", TENANT_WAIT)
+        raise TenantUnknown(f"no answer within {TENANT_WAIT:g} s") from None
     except Exception as exc:
         log.error("could not learn this app's tenant: %s", exc)
         raise TenantUnknown(str(exc), app_refused=isinstance(exc, FeishuError) and exc.app_refused) from exc

@@ -3,7 +3,10 @@ or Feishu refuses the app (an admin must act). Through the webhook, with the loc
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+
+import pytest
 
 from tests.scenario.feishu_env import OPS, running_feishu
 
@@ -48,3 +51,26 @@ async def test_feishu_click_when_feishu_refuses_the_app_says_an_admin_must_check
         told = answer.body["toast"]["content"]
         assert "does not accept Tandem's app" in told and "10014" in told and "admin" in told
         assert "not answering" not in told
+
+
+@pytest.mark.parametrize("transport", ["webhook", "ws"])
+async def test_feishu_click_while_the_tenant_call_hangs_is_answered_in_time_and_the_call_goes_on(
+    tmp_path: Path, transport: str
+) -> None:
+    """Feishu drops a card callback's answer after 3 s. A click while the tenant lookup hangs is told Feishu is
+    not answering within that; the lookup is not made again by each click, and once it answers clicks are read."""
+    async with running_feishu(tmp_path, transport) as env:
+        fake = env.fake
+        card = fake.message_event("alice", OPS, "hello")["event"]["message"]["message_id"]
+        answered = fake.slow["tenant/query"] = asyncio.Event()
+        for _ in range(2):
+            async with asyncio.timeout(3.0):  # Feishu's own deadline for a callback's answer
+                answer = await fake.deliver(fake.click_event("alice", card, CLICK))
+            assert answer.status == 200 and answer.body["toast"]["type"] == "error"
+            assert "Feishu is not answering; try again" in answer.body["toast"]["content"]
+        assert fake.held == ["GET /open-apis/tenant/v2/tenant/query"]  # one call, still waiting
+
+        answered.set()
+        again = await fake.deliver(fake.click_event("alice", card, CLICK))
+        assert "not answering" not in again.body["toast"]["content"]
+        assert [c for c in fake.calls if "tenant/query" in c] == ["GET /open-apis/tenant/v2/tenant/query"]
