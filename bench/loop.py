@@ -107,6 +107,13 @@ async def _empty_db_bytes(path: Path) -> int:
         return disk_bytes(path)
 
 
+def _every_commit_at(db: Database, level: str) -> None:
+    """The diagnostic's level for every commit: the connection's own, which a commit that need not wait for
+    the disk puts back after it (:func:`storage.db.unsynced`)."""
+    db.execute(f"PRAGMA synchronous={level}")
+    db.synchronous = int(db.execute("PRAGMA synchronous").fetchone()[0])
+
+
 async def run_loop(
     n: int,
     workdir: Path,
@@ -140,7 +147,7 @@ async def run_loop(
     store = CountingStore(db_path, inline=not db_thread)
     async with store:
         if synchronous is not None:
-            await store.run(lambda db: db.execute(f"PRAGMA synchronous={synchronous}"))
+            await store.run(lambda db: _every_commit_at(db, synchronous))
         journal_mode, sync_level, page_size = await store.run(
             lambda db: (
                 str(db.execute("PRAGMA journal_mode").fetchone()[0]),

@@ -67,7 +67,7 @@ def report(samples: dict[str, list[dict[str, Any]]], runs: int, load_before: flo
     rounds = len(samples["tandem"])
     print(f"Resumes side by side: {rounds} rounds of {runs} runs (3 resumes each) per side, rotating order")
     print(f"  load average before: {load_before:.2f}, after: {os.getloadavg()[0]:.2f} (1 min; {os.cpu_count()} CPUs)")
-    sync = {side: {s.get("synchronous") for s in samples[side]} for side in SIDES}
+    sync = {side: {str(s.get("synchronous")) for s in samples[side]} for side in SIDES}  # "None": not reported
     print(f"  PRAGMA synchronous read back: {', '.join(f'{side} {sorted(v)}' for side, v in sync.items())}")
     print(f"  {'side':20} {'resume p50 (per round)':>32} {'resumes/s (per round)':>30} {'B/paused run':>13}")
     for side in SIDES:

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+NORMAL, FULL = 1, 2
+"""``PRAGMA synchronous`` levels, as SQLite reads them back."""
 MIGRATIONS_TABLE = "_sqlite_migrations"  # sqlite-utils' own, so files migrated before keep their record
 
 
@@ -37,6 +39,9 @@ class Database:
         if conn.isolation_level is not None:
             raise ValueError("open the connection with isolation_level=None (autocommit)")
         self.conn = conn
+        self.synchronous = FULL
+        """The connection's ``PRAGMA synchronous``, which :func:`storage.db.unsynced` puts back (say it here
+        when setting another)."""
 
     def execute(self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, parameters)

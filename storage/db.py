@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from agent.models import Lesson
-from storage.database import Connected, Database, Migrations
+from storage.database import FULL, NORMAL, Connected, Database, Migrations
 
 T = TypeVar("T")
 D = TypeVar("D", bound=Connected, contravariant=True)
@@ -289,12 +289,13 @@ def unsynced(db: Connected) -> Iterator[None]:
     """Commits inside do not wait for the disk (``synchronous=NORMAL``; WAL): a killed process loses none
     of them, a power cut may lose the last ones. The next commit that waits for the disk takes them along
     (the WAL is written in order). For writes whose loss after a power cut leaves a state a crash can leave
-    anyway."""
-    db.conn.execute("PRAGMA synchronous=NORMAL")
+    anyway. The connection's own level (``db.synchronous``: FULL, as :func:`connect` sets it) is put back after."""
+    level = getattr(db, "synchronous", FULL)
+    db.conn.execute(f"PRAGMA synchronous={min(level, NORMAL)}")
     try:
         yield
     finally:
-        db.conn.execute("PRAGMA synchronous=FULL")
+        db.conn.execute(f"PRAGMA synchronous={level}")
 
 
 class _Migration(Protocol):

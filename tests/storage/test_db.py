@@ -11,7 +11,7 @@ import storage.db
 from agent.errors import ConcurrentUpdate
 from agent.models import RunState
 from storage.database import Database, Migrations
-from storage.db import apply_migrations, connect, migrations, retry_busy
+from storage.db import apply_migrations, connect, migrations, retry_busy, unsynced
 from storage.runs import RunStore
 
 
@@ -139,3 +139,18 @@ def test_commit_not_waiting_for_disk_leaves_the_connection_at_synchronous_full(t
     except ConcurrentUpdate:
         assert fails
     assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL, for every other write
+
+
+@pytest.mark.parametrize(("level", "inside"), [("FULL", 1), ("NORMAL", 1), ("OFF", 0)])
+def test_unsynced_puts_back_the_connections_own_level(tmp_path: Path, level: str, inside: int) -> None:
+    """A commit that need not wait for the disk never makes it wait more than the connection does, and the
+    connection's level is what it was after (the bench's ``--synchronous`` diagnostic sets one of its own)."""
+    db = connect(tmp_path / "t.db")
+    assert db.execute("PRAGMA synchronous").fetchone()[0] == db.synchronous == 2  # FULL, as connect sets it
+    db.execute(f"PRAGMA synchronous={level}")
+    db.synchronous = before = db.execute("PRAGMA synchronous").fetchone()[0]
+    for _ in range(2):  # the second time too: nothing put FULL back in between
+        with unsynced(db):
+            assert db.execute("PRAGMA synchronous").fetchone()[0] == inside
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == before
+    db.close()
