@@ -149,3 +149,35 @@ async def test_feedback_buttons_render_as_two_buttons(api: AsyncWebClient, page:
     await expect(message.get_by_test_id("feedback-positive")).to_have_text("👍")
     await expect(message.get_by_test_id("feedback-negative")).to_have_text("👎")
     assert await message.get_by_test_id("element-unsupported").count() == 0
+
+
+def figures_table(n: int) -> dict[str, Any]:
+    cells = [
+        [{"type": "raw_text", "text": name}, {"type": "raw_number", "value": v, "text": str(v)}]
+        for name, v in (("alpha", 2 + n), ("beta", 1))
+    ]
+    header = [{"type": "raw_text", "text": "Figure"}, {"type": "raw_text", "text": f"Value {n}"}]
+    return {"type": "data_table", "caption": f"Table {n}", "rows": [header, *cells]}
+
+
+async def test_data_table_sort_kept_across_redraws_for_the_last_50_tables_sorted(
+    api: AsyncWebClient, page: Page
+) -> None:
+    """A person's sort survives the channel being drawn again (as in Slack); the page keeps only the last 50
+    tables someone sorted, so one left open for weeks does not grow: the 51st sort forgets the first."""
+    for n in range(51):
+        await api.chat_postMessage(channel="C0OPS", text=f"table {n}", blocks=[figures_table(n)])
+    tables = page.get_by_test_id("block-data-table")
+    await expect(tables).to_have_count(51)
+    for n in range(51):
+        value = tables.nth(n).locator("th").nth(1)
+        await value.click()  # ascending by value: beta (1) first
+        await expect(value).to_have_text(f"Value {n} ▲")
+
+    await api.chat_postMessage(channel="C0OPS", text="redraw")  # the channel is drawn afresh
+    await expect(page.get_by_test_id("message").filter(has_text="redraw")).to_be_visible()
+    await expect(tables.nth(0).locator("th").nth(1)).to_have_text("Value 0")  # the oldest sort, forgotten
+    await expect(tables.nth(0).locator("tbody tr").first).to_contain_text("alpha")
+    for n in (1, 50):
+        await expect(tables.nth(n).locator("th").nth(1)).to_have_text(f"Value {n} ▲")
+        await expect(tables.nth(n).locator("tbody tr").first).to_contain_text("beta")

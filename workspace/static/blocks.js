@@ -85,9 +85,17 @@ function table(block) {
   return h("div", { class: "bk-table-wrap", testid: "block-table" }, h("table", { class: "bk-table" }, head, body));
 }
 
-// Each data_table's page and sort, by the table's content: the page draws a channel afresh whenever a message
-// arrives or changes, and a person's sort must not snap back then (it does not in Slack).
+// The page and sort a person chose for a data_table, by the table's content: the page draws a channel afresh
+// whenever a message arrives or changes, and a sort must not snap back then (it does not in Slack). Only tables
+// someone sorted or paged are kept, the last TABLE_VIEWS_KEPT of them: a page open for weeks does not grow.
 const tableViews = new Map();
+const TABLE_VIEWS_KEPT = 50;
+
+function keepTableView(id, view) {
+  tableViews.delete(id);
+  tableViews.set(id, view);
+  if (tableViews.size > TABLE_VIEWS_KEPT) tableViews.delete(tableViews.keys().next().value);
+}
 
 function dataTable(block) {
   const [header = [], ...rows] = block.rows || [];
@@ -96,7 +104,6 @@ function dataTable(block) {
   const key = (c) => (c && c.type === "raw_number" ? Number(c.value) : (shown(c) || "").toLowerCase());
   const id = JSON.stringify(block);
   const view = tableViews.get(id) ?? { page: 0, column: null, ascending: true };
-  tableViews.set(id, view);
   const box = h("div", { class: "bk-table-wrap", testid: "block-data-table" });
   const draw = () => {
     const sorted = view.column === null ? rows : [...rows].sort((a, b) => {
@@ -112,6 +119,7 @@ function dataTable(block) {
       th.addEventListener("click", () => {
         view.ascending = view.column === i ? !view.ascending : true;
         view.column = i;
+        keepTableView(id, view);
         draw();
       });
       return th;
@@ -123,7 +131,7 @@ function dataTable(block) {
     if (pages > 1) {
       const go = (to, label) => {
         const b = h("button", { class: "bk-page", type: "button", disabled: to < 0 || to >= pages }, label);
-        b.addEventListener("click", () => { view.page = to; draw(); });
+        b.addEventListener("click", () => { view.page = to; keepTableView(id, view); draw(); });
         return b;
       };
       pager.push(h("div", { class: "bk-pager" }, go(view.page - 1, "‹"), ` Page ${view.page + 1} of ${pages} `, go(view.page + 1, "›")));
