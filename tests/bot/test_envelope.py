@@ -87,6 +87,49 @@ def test_read_body_unreadable_bodies_are_refused_with_a_reason(
         read_body(raw, content_type)
 
 
+def nested(levels: int) -> bytes:
+    """A JSON object whose containers go ``levels`` deep, objects and arrays in turn, with empty ones beside."""
+    text = "[]"
+    for level in range(levels - 2, 0, -1):
+        text = f'{{"a": {text}, "w": []}}' if level % 2 else f"[{text}, {{}}, 3]"
+    return ('{"type": "block_actions", "deep": ' + text + "}").encode()
+
+
+def depth(value: object) -> int:
+    """Levels of containers, by the definition (an object or array is one more than its deepest child)."""
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    return 0 if children is None else 1 + max((depth(c) for c in children), default=0)
+
+
+def test_read_body_depth_limit_is_exact_for_objects_and_arrays() -> None:
+    assert depth(json.loads(nested(65))) == 65
+    assert depth(read_body(nested(64), JSON)) == 64  # at the limit: read
+    with pytest.raises(BadRequest, match="more than 64 levels"):
+        read_body(nested(65), JSON)
+
+
+def test_read_body_depth_check_agrees_with_the_definition_on_random_trees() -> None:
+    rng = random.Random(25)
+
+    def tree(levels: int) -> object:
+        """A spine ``levels`` deep (objects and arrays at random), with shallow branches off it."""
+        if levels == 0:
+            return rng.choice([1, "[{", None, 2.5])
+        twigs = [rng.choice([[], {}, [1, [2]], {"x": {"y": []}}, "]}"]) for _ in range(rng.randint(0, 2))]
+        if rng.random() < 0.5:
+            return [*twigs, tree(levels - 1)]
+        return {**{f"t{i}": twig for i, twig in enumerate(twigs)}, "k": tree(levels - 1)}
+
+    for _ in range(3000):
+        body = {"type": "block_actions", "deep": tree(rng.randint(58, 66))}
+        raw = json.dumps(body).encode()
+        if depth(body) <= 64:
+            assert read_body(raw, JSON) == body
+        else:
+            with pytest.raises(BadRequest, match="more than 64 levels"):
+                read_body(raw, JSON)
+
+
 @pytest.mark.parametrize(
     ("body", "reason"),
     [
