@@ -100,8 +100,7 @@ class FeishuDeps:
     clock: Callable[[], float] = time.time
     inbox_store: InboxStore | None = None
     """Where requests are kept before their answer, reached on the loop that answers (None: ``store``)."""
-    _tenant: list[str] = field(default_factory=list)
-    _tenant_lookup: asyncio.Future[str] | None = None
+    _tenant: asyncio.Future[str] | None = None
     _bot: list[str] = field(default_factory=list)
 
     @property
@@ -120,19 +119,14 @@ class FeishuDeps:
         Requests arriving while Feishu is asked wait for the same call. One that stops waiting after ``within``
         seconds (:class:`TimeoutError`) leaves the call running for the next; a call that failed is made again.
         """
-        if self._tenant:
-            return self._tenant[0]
-        lookup = self._tenant_lookup
+        lookup = self._tenant
         if lookup is None or (lookup.done() and (lookup.cancelled() or lookup.exception() is not None)):
-            lookup = self._tenant_lookup = asyncio.ensure_future(self._learn_tenant())
+            lookup = self._tenant = asyncio.ensure_future(self.api.tenant_key())
             lookup.add_done_callback(_seen)  # a failure nobody waits for any more is not "never retrieved"
+        if lookup.done():  # learned: every later request
+            return lookup.result()
         async with asyncio.timeout(within):
             return await asyncio.shield(lookup)
-
-    async def _learn_tenant(self) -> str:
-        tenant = await self.api.tenant_key()
-        self._tenant.append(tenant)
-        return tenant
 
     async def bot_open_id(self) -> str:
         if not self._bot:
